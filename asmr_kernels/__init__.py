@@ -1,0 +1,44 @@
+"""ASMR's native kernels: diffusion over CSR graphs, frontier spreading
+activation from seeds, and batched pair cosine.
+
+The CPU kernels (C++/OpenMP) are always built. The CUDA kernels live in
+:mod:`asmr_kernels.cuda`, which reports why it is unavailable when the package
+was built without CUDA or no GPU is present.
+"""
+
+from .cpu import (
+    CSRGraph,
+    SpreadQuery,
+    SpreadResult,
+    as_graph,
+    diffuse,
+    max_threads,
+    pack_seeds,
+    pair_cosine,
+    spread,
+)
+
+__all__ = [
+    "CSRGraph",
+    "SpreadQuery",
+    "SpreadResult",
+    "as_graph",
+    "backend_info",
+    "diffuse",
+    "max_threads",
+    "pack_seeds",
+    "pair_cosine",
+    "spread",
+]
+
+
+def backend_info() -> dict:
+    """What this build can run on: OpenMP threads and the CUDA backend's state."""
+    from . import _cpu, cuda
+
+    return {
+        "openmp": _cpu.has_openmp(),
+        "max_threads": _cpu.max_threads(),
+        "cuda_available": cuda.is_available(),
+        "cuda_unavailable_reason": cuda.unavailable_reason(),
+    }

@@ -1,0 +1,305 @@
+#include "asmr/spread.h"
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "asmr/common.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace asmr {
+namespace {
+
+// One reached node of the query being run. Predecessors are kept as slots and
+// turned into node ids on output.
+struct Slot {
+  int64_t node;
+  float cur, nxt, seed, strength, cand_strength;
+  int32_t hop;        // first active step, -1 while not yet active
+  int32_t pred;       // slot of the predecessor, -1 at a seed
+  int32_t cand_pred;  // best predecessor offered so far, -1 if none
+};
+
+struct Entry {
+  int64_t key;  // node, -1 when empty
+  int32_t slot;
+};
+
+// Per-thread state for one query at a time: an open-addressing table maps
+// node -> slot. Reset walks only the entries in use, so a query costs what it
+// touches, not the size of the graph.
+struct Frontier {
+  std::vector<Entry> table;
+  uint64_t mask = 0;
+  int shift = 0;
+  std::vector<Slot> slots;
+  std::vector<int32_t> active, next_active, order, used;
+
+  Frontier() { resize_table(4096); }
+
+  void resize_table(uint64_t capacity) {
+    table.assign(capacity, Entry{-1, 0});
+    mask = capacity - 1;
+    shift = 64 - __builtin_ctzll(capacity);
+    used.clear();
+    for (size_t s = 0; s < slots.size(); ++s) place(slots[s].node, static_cast<int32_t>(s));
+  }
+
+  uint64_t home(int64_t key) const {  // Fibonacci hashing: the top bits of key * 2^64/phi
+    return (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift;
+  }
+
+  void place(int64_t key, int32_t slot) {
+    uint64_t h = home(key);
+    while (table[h].key != -1) h = (h + 1) & mask;
+    table[h] = Entry{key, slot};
+    used.push_back(static_cast<int32_t>(h));
+  }
+
+  int32_t slot_of(int64_t key) {
+    uint64_t h = home(key);
+    for (;;) {
+      const Entry& e = table[h];
+      if (e.key == key) return e.slot;
+      if (e.key == -1) break;
+      h = (h + 1) & mask;
+    }
+    const int32_t s = static_cast<int32_t>(slots.size());
+    slots.push_back(Slot{key, 0.f, 0.f, 0.f, 0.f, -1.f, -1, -1, -1});
+    if (2 * slots.size() > table.size()) {
+      resize_table(2 * table.size());
+    } else {
+      table[h] = Entry{key, s};
+      used.push_back(static_cast<int32_t>(h));
+    }
+    return s;
+  }
+
+  void reset() {
+    for (int32_t h : used) table[h].key = -1;
+    used.clear();
+    slots.clear();
+    active.clear();
+    order.clear();
+  }
+};
+
+// Output of the queries one thread ran, in query order.
+struct Part {
+  std::vector<int64_t> node, predecessor;
+  std::vector<float> activation, strength;
+  std::vector<int32_t> hop;
+  int64_t edges = 0;
+
+  void clear() {
+    node.clear(); predecessor.clear(); activation.clear(); strength.clear(); hop.clear();
+    edges = 0;
+  }
+};
+
+// Frontiers and parts are pooled across calls: their memory is then already
+// faulted in, which on a virtual machine costs more than the kernel itself.
+}  // namespace
+
+struct SpreadWorkspace {
+  Frontier frontier;
+  Part part;
+};
+
+namespace {
+using Workspace = SpreadWorkspace;
+
+std::mutex pool_mutex;
+std::vector<std::unique_ptr<Workspace>> pool;
+
+std::unique_ptr<Workspace> acquire() {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    if (!pool.empty()) {
+      auto w = std::move(pool.back());
+      pool.pop_back();
+      return w;
+    }
+  }
+  return std::make_unique<Workspace>();
+}
+
+void release(std::unique_ptr<Workspace> w) {
+  w->part.clear();
+  std::lock_guard<std::mutex> lock(pool_mutex);
+  pool.push_back(std::move(w));
+}
+
+template <typename I>
+int64_t run_query(const I* indptr, const I* indices, const float* weights, const I* seeds,
+                  const float* scores, int64_t num_seeds, int depth, float decay, float restart,
+                  float edge_threshold, float node_threshold, Frontier& f, Part& out) {
+  f.reset();
+  for (int64_t k = 0; k < num_seeds; ++k) {
+    const int32_t s = f.slot_of(static_cast<int64_t>(seeds[k]));
+    if (f.slots[s].hop < 0) {
+      f.slots[s].hop = 0;
+      f.order.push_back(s);
+    }
+    f.slots[s].seed += scores[k];
+  }
+  const size_t num_seed_slots = f.order.size();
+  for (int32_t s : f.order) {
+    Slot& r = f.slots[s];
+    r.cur = r.strength = r.seed;
+    if (r.cur > 0.f) f.active.push_back(s);
+  }
+  int64_t edges = 0;
+  constexpr size_t kAhead = 8;  // rows of frontier nodes are random: fetch them early
+  for (int step = 1; step <= depth && !f.active.empty(); ++step) {
+    for (Slot& r : f.slots) r.nxt = 0.f;
+    for (size_t k = 0; k < num_seed_slots; ++k) {
+      Slot& r = f.slots[f.order[k]];
+      r.nxt = restart * r.seed;
+    }
+    const size_t num_active = f.active.size();
+    for (size_t k = 0; k < num_active; ++k) {
+      if (k + 2 * kAhead < num_active)
+        __builtin_prefetch(indptr + f.slots[f.active[k + 2 * kAhead]].node);
+      if (k + kAhead < num_active) {
+        const int64_t b = indptr[f.slots[f.active[k + kAhead]].node];
+        __builtin_prefetch(indices + b);
+        __builtin_prefetch(weights + b);
+      }
+      const int32_t u = f.active[k];
+      const int64_t un = f.slots[u].node;
+      const float xu = decay * f.slots[u].cur;
+      const float su = f.slots[u].strength;
+      const int64_t begin = indptr[un], end = indptr[un + 1];
+      edges += end - begin;
+      for (int64_t e = begin; e < end; ++e) {
+        const float w = weights[e];
+        if (!(w >= edge_threshold) || w == 0.f) continue;
+        const int32_t v = f.slot_of(static_cast<int64_t>(indices[e]));
+        Slot& r = f.slots[v];  // after slot_of: it may have grown the vector
+        r.nxt += w * xu;
+        if (r.hop < 0) {
+          const float c = su * w;
+          if (c > r.cand_strength ||
+              (c == r.cand_strength && r.cand_pred >= 0 && un < f.slots[r.cand_pred].node)) {
+            r.cand_strength = c;
+            r.cand_pred = u;
+          }
+        }
+      }
+    }
+    f.active.clear();
+    const int32_t m = static_cast<int32_t>(f.slots.size());
+    for (int32_t s = 0; s < m; ++s) {
+      Slot& r = f.slots[s];
+      const float v = r.nxt < node_threshold ? 0.f : r.nxt;
+      r.cur = v;
+      if (v > 0.f) {
+        f.active.push_back(s);
+        if (r.hop < 0) {
+          r.hop = step;
+          r.strength = r.cand_strength;
+          r.pred = r.cand_pred;
+          f.order.push_back(s);
+        }
+      }
+    }
+  }
+  const size_t base = out.node.size(), count = f.order.size();
+  out.node.resize(base + count);
+  out.activation.resize(base + count);
+  out.hop.resize(base + count);
+  out.strength.resize(base + count);
+  out.predecessor.resize(base + count);
+  for (size_t k = 0; k < count; ++k) {
+    const Slot& r = f.slots[f.order[k]];
+    out.node[base + k] = r.node;
+    out.activation[base + k] = r.cur;
+    out.hop[base + k] = r.hop;
+    out.strength[base + k] = r.strength;
+    out.predecessor[base + k] = r.pred >= 0 ? f.slots[r.pred].node : -1;
+  }
+  out.edges += edges;
+  return static_cast<int64_t>(count);
+}
+
+}  // namespace
+
+template <typename I>
+void spread_push(int64_t /*n*/, const I* indptr, const I* indices, const float* weights,
+                 int64_t num_queries, const int64_t* seed_ptr, const I* seed_nodes,
+                 const float* seed_scores, int depth, float decay, float restart,
+                 float edge_threshold, float node_threshold, int num_threads,
+                 SpreadResult* result) {
+  int threads = resolve_threads(num_threads);
+  if (threads > num_queries) threads = static_cast<int>(num_queries > 0 ? num_queries : 1);
+  std::vector<int64_t> sizes(static_cast<size_t>(num_queries), 0);
+  result->elapsed_ns.assign(static_cast<size_t>(num_queries), 0);
+  // Queries are split in contiguous blocks, so each thread's part is in query
+  // order and the result is the parts laid end to end.
+  std::vector<std::unique_ptr<Workspace>> spaces(static_cast<size_t>(threads));
+  for (auto& w : spaces) w = acquire();
+#pragma omp parallel num_threads(threads)
+  {
+#ifdef _OPENMP
+    Workspace& w = *spaces[static_cast<size_t>(omp_get_thread_num())];
+#else
+    Workspace& w = *spaces[0];
+#endif
+#pragma omp for schedule(static)
+    for (int64_t q = 0; q < num_queries; ++q) {
+      const auto t0 = std::chrono::steady_clock::now();
+      sizes[q] = run_query(indptr, indices, weights, seed_nodes + seed_ptr[q],
+                           seed_scores + seed_ptr[q], seed_ptr[q + 1] - seed_ptr[q], depth, decay,
+                           restart, edge_threshold, node_threshold, w.frontier, w.part);
+      result->elapsed_ns[q] = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - t0)
+                                  .count();
+    }
+  }
+  result->ptr.assign(static_cast<size_t>(num_queries) + 1, 0);
+  for (int64_t q = 0; q < num_queries; ++q) result->ptr[q + 1] = result->ptr[q] + sizes[q];
+  result->parts_ = std::move(spaces);
+  result->edges_touched = 0;
+  for (auto& w : result->parts_) result->edges_touched += w->part.edges;
+}
+
+int64_t SpreadResult::total() const { return ptr.empty() ? 0 : ptr.back(); }
+
+void SpreadResult::copy_out(int64_t* node, float* activation, int32_t* hop, float* strength,
+                            int64_t* predecessor) {
+  size_t offset = 0;
+  for (auto& w : parts_) {
+    const Part& p = w->part;
+    const size_t m = p.node.size();
+    if (m) {
+      std::memcpy(node + offset, p.node.data(), m * sizeof(int64_t));
+      std::memcpy(activation + offset, p.activation.data(), m * sizeof(float));
+      std::memcpy(hop + offset, p.hop.data(), m * sizeof(int32_t));
+      std::memcpy(strength + offset, p.strength.data(), m * sizeof(float));
+      std::memcpy(predecessor + offset, p.predecessor.data(), m * sizeof(int64_t));
+    }
+    offset += m;
+  }
+}
+
+SpreadResult::SpreadResult() = default;
+
+SpreadResult::~SpreadResult() {
+  for (auto& w : parts_) release(std::move(w));
+}
+
+#define ASMR_INSTANTIATE(I)                                                                     \
+  template void spread_push<I>(int64_t, const I*, const I*, const float*, int64_t,            \
+                               const int64_t*, const I*, const float*, int, float, float, float, \
+                               float, int, SpreadResult*);
+ASMR_INSTANTIATE(int32_t)
+ASMR_INSTANTIATE(int64_t)
+#undef ASMR_INSTANTIATE
+
+}  // namespace asmr

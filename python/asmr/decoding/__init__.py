@@ -1,0 +1,1 @@
+"""The citation-closure state machine and its framework adapters."""

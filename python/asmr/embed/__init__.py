@@ -1,0 +1,1 @@
+"""Embedding models behind one small interface."""

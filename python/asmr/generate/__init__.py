@@ -1,0 +1,1 @@
+"""Generator backends (local model, extractive, HTTP)."""

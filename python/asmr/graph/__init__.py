@@ -1,0 +1,1 @@
+"""Building, weighting and pruning the unit graph (CSR arrays)."""

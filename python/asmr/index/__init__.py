@@ -1,0 +1,1 @@
+"""Dense (faiss) and lexical (BM25) search, hybrid fusion."""

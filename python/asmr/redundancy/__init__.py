@@ -1,0 +1,1 @@
+"""Key-fact extraction and the redundancy block of the prompt."""

@@ -1,0 +1,1 @@
+"""Recall: cache, seeds, spread, score, conflicts, confidence."""

@@ -1,0 +1,1 @@
+"""The persistent memory: SQLite metadata, vector matrix, index files."""

@@ -1,0 +1,1 @@
+"""Parsing documents into memory units: unit ids, versions, lifecycle."""

@@ -1,0 +1,1 @@
+"""Allowlists, citation parsing, existence/status/support checks, degrading."""
