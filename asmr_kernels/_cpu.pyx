@@ -40,8 +40,8 @@ cdef extern from "asmr/spread.h" namespace "asmr" nogil:
                         float edge_threshold, float node_threshold, int num_threads,
                         SpreadResult* out)
 
-cdef extern from "asmr/pair_cosine.h" namespace "asmr" nogil:
-    void pair_cosine[TC, TU, I](int64_t num_pairs, int64_t d, const TC* claims, const TU* units,
+cdef extern from "asmr/pair_cosine.h" nogil:
+    void pair_cosine_kernel "asmr::pair_cosine"[TC, TU, I](int64_t num_pairs, int64_t d, const TC* claims, const TU* units,
                                 const I* claim_idx, const I* unit_idx, cbool prenormalized,
                                 float* out, int num_threads)
 
@@ -67,32 +67,111 @@ def has_openmp():
     return bool(openmp_enabled())
 
 
-def _diffuse(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
-             const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay, float restart,
-             float edge_threshold, float node_threshold, float[:, ::1] out, float[:, ::1] work,
-             int num_threads):
+# ---- checks: one pass in C over the arrays, reporting the first offender ----------
+# Each returns -1 when the array is fine, else the position of the first bad entry;
+# asmr_kernels.cpu turns that into a ValueError that names the argument.
+
+cdef int64_t _first_out_of_range(const index_t[::1] a, int64_t upper) noexcept nogil:
+    cdef int64_t i
+    for i in range(a.shape[0]):
+        if a[i] < 0 or a[i] >= upper:
+            return i
+    return -1
+
+
+def first_out_of_range_i32(const int32_t[::1] a, int64_t upper):
+    cdef int64_t r
+    with nogil:
+        r = _first_out_of_range(a, upper)
+    return r
+
+
+def first_out_of_range_i64(const int64_t[::1] a, int64_t upper):
+    cdef int64_t r
+    with nogil:
+        r = _first_out_of_range(a, upper)
+    return r
+
+
+cdef int64_t _first_decrease(const index_t[::1] a) noexcept nogil:
+    cdef int64_t i
+    for i in range(1, a.shape[0]):
+        if a[i] < a[i - 1]:
+            return i
+    return -1
+
+
+def first_decrease_i32(const int32_t[::1] a):
+    cdef int64_t r
+    with nogil:
+        r = _first_decrease(a)
+    return r
+
+
+def first_decrease_i64(const int64_t[::1] a):
+    cdef int64_t r
+    with nogil:
+        r = _first_decrease(a)
+    return r
+
+
+def first_bad_value(const float[::1] a, bint allow_negative):
+    """First entry that is NaN or infinite (or negative unless allowed)."""
+    cdef int64_t i, bad = -1
+    cdef float v
+    with nogil:
+        for i in range(a.shape[0]):
+            v = a[i]
+            if not (v - v == 0.0) or (not allow_negative and v < 0):
+                bad = i
+                break
+    return bad
+
+
+# ---- kernels: typed, GIL released -------------------------------------------------
+
+cdef void _diffuse(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
+                   const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay,
+                   float restart, float edge_threshold, float node_threshold, float[:, ::1] out,
+                   float[:, ::1] work, int num_threads):
     cdef int64_t n = x0.shape[0], b = x0.shape[1]
-    cdef const index_t* ip = &indptr[0]
     cdef const index_t* ix = NULL
     cdef const float* w = NULL
     cdef const float* pp = NULL
     cdef float* wk = NULL
+    if n == 0 or b == 0:
+        return
     if indices.shape[0] > 0:
         ix = &indices[0]
         w = &weights[0]
-    if p is not None and p.shape[0] > 0:
+    if p is not None:
         pp = &p[0, 0]
-    if work is not None and work.shape[0] > 0:
+    if work is not None:
         wk = &work[0, 0]
-    if n == 0 or b == 0:
-        return
     with nogil:
-        diffuse_pull(n, ip, ix, w, b, &x0[0, 0], pp, steps, decay, restart, edge_threshold,
-                     node_threshold, &out[0, 0], wk, num_threads)
+        diffuse_pull(n, &indptr[0], ix, w, b, &x0[0, 0], pp, steps, decay, restart,
+                     edge_threshold, node_threshold, &out[0, 0], wk, num_threads)
 
 
-def _transpose(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
-               int64_t n_cols, index_t[::1] t_indptr, index_t[::1] t_indices, float[::1] t_weights):
+def diffuse_i32(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] weights,
+                const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay, float restart,
+                float edge_threshold, float node_threshold, float[:, ::1] out, float[:, ::1] work,
+                int num_threads):
+    _diffuse(indptr, indices, weights, x0, p, steps, decay, restart, edge_threshold,
+             node_threshold, out, work, num_threads)
+
+
+def diffuse_i64(const int64_t[::1] indptr, const int64_t[::1] indices, const float[::1] weights,
+                const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay, float restart,
+                float edge_threshold, float node_threshold, float[:, ::1] out, float[:, ::1] work,
+                int num_threads):
+    _diffuse(indptr, indices, weights, x0, p, steps, decay, restart, edge_threshold,
+             node_threshold, out, work, num_threads)
+
+
+cdef void _transpose(const index_t[::1] indptr, const index_t[::1] indices,
+                     const float[::1] weights, int64_t n_cols, index_t[::1] t_indptr,
+                     index_t[::1] t_indices, float[::1] t_weights):
     cdef int64_t n_rows = indptr.shape[0] - 1
     cdef const index_t* ix = NULL
     cdef const float* w = NULL
@@ -107,20 +186,30 @@ def _transpose(const index_t[::1] indptr, const index_t[::1] indices, const floa
         transpose_csr(n_rows, n_cols, &indptr[0], ix, w, &t_indptr[0], tix, tw)
 
 
+def transpose_i32(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] weights,
+                  int64_t n_cols, int32_t[::1] t_indptr, int32_t[::1] t_indices,
+                  float[::1] t_weights):
+    _transpose(indptr, indices, weights, n_cols, t_indptr, t_indices, t_weights)
+
+
+def transpose_i64(const int64_t[::1] indptr, const int64_t[::1] indices, const float[::1] weights,
+                  int64_t n_cols, int64_t[::1] t_indptr, int64_t[::1] t_indices,
+                  float[::1] t_weights):
+    _transpose(indptr, indices, weights, n_cols, t_indptr, t_indices, t_weights)
+
+
 cdef object _vec_i64(vector[int64_t]& v):
     a = np.empty(v.size(), dtype=np.int64)
     cdef int64_t[::1] view = a
     if v.size():
-        with nogil:
-            memcpy(&view[0], v.data(), v.size() * sizeof(int64_t))
+        memcpy(&view[0], v.data(), v.size() * sizeof(int64_t))
     return a
 
 
-def _spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
-            const int64_t[::1] seed_ptr, const index_t[::1] seed_nodes, const float[::1] seed_scores,
-            int depth, float decay, float restart, float edge_threshold, float node_threshold,
-            int num_threads):
-    """Returns (ptr, node, activation, hop, strength, predecessor, elapsed_ns, edges_touched)."""
+cdef tuple _spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
+                   const int64_t[::1] seed_ptr, const index_t[::1] seed_nodes,
+                   const float[::1] seed_scores, int depth, float decay, float restart,
+                   float edge_threshold, float node_threshold, int num_threads):
     cdef SpreadResult res
     cdef int64_t n = indptr.shape[0] - 1
     cdef int64_t q = seed_ptr.shape[0] - 1
@@ -153,12 +242,31 @@ def _spread(const index_t[::1] indptr, const index_t[::1] indices, const float[:
             _vec_i64(res.elapsed_ns), int(res.edges_touched))
 
 
-def _pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,
-                 const index_t[::1] claim_idx, const index_t[::1] unit_idx, cbool prenormalized,
-                 float[::1] out, int num_threads):
+def spread_i32(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] weights,
+               const int64_t[::1] seed_ptr, const int32_t[::1] seed_nodes,
+               const float[::1] seed_scores, int depth, float decay, float restart,
+               float edge_threshold, float node_threshold, int num_threads):
+    """Returns (ptr, node, activation, hop, strength, predecessor, elapsed_ns, edges_touched)."""
+    return _spread(indptr, indices, weights, seed_ptr, seed_nodes, seed_scores, depth, decay,
+                   restart, edge_threshold, node_threshold, num_threads)
+
+
+def spread_i64(const int64_t[::1] indptr, const int64_t[::1] indices, const float[::1] weights,
+               const int64_t[::1] seed_ptr, const int64_t[::1] seed_nodes,
+               const float[::1] seed_scores, int depth, float decay, float restart,
+               float edge_threshold, float node_threshold, int num_threads):
+    """Returns (ptr, node, activation, hop, strength, predecessor, elapsed_ns, edges_touched)."""
+    return _spread(indptr, indices, weights, seed_ptr, seed_nodes, seed_scores, depth, decay,
+                   restart, edge_threshold, node_threshold, num_threads)
+
+
+def pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,
+                const index_t[::1] claim_idx, const index_t[::1] unit_idx, cbool prenormalized,
+                float[::1] out, int num_threads):
+    """Fused over 8 type combinations; the dispatch costs microseconds, the work milliseconds."""
     cdef int64_t m = out.shape[0], d = claims.shape[1]
     if m == 0:
         return
     with nogil:
-        pair_cosine(m, d, &claims[0, 0], &units[0, 0], &claim_idx[0], &unit_idx[0],
-                    prenormalized, &out[0], num_threads)
+        pair_cosine_kernel(m, d, &claims[0, 0], &units[0, 0], &claim_idx[0], &unit_idx[0],
+                           prenormalized, &out[0], num_threads)

@@ -8,6 +8,7 @@ calls C++. A graph is validated once, when its CSRGraph is built.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from typing import Sequence
@@ -48,18 +49,20 @@ def _float_array(name: str, a, *, ndim: tuple[int, ...], finite: bool = True,
     if arr.dtype.kind not in "fiu":
         raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype} (cannot be safely cast)")
     arr = np.ascontiguousarray(arr, dtype=np.float32)
-    if finite and arr.size and not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if nonnegative and arr.size and (arr < 0).any():
-        raise ValueError(f"{name} contains negative values")
+    if finite and arr.size:
+        bad = _cpu.first_bad_value(arr.reshape(-1), not nonnegative)
+        if bad >= 0:
+            v = arr.reshape(-1)[bad]
+            what = "negative values" if np.isfinite(v) else "NaN or infinite values"
+            raise ValueError(f"{name} contains {what} (first at flat position {bad}: {v})")
     return arr
 
 
 def _real(name: str, value, *, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if type(value) is not float and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
         raise ValueError(f"{name} must be a real number, got {value!r}")
     v = float(value)
-    if not np.isfinite(v):
+    if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     if minimum is not None and v < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
@@ -67,7 +70,7 @@ def _real(name: str, value, *, minimum: float | None = None) -> float:
 
 
 def _count(name: str, value, *, maximum: int = _I32_MAX) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     v = int(value)
     if v < 0:
@@ -79,10 +82,17 @@ def _count(name: str, value, *, maximum: int = _I32_MAX) -> int:
 
 def _check_range(name: str, idx: np.ndarray, upper: int, what: str) -> None:
     if idx.size:
-        lo, hi = int(idx.min()), int(idx.max())
-        if lo < 0 or hi >= upper:
-            bad = lo if lo < 0 else hi
-            raise ValueError(f"{name} holds index {bad}, out of range for {upper} {what}")
+        check = _cpu.first_out_of_range_i32 if idx.dtype == np.int32 else _cpu.first_out_of_range_i64
+        bad = check(idx, upper)
+        if bad >= 0:
+            raise ValueError(f"{name} holds index {int(idx[bad])} at position {bad}, out of range for {upper} {what}")
+
+
+def _check_monotone(name: str, idx: np.ndarray) -> None:
+    check = _cpu.first_decrease_i32 if idx.dtype == np.int32 else _cpu.first_decrease_i64
+    bad = check(idx)
+    if bad >= 0:
+        raise ValueError(f"{name} must be monotone non-decreasing, but drops from {int(idx[bad - 1])} to {int(idx[bad])} at position {bad}")
 
 
 # ---- graph --------------------------------------------------------------------
@@ -114,8 +124,7 @@ class CSRGraph:
             raise ValueError(f"indptr has {indptr.size} entries, so the graph has {n} nodes, not num_nodes={num_nodes}")
         if int(indptr[0]) != 0:
             raise ValueError(f"indptr must start at 0, got {int(indptr[0])}")
-        if n and (np.diff(indptr) < 0).any():
-            raise ValueError("indptr must be monotone non-decreasing")
+        _check_monotone("indptr", indptr)
         if int(indptr[-1]) != indices.size:
             raise ValueError(f"indptr ends at {int(indptr[-1])} but indices has {indices.size} entries")
         if weights is None:
@@ -157,8 +166,8 @@ class CSRGraph:
             t.indices = np.empty_like(self.indices)
             t.weights = np.empty_like(self.weights)
             t.num_nodes = self.num_nodes
-            _cpu._transpose(self.indptr, self.indices, self.weights, self.num_nodes,
-                            t.indptr, t.indices, t.weights)
+            fn = _cpu.transpose_i32 if self.indices.dtype == np.int32 else _cpu.transpose_i64
+            fn(self.indptr, self.indices, self.weights, self.num_nodes, t.indptr, t.indices, t.weights)
             t._transpose = self
             self._transpose = t
         return self._transpose
@@ -219,8 +228,9 @@ def diffuse(graph, x, *, steps: int = 1, decay: float = 1.0, restart: float = 0.
     out = np.empty_like(x2)
     work = np.empty_like(x2) if steps > 1 else None
     t = g.transpose()
-    _cpu._diffuse(t.indptr, t.indices, t.weights, x2, p, steps, decay, restart, edge_threshold,
-                  node_threshold, out, work, num_threads)
+    fn = _cpu.diffuse_i32 if t.indices.dtype == np.int32 else _cpu.diffuse_i64
+    fn(t.indptr, t.indices, t.weights, x2, p, steps, decay, restart, edge_threshold, node_threshold,
+       out, work, num_threads)
     return out.reshape(x.shape)
 
 
@@ -324,8 +334,7 @@ def spread(graph, seed_ptr, seed_nodes, seed_scores, *, depth: int = 2, decay: f
         raise ValueError("seed_ptr must have num_queries + 1 entries, got an empty array")
     if int(seed_ptr[0]) != 0:
         raise ValueError(f"seed_ptr must start at 0, got {int(seed_ptr[0])}")
-    if seed_ptr.size > 1 and (np.diff(seed_ptr) < 0).any():
-        raise ValueError("seed_ptr must be monotone non-decreasing")
+    _check_monotone("seed_ptr", seed_ptr)
     if int(seed_ptr[-1]) != seed_nodes.size:
         raise ValueError(f"seed_ptr ends at {int(seed_ptr[-1])} but seed_nodes has {seed_nodes.size} entries")
     if seed_scores.size != seed_nodes.size:
@@ -337,10 +346,10 @@ def spread(graph, seed_ptr, seed_nodes, seed_scores, *, depth: int = 2, decay: f
     edge_threshold = _real("edge_threshold", edge_threshold)
     node_threshold = _real("node_threshold", node_threshold)
     num_threads = _count("num_threads", num_threads, maximum=4096)
-    out = _cpu._spread(g.indptr, g.indices, g.weights,
-                       np.ascontiguousarray(seed_ptr, dtype=np.int64),
-                       seed_nodes.astype(g.index_dtype, copy=False), seed_scores, depth, decay,
-                       restart, edge_threshold, node_threshold, num_threads)
+    fn = _cpu.spread_i32 if g.indices.dtype == np.int32 else _cpu.spread_i64
+    out = fn(g.indptr, g.indices, g.weights, seed_ptr.astype(np.int64, copy=False),
+             seed_nodes.astype(g.indices.dtype, copy=False), seed_scores, depth, decay, restart,
+             edge_threshold, node_threshold, num_threads)
     return SpreadResult(*out)
 
 
@@ -382,7 +391,7 @@ def pair_cosine(claims, units, claim_idx, unit_idx, *, prenormalized: bool = Fal
     dtype = np.int32 if ci.dtype == np.int32 and ui.dtype == np.int32 else np.int64
     out = np.empty(ci.size, dtype=np.float32)
     if ci.size and c.shape[1]:
-        _cpu._pair_cosine(c, u, ci.astype(dtype, copy=False), ui.astype(dtype, copy=False),
+        _cpu.pair_cosine(c, u, ci.astype(dtype, copy=False), ui.astype(dtype, copy=False),
                           bool(prenormalized), out, num_threads)
     elif ci.size:
         out[:] = 0.0

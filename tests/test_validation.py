@@ -16,7 +16,7 @@ def g():
 
 
 @pytest.mark.parametrize("args, match", [
-    ((IP, np.array([1, 2, 3], np.int32), W), "indices holds index 3, out of range"),
+    ((IP, np.array([1, 2, 3], np.int32), W), "indices holds index 3 at position 2, out of range for 3 nodes"),
     ((IP, np.array([1, -1, 2], np.int32), W), "indices holds index -1"),
     ((IP, IX, np.array([0.5, -1.0, 1.0])), "weights contains negative"),
     ((IP, IX, np.array([0.5, np.nan, 1.0])), "weights contains NaN"),
@@ -68,7 +68,7 @@ def test_bad_graph_argument():
 
 
 @pytest.mark.parametrize("args, kwargs, match", [
-    (([0, 1], [3], [1.0]), {}, "seed_nodes holds index 3, out of range for 3 nodes"),
+    (([0, 1], [3], [1.0]), {}, "seed_nodes holds index 3 at position 0, out of range for 3 nodes"),
     (([0, 1], [-2], [1.0]), {}, "seed_nodes holds index -2"),
     (([0, 1], [0], [-1.0]), {}, "seed_scores contains negative"),
     (([0, 1], [0], [np.nan]), {}, "seed_scores contains NaN"),
@@ -88,7 +88,7 @@ def test_bad_spread_arguments(g, args, kwargs, match):
 
 @pytest.mark.parametrize("args, match", [
     ((np.zeros((2, 4)), np.zeros((3, 5)), [0], [0]), "claims has rows of 4 values but units has rows of 5"),
-    ((np.zeros((2, 4)), np.zeros((3, 4)), [2], [0]), "claim_idx holds index 2, out of range for 2 claim rows"),
+    ((np.zeros((2, 4)), np.zeros((3, 4)), [2], [0]), "claim_idx holds index 2 at position 0, out of range for 2 claim rows"),
     ((np.zeros((2, 4)), np.zeros((3, 4)), [0], [-1]), "unit_idx holds index -1"),
     ((np.zeros((2, 4)), np.zeros((3, 4)), [0, 1], [0]), "claim_idx has 2 entries but unit_idx has 1"),
     ((np.zeros(4), np.zeros((3, 4)), [0], [0]), "claims must be 2-D"),

@@ -133,13 +133,18 @@ inline float finish(float dot, float na, float nu, bool prenormalized) {
 template <typename TC, typename TU, typename I, bool kAvx2>
 void run(int64_t num_pairs, int64_t d, const TC* claims, const TU* units, const I* claim_idx,
          const I* unit_idx, bool prenormalized, float* out, int threads) {
+  constexpr int64_t kAhead = 3;
+  const int64_t unit_bytes = d * static_cast<int64_t>(sizeof(TU));
+  const int64_t claim_bytes = d * static_cast<int64_t>(sizeof(TC));
 #pragma omp parallel for num_threads(threads) schedule(static, 256)
   for (int64_t k = 0; k < num_pairs; ++k) {
     const TC* a = claims + static_cast<int64_t>(claim_idx[k]) * d;
     const TU* u = units + static_cast<int64_t>(unit_idx[k]) * d;
-    if (k + 4 < num_pairs) {  // the next rows are random: start fetching them early
-      __builtin_prefetch(units + static_cast<int64_t>(unit_idx[k + 4]) * d);
-      __builtin_prefetch(claims + static_cast<int64_t>(claim_idx[k + 4]) * d);
+    if (k + kAhead < num_pairs) {  // rows are random: fetch a later pair's rows whole
+      const char* nu = reinterpret_cast<const char*>(units + static_cast<int64_t>(unit_idx[k + kAhead]) * d);
+      const char* nc = reinterpret_cast<const char*>(claims + static_cast<int64_t>(claim_idx[k + kAhead]) * d);
+      for (int64_t off = 0; off < unit_bytes; off += 64) __builtin_prefetch(nu + off);
+      for (int64_t off = 0; off < claim_bytes; off += 64) __builtin_prefetch(nc + off);
     }
     float dot, na, nu;
 #ifdef ASMR_X86
