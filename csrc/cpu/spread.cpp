@@ -1,6 +1,9 @@
 #include "asmr/spread.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <new>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -14,6 +17,46 @@
 
 namespace asmr {
 namespace {
+
+// A growable array of trivially copyable values that, unlike std::vector,
+// does not zero what it is about to overwrite.
+template <typename T>
+class PodBuffer {
+ public:
+  PodBuffer() = default;
+  PodBuffer(const PodBuffer&) = delete;
+  PodBuffer& operator=(const PodBuffer&) = delete;
+  ~PodBuffer() { std::free(data_); }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  bool empty() const { return size_ == 0; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  void clear() { size_ = 0; }
+
+  // Appends `count` uninitialised entries and returns the first.
+  T* extend(size_t count) {
+    if (size_ + count > capacity_) reserve(std::max(2 * capacity_, size_ + count));
+    T* p = data_ + size_;
+    size_ += count;
+    return p;
+  }
+  void push_back(const T& v) { *extend(1) = v; }
+
+ private:
+  void reserve(size_t capacity) {
+    T* p = static_cast<T*>(std::realloc(data_, capacity * sizeof(T)));
+    if (p == nullptr) throw std::bad_alloc();
+    data_ = p;
+    capacity_ = capacity;
+  }
+  T* data_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+};
 
 // One reached node of the query being run. Predecessors are kept as slots and
 // turned into node ids on output.
@@ -37,8 +80,8 @@ struct Frontier {
   std::vector<Entry> table;
   uint64_t mask = 0;
   int shift = 0;
-  std::vector<Slot> slots;
-  std::vector<int32_t> active, next_active, order, used;
+  PodBuffer<Slot> slots;
+  PodBuffer<int32_t> active, order, used;
 
   Frontier() { resize_table(4096); }
 
@@ -91,9 +134,9 @@ struct Frontier {
 
 // Output of the queries one thread ran, in query order.
 struct Part {
-  std::vector<int64_t> node, predecessor;
-  std::vector<float> activation, strength;
-  std::vector<int32_t> hop;
+  PodBuffer<int64_t> node, predecessor;
+  PodBuffer<float> activation, strength;
+  PodBuffer<int32_t> hop;
   int64_t edges = 0;
 
   void clear() {
@@ -157,7 +200,7 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
   int64_t edges = 0;
   constexpr size_t kAhead = 8;  // rows of frontier nodes are random: fetch them early
   for (int step = 1; step <= depth && !f.active.empty(); ++step) {
-    for (Slot& r : f.slots) r.nxt = 0.f;
+    // nxt is all zero here: new slots start at zero and the pass below resets it.
     for (size_t k = 0; k < num_seed_slots; ++k) {
       Slot& r = f.slots[f.order[k]];
       r.nxt = restart * r.seed;
@@ -198,6 +241,7 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
     for (int32_t s = 0; s < m; ++s) {
       Slot& r = f.slots[s];
       const float v = r.nxt < node_threshold ? 0.f : r.nxt;
+      r.nxt = 0.f;
       r.cur = v;
       if (v > 0.f) {
         f.active.push_back(s);
@@ -210,19 +254,19 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
       }
     }
   }
-  const size_t base = out.node.size(), count = f.order.size();
-  out.node.resize(base + count);
-  out.activation.resize(base + count);
-  out.hop.resize(base + count);
-  out.strength.resize(base + count);
-  out.predecessor.resize(base + count);
+  const size_t count = f.order.size();
+  int64_t* node = out.node.extend(count);
+  float* activation = out.activation.extend(count);
+  int32_t* hop = out.hop.extend(count);
+  float* strength = out.strength.extend(count);
+  int64_t* predecessor = out.predecessor.extend(count);
   for (size_t k = 0; k < count; ++k) {
     const Slot& r = f.slots[f.order[k]];
-    out.node[base + k] = r.node;
-    out.activation[base + k] = r.cur;
-    out.hop[base + k] = r.hop;
-    out.strength[base + k] = r.strength;
-    out.predecessor[base + k] = r.pred >= 0 ? f.slots[r.pred].node : -1;
+    node[k] = r.node;
+    activation[k] = r.cur;
+    hop[k] = r.hop;
+    strength[k] = r.strength;
+    predecessor[k] = r.pred >= 0 ? f.slots[r.pred].node : -1;
   }
   out.edges += edges;
   return static_cast<int64_t>(count);
