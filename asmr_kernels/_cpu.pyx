@@ -7,7 +7,7 @@ hands over contiguous arrays. These functions only take pointers and release
 the GIL around the C++ call.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint16_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
 from libcpp.vector cimport vector
@@ -24,7 +24,16 @@ cdef extern from "asmr/diffuse.h" namespace "asmr" nogil:
                          float restart, float edge_threshold, float node_threshold, float* out,
                          float* work, int num_threads)
     void transpose_csr[I](int64_t n_rows, int64_t n_cols, const I* indptr, const I* indices,
-                          const float* weights, I* t_indptr, I* t_indices, float* t_weights)
+                          const float* weights, I* t_indptr, I* t_indices, float* t_weights,
+                          int num_threads)
+    void build_tiles[I](int64_t n, const I* indptr, const I* indices, const float* weights,
+                        int dst_shift, int src_shift, int64_t* group_ptr, uint32_t* packed,
+                        float* t_weights, int num_threads)
+    void diffuse_tiled(int64_t n, int dst_shift, int src_shift, const int64_t* group_ptr,
+                       const uint32_t* packed, const float* weights, int64_t b, const float* x0,
+                       const float* p, int steps, float decay, float restart,
+                       float edge_threshold, float node_threshold, float* out, float* work,
+                       int num_threads)
 
 cdef extern from "asmr/spread.h" namespace "asmr" nogil:
     cdef cppclass SpreadResult:
@@ -183,7 +192,7 @@ cdef void _transpose(const index_t[::1] indptr, const index_t[::1] indices,
         tix = &t_indices[0]
         tw = &t_weights[0]
     with nogil:
-        transpose_csr(n_rows, n_cols, &indptr[0], ix, w, &t_indptr[0], tix, tw)
+        transpose_csr(n_rows, n_cols, &indptr[0], ix, w, &t_indptr[0], tix, tw, 0)
 
 
 def transpose_i32(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] weights,
@@ -196,6 +205,68 @@ def transpose_i64(const int64_t[::1] indptr, const int64_t[::1] indices, const f
                   int64_t n_cols, int64_t[::1] t_indptr, int64_t[::1] t_indices,
                   float[::1] t_weights):
     _transpose(indptr, indices, weights, n_cols, t_indptr, t_indices, t_weights)
+
+
+cdef void _build_tiles(const index_t[::1] indptr, const index_t[::1] indices,
+                       const float[::1] weights, int dst_shift, int src_shift,
+                       int64_t[::1] group_ptr, uint32_t[::1] packed, float[::1] t_weights,
+                       int num_threads):
+    cdef int64_t n = indptr.shape[0] - 1
+    cdef const index_t* ix = NULL
+    cdef const float* w = NULL
+    cdef uint32_t* pk = NULL
+    cdef float* tw = NULL
+    if indices.shape[0] > 0:
+        ix = &indices[0]
+        w = &weights[0]
+        pk = &packed[0]
+        tw = &t_weights[0]
+    with nogil:
+        build_tiles(n, &indptr[0], ix, w, dst_shift, src_shift, &group_ptr[0], pk, tw,
+                    num_threads)
+
+
+def build_tiles_i32(const int32_t[::1] indptr, const int32_t[::1] indices,
+                    const float[::1] weights, int dst_shift, int src_shift,
+                    int64_t[::1] group_ptr, uint32_t[::1] packed, float[::1] t_weights,
+                    int num_threads):
+    """Tiled in-edge layout from the out-edge CSR (see asmr/diffuse.h)."""
+    _build_tiles(indptr, indices, weights, dst_shift, src_shift, group_ptr, packed, t_weights,
+                 num_threads)
+
+
+def build_tiles_i64(const int64_t[::1] indptr, const int64_t[::1] indices,
+                    const float[::1] weights, int dst_shift, int src_shift,
+                    int64_t[::1] group_ptr, uint32_t[::1] packed, float[::1] t_weights,
+                    int num_threads):
+    """Tiled in-edge layout from the out-edge CSR (see asmr/diffuse.h)."""
+    _build_tiles(indptr, indices, weights, dst_shift, src_shift, group_ptr, packed, t_weights,
+                 num_threads)
+
+
+def diffuse_tiles(int dst_shift, int src_shift, const int64_t[::1] group_ptr,
+                  const uint32_t[::1] packed, const float[::1] weights, const float[:, ::1] x0,
+                  const float[:, ::1] p, int steps, float decay, float restart,
+                  float edge_threshold, float node_threshold, float[:, ::1] out,
+                  float[:, ::1] work, int num_threads):
+    cdef int64_t n = x0.shape[0], b = x0.shape[1]
+    cdef const uint32_t* pk = NULL
+    cdef const float* w = NULL
+    cdef const float* pp = NULL
+    cdef float* wk = NULL
+    if n == 0 or b == 0:
+        return
+    if packed.shape[0] > 0:
+        pk = &packed[0]
+        w = &weights[0]
+    if p is not None:
+        pp = &p[0, 0]
+    if work is not None:
+        wk = &work[0, 0]
+    with nogil:
+        diffuse_tiled(n, dst_shift, src_shift, &group_ptr[0], pk, w, b, &x0[0, 0], pp, steps,
+                      decay, restart, edge_threshold, node_threshold, &out[0, 0], wk,
+                      num_threads)
 
 
 cdef object _vec_i64(vector[int64_t]& v):

@@ -73,3 +73,154 @@ def test_transpose_is_cached_and_stable():
     np.testing.assert_array_equal(t.indptr, [0, 0, 1, 3])
     np.testing.assert_array_equal(t.indices, [0, 0, 1])
     np.testing.assert_array_equal(t.weights, [0.5, 1.0, 2.0])
+
+
+# ---- the tiled layout (propagation blocking) -------------------------------------
+# Large graphs take the tiled path on their own; these tests force it onto small
+# graphs with tiny tiles, so that a few nodes span many tiles (and empty ones).
+
+import asmr_kernels.cpu as cpu_mod  # noqa: E402
+
+TILE_SHAPES = [(0, 1), (1, 1), (2, 1), (1, 3), (3, 2), (4, 4), (6, 1), (8, 2)]
+
+
+@pytest.fixture
+def force_tiles(monkeypatch):
+    def force(shape):
+        monkeypatch.setattr(cpu_mod, "_TILE_OVERRIDE", shape)
+    return force
+
+
+@given(graph=csr_graphs(), shape=st.sampled_from(TILE_SHAPES), b=st.sampled_from([None, 1, 3, 16, 64]),
+       steps=st.integers(1, 3), decay=st.floats(0.0, 1.0), restart=st.floats(0.0, 1.0),
+       edge_threshold=st.sampled_from([0.0, 0.3, 0.9]), node_threshold=st.sampled_from([0.0, 0.05]),
+       personalized=st.booleans(), seed=st.integers(0, 2**31))
+def test_tiled_diffuse_matches_reference(graph, shape, b, steps, decay, restart, edge_threshold,
+                                         node_threshold, personalized, seed):
+    indptr, indices, weights = graph
+    n = len(indptr) - 1
+    rng = np.random.default_rng(seed)
+    xshape = (n,) if b is None else (n, b)
+    x = rng.random(xshape, dtype=np.float32)
+    p = rng.random(xshape, dtype=np.float32) if personalized else None
+    g = CSRGraph(indptr, indices, weights)
+    old = cpu_mod._TILE_OVERRIDE
+    cpu_mod._TILE_OVERRIDE = shape
+    try:
+        got = diffuse(g, x, steps=steps, decay=decay, restart=restart, personalization=p,
+                      edge_threshold=edge_threshold, node_threshold=node_threshold)
+    finally:
+        cpu_mod._TILE_OVERRIDE = old
+    assert shape in g._tiles and g._transpose is None
+    want = diffuse_ref(indptr, indices, weights, x, steps=steps, decay=decay, restart=restart,
+                       personalization=p, edge_threshold=edge_threshold,
+                       node_threshold=node_threshold)
+    near = np.abs(want - node_threshold) < 1e-5
+    np.testing.assert_allclose(got[~near], want[~near], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(6, 5), (9, 3), (12, 12)])
+@pytest.mark.parametrize("b", [1, 16])
+def test_tiled_equals_pull_on_a_larger_graph(force_tiles, dtype, shape, b):
+    rng = np.random.default_rng(7)
+    n, d = 5000, 7
+    indptr = np.arange(0, n * d + 1, d, dtype=dtype)
+    indices = rng.integers(0, n, n * d).astype(dtype)
+    indices[::11] = np.repeat(np.arange(n), d)[::11]  # self-loops
+    indices[1::13] = indices[::13][: indices[1::13].size]  # duplicates of a neighbour's target
+    weights = rng.random(n * d, dtype=np.float32)
+    weights[::17] = 0.0
+    g = CSRGraph(indptr, indices, weights)
+    x = rng.random((n, b) if b > 1 else n, dtype=np.float32)
+    kw = dict(steps=3, decay=0.7, restart=0.3, edge_threshold=0.2, node_threshold=0.01)
+    force_tiles(False)
+    pulled = diffuse(g, x, **kw)
+    force_tiles(shape)
+    for threads in (1, 2):
+        tiled = diffuse(g, x, num_threads=threads, **kw)
+        near = np.abs(pulled - 0.01) < 1e-5
+        np.testing.assert_allclose(tiled[~near], pulled[~near], rtol=1e-5, atol=1e-7)
+
+
+def test_tile_layout_is_grouped_and_sorted(force_tiles):
+    rng = np.random.default_rng(3)
+    n, d = 3000, 5
+    g = CSRGraph(np.arange(0, n * d + 1, d), rng.integers(0, n, n * d), rng.random(n * d))
+    ds, ss = 7, 6
+    group_ptr, packed, weights = g._tiled(ds, ss)
+    assert g._tiled(ds, ss)[1] is packed  # cached
+    nst = -(-n // (1 << ss))
+    assert group_ptr[0] == 0 and group_ptr[-1] == g.num_edges and np.all(np.diff(group_ptr) >= 0)
+    src = np.repeat(np.arange(n), d)
+    dst = g.indices.astype(np.int64)
+    order = np.lexsort((src, dst))  # the transpose's order: by receiver, then source
+    got_dst, got_src = np.empty(g.num_edges, np.int64), np.empty(g.num_edges, np.int64)
+    for grp in range(group_ptr.size - 1):
+        s = slice(group_ptr[grp], group_ptr[grp + 1])
+        dt, st_ = divmod(grp, nst)
+        k = packed[s].astype(np.int64)
+        assert np.all(np.diff(k >> ss) >= 0)  # sorted by destination within the group
+        got_dst[s] = (dt << ds) + (k >> ss)
+        got_src[s] = (st_ << ss) + (k & ((1 << ss) - 1))
+    key = np.lexsort((got_src, got_dst))
+    np.testing.assert_array_equal(got_dst[key], dst[order])
+    np.testing.assert_array_equal(got_src[key], src[order])
+    np.testing.assert_array_equal(weights[key], g.weights[order])
+
+
+def test_automatic_choice_of_layout(force_tiles):
+    force_tiles(None)  # whatever ASMR_DIFFUSE_TILES says
+    assert cpu_mod._tile_shifts(1_000_000, 10_000_000, 1) == (16, 14)
+    assert cpu_mod._tile_shifts(100_000, 1_000_000, 1) is None  # x fits in cache: pull
+    assert cpu_mod._tile_shifts(1_000_000, 10_000_000, 16) is None  # wide rows: prefetching pull
+    assert cpu_mod._tile_shifts(1_000_000, 0, 1) is None
+    assert cpu_mod._parse_tile_override("off") is False
+    assert cpu_mod._parse_tile_override(None) is None
+    assert cpu_mod._parse_tile_override("auto") is None
+    assert cpu_mod._parse_tile_override("3,2") == (3, 2)
+
+
+def test_bad_tile_override(force_tiles):
+    force_tiles((20, 20))
+    with pytest.raises(ValueError, match="tile shifts"):
+        diffuse(CSRGraph([0, 1], [0], [1.0]), np.ones(1, np.float32))
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_wide_rows_of_a_misaligned_x(steps):
+    # x is copied to an aligned buffer for the gathers; personalization defaults to x.
+    sp = pytest.importorskip("scipy.sparse", reason="SciPy is needed for this reference")
+    rng = np.random.default_rng(5)
+    n, d, b = 40_000, 4, 16
+    g = CSRGraph(np.arange(0, n * d + 1, d), rng.integers(0, n, n * d).astype(np.int32),
+                 rng.random(n * d, dtype=np.float32))
+    base = rng.random(n * b + 1, dtype=np.float32)
+    x = base[1:].reshape(n, b)
+    assert x.ctypes.data % 64 != 0
+    keep = x.copy()
+    got = diffuse(g, x, steps=steps, decay=0.5, restart=0.5)
+    np.testing.assert_array_equal(x, keep)
+    at = sp.csr_matrix((g.weights, g.indices, g.indptr), shape=(n, n)).T.tocsr().astype(np.float64)
+    want = x.astype(np.float64)
+    for _ in range(steps):
+        want = 0.5 * (at @ want) + 0.5 * x
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_transpose_of_many_column_blocks(dtype):
+    # Dense enough that the transpose sorts in several column blocks.
+    rng = np.random.default_rng(11)
+    n, d = 300, 2000
+    indptr = np.arange(0, n * d + 1, d, dtype=dtype)
+    indptr[1:-1] += rng.integers(-d // 2, d // 2, n - 1).astype(dtype)  # uneven rows
+    indices = rng.integers(0, n, n * d).astype(dtype)
+    weights = rng.random(n * d, dtype=np.float32)
+    t = CSRGraph(indptr, indices, weights).transpose()
+    src = np.repeat(np.arange(n), np.diff(indptr))
+    order = np.argsort(indices, kind="stable")
+    np.testing.assert_array_equal(t.indptr, np.concatenate([[0], np.cumsum(np.bincount(indices, minlength=n))]))
+    np.testing.assert_array_equal(t.indices, src[order])
+    np.testing.assert_array_equal(t.weights, weights[order])
+    assert t.indices.dtype == dtype
