@@ -1,0 +1,1 @@
+from . import sparse  # noqa: F401

@@ -1,0 +1,2 @@
+#pragma once
+#define CUB_VERSION 300001
