@@ -156,7 +156,7 @@ class CSRGraph:
         self.weights = weights
         self.num_nodes = n
         self._transpose: CSRGraph | None = None
-        self._tiles: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._tiles: dict[tuple[int, int, float], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     @classmethod
     def from_scipy(cls, matrix) -> "CSRGraph":
@@ -190,21 +190,36 @@ class CSRGraph:
             self._transpose = t
         return self._transpose
 
-    def _tiled(self, dst_shift: int, src_shift: int, num_threads: int = 0):
+    def _tiled(self, dst_shift: int, src_shift: int, edge_threshold: float = 0.0,
+               num_threads: int = 0):
         """(group_ptr, packed, weights) of the tiled in-edge layout with tiles of
-        2**dst_shift and 2**src_shift nodes (cached); see asmr/diffuse.h."""
-        key = (dst_shift, src_shift)
+        2**dst_shift and 2**src_shift nodes, holding only the edges of weight >=
+        edge_threshold (cached for the two most recent layouts; see asmr/diffuse.h).
+        Dropping the masked edges once here costs about what one masked step
+        does, and every later step reads fewer bytes."""
+        key = (dst_shift, src_shift, edge_threshold if edge_threshold > 0 else 0.0)
         tiles = self._tiles.get(key)
         if tiles is None:
+            indptr, indices, weights = self.indptr, self.indices, self.weights
+            if key[2] > 0:
+                keep = weights >= key[2]
+                if not keep.all():
+                    rows = np.repeat(np.arange(self.num_nodes, dtype=np.int64), np.diff(indptr))
+                    counts = np.bincount(rows[keep], minlength=self.num_nodes)
+                    indptr = np.zeros(self.num_nodes + 1, dtype=indptr.dtype)
+                    np.cumsum(counts, out=indptr[1:])
+                    indices, weights = indices[keep], weights[keep]
             n = self.num_nodes
             groups = _tile_count(n, dst_shift) * _tile_count(n, src_shift)
             group_ptr = np.empty(groups + 1, dtype=np.int64)
-            packed = np.empty(self.num_edges, dtype=np.uint32)
-            weights = np.empty(self.num_edges, dtype=np.float32)
-            fn = _cpu.build_tiles_i32 if self.indices.dtype == np.int32 else _cpu.build_tiles_i64
-            fn(self.indptr, self.indices, self.weights, dst_shift, src_shift, group_ptr, packed,
-               weights, num_threads)
-            tiles = self._tiles[key] = (group_ptr, packed, weights)
+            packed = np.empty(indices.size, dtype=np.uint32)
+            tile_weights = np.empty(indices.size, dtype=np.float32)
+            fn = _cpu.build_tiles_i32 if indices.dtype == np.int32 else _cpu.build_tiles_i64
+            fn(indptr, indices, weights, dst_shift, src_shift, group_ptr, packed, tile_weights,
+               num_threads)
+            while len(self._tiles) >= 2:
+                self._tiles.pop(next(iter(self._tiles)))
+            tiles = self._tiles[key] = (group_ptr, packed, tile_weights)
         return tiles
 
     def __repr__(self) -> str:
@@ -361,10 +376,10 @@ def diffuse(graph, x, *, steps: int = 1, decay: float = 1.0, restart: float = 0.
             np.copyto(x0, x2)
         shifts = _tile_shifts(g.num_nodes, g.num_edges, b) if steps else None
         if shifts is not None:
-            group_ptr, packed, weights = g._tiled(*shifts, num_threads)
+            # The layout holds only the edges that pass edge_threshold: no mask per step.
+            group_ptr, packed, weights = g._tiled(*shifts, edge_threshold, num_threads)
             _cpu.diffuse_tiles(shifts[0], shifts[1], group_ptr, packed, weights, x0, p, steps,
-                               decay, restart, edge_threshold, node_threshold, out, work,
-                               num_threads)
+                               decay, restart, 0.0, node_threshold, out, work, num_threads)
         else:
             t = g.transpose()
             fn = _cpu.diffuse_i32 if t.indices.dtype == np.int32 else _cpu.diffuse_i64
