@@ -119,3 +119,24 @@ def test_path_of_unreached_node_is_an_error():
     r = spread(g, [0, 1], [1], [1.0]).query(0)
     with pytest.raises(ValueError, match="not reached"):
         r.path(0)
+
+
+def test_result_arrays_own_their_memory_across_calls():
+    # Results live in pooled blocks: a block is reused only once no array of
+    # an earlier result refers to it.
+    rng = np.random.default_rng(3)
+    n = 5000
+    g = CSRGraph(np.arange(0, 4 * n + 1, 4, dtype=np.int64), rng.integers(0, n, 4 * n), rng.random(4 * n))
+    seeds_a = pack_seeds([rng.integers(0, n, 5) for _ in range(50)])
+    seeds_b = pack_seeds([rng.integers(0, n, 5) for _ in range(50)])
+    first = spread(g, *seeds_a)
+    activation, node = first.activation, first.node
+    saved = activation.copy(), node.copy()
+    del first
+    for _ in range(3):
+        other = spread(g, *seeds_b)
+        assert not np.shares_memory(other.activation, activation)
+        del other
+    np.testing.assert_array_equal(activation, saved[0])
+    np.testing.assert_array_equal(node, saved[1])
+    activation[:] = 0  # results are ordinary writable arrays
