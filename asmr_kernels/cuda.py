@@ -34,11 +34,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .cpu import _count, _real  # scalar arguments follow the CPU rules
 
 try:
     from . import _cuda
@@ -136,31 +137,6 @@ def device_info(device: int = 0) -> dict:
 @functools.lru_cache(maxsize=None)
 def _sm_count(device: int) -> int:
     return int(_cuda.device_attributes(device)[0])
-
-
-# ---- scalar arguments (the CPU rules) ------------------------------------------
-
-
-def _real(name: str, value, *, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
-    if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if minimum is not None and v < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return v
-
-
-def _count(name: str, value, *, maximum: int = _I32_MAX) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    v = int(value)
-    if v < 0:
-        raise ValueError(f"{name} must be >= 0, got {v}")
-    if v > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {v}")
-    return v
 
 
 # ---- array frameworks ------------------------------------------------------------
