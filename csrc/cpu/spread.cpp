@@ -46,6 +46,11 @@ class PodBuffer {
     return p;
   }
   void push_back(const T& v) { *extend(1) = v; }
+  // Room for `total` entries, after which push_unchecked may run that far.
+  void ensure(size_t total) {
+    if (total > capacity_) reserve(std::max(2 * capacity_, total));
+  }
+  void push_unchecked(const T& v) { data_[size_++] = v; }
 
  private:
   void reserve(size_t capacity) {
@@ -66,6 +71,7 @@ struct Slot {
   int32_t hop;        // first active step, -1 while not yet active
   int32_t pred;       // slot of the predecessor, -1 at a seed
   int32_t cand_pred;  // best predecessor offered so far, -1 if none
+  uint32_t pos;       // its entry in the table, for the reset
 };
 
 struct Entry {
@@ -74,14 +80,16 @@ struct Entry {
 };
 
 // Per-thread state for one query at a time: an open-addressing table maps
-// node -> slot. Reset walks only the entries in use, so a query costs what it
-// touches, not the size of the graph.
+// node -> slot. Room is made once per step for every node that step can
+// reach (its edge count), so inserting checks no capacity; reset walks only
+// the slots in use. A query costs what it touches, not the size of the graph.
 struct Frontier {
   std::vector<Entry> table;
   uint64_t mask = 0;
   int shift = 0;
   PodBuffer<Slot> slots;
-  PodBuffer<int32_t> active, order, used;
+  PodBuffer<int32_t> active, order;
+  PodBuffer<int64_t> rows;  // begin, end of each active node's row, this step
 
   Frontier() { resize_table(4096); }
 
@@ -89,19 +97,29 @@ struct Frontier {
     table.assign(capacity, Entry{-1, 0});
     mask = capacity - 1;
     shift = 64 - __builtin_ctzll(capacity);
-    used.clear();
-    for (size_t s = 0; s < slots.size(); ++s) place(slots[s].node, static_cast<int32_t>(s));
+    for (size_t s = 0; s < slots.size(); ++s) {
+      uint64_t h = home(slots[s].node);
+      while (table[h].key != -1) h = (h + 1) & mask;
+      table[h] = Entry{slots[s].node, static_cast<int32_t>(s)};
+      slots[s].pos = static_cast<uint32_t>(h);
+    }
+  }
+
+  // Makes room for `extra` more nodes (table at most half full).
+  void reserve(size_t extra) {
+    const size_t need = slots.size() + extra;
+    slots.ensure(need);
+    order.ensure(need);
+    active.ensure(need);
+    if (2 * need > table.size()) {
+      uint64_t capacity = table.size();
+      while (2 * need > capacity) capacity *= 2;
+      resize_table(capacity);
+    }
   }
 
   uint64_t home(int64_t key) const {  // Fibonacci hashing: the top bits of key * 2^64/phi
     return (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift;
-  }
-
-  void place(int64_t key, int32_t slot) {
-    uint64_t h = home(key);
-    while (table[h].key != -1) h = (h + 1) & mask;
-    table[h] = Entry{key, slot};
-    used.push_back(static_cast<int32_t>(h));
   }
 
   int32_t slot_of(int64_t key) {
@@ -113,19 +131,13 @@ struct Frontier {
       h = (h + 1) & mask;
     }
     const int32_t s = static_cast<int32_t>(slots.size());
-    slots.push_back(Slot{key, 0.f, 0.f, 0.f, 0.f, -1.f, -1, -1, -1});
-    if (2 * slots.size() > table.size()) {
-      resize_table(2 * table.size());
-    } else {
-      table[h] = Entry{key, s};
-      used.push_back(static_cast<int32_t>(h));
-    }
+    slots.push_unchecked(Slot{key, 0.f, 0.f, 0.f, 0.f, -1.f, -1, -1, -1, static_cast<uint32_t>(h)});
+    table[h] = Entry{key, s};
     return s;
   }
 
   void reset() {
-    for (int32_t h : used) table[h].key = -1;
-    used.clear();
+    for (const Slot& r : slots) table[r.pos].key = -1;
     slots.clear();
     active.clear();
     order.clear();
@@ -183,11 +195,12 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
                   const float* scores, int64_t num_seeds, int depth, float decay, float restart,
                   float edge_threshold, float node_threshold, Frontier& f, Part& out) {
   f.reset();
+  f.reserve(static_cast<size_t>(num_seeds));
   for (int64_t k = 0; k < num_seeds; ++k) {
     const int32_t s = f.slot_of(static_cast<int64_t>(seeds[k]));
     if (f.slots[s].hop < 0) {
       f.slots[s].hop = 0;
-      f.order.push_back(s);
+      f.order.push_unchecked(s);
     }
     f.slots[s].seed += scores[k];
   }
@@ -195,7 +208,7 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
   for (int32_t s : f.order) {
     Slot& r = f.slots[s];
     r.cur = r.strength = r.seed;
-    if (r.cur > 0.f) f.active.push_back(s);
+    if (r.cur > 0.f) f.active.push_unchecked(s);
   }
   int64_t edges = 0;
   constexpr size_t kAhead = 8;  // rows of frontier nodes are random: fetch them early
@@ -205,12 +218,24 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
       Slot& r = f.slots[f.order[k]];
       r.nxt = restart * r.seed;
     }
+    // Rows of the active nodes first: their edge count bounds the nodes this
+    // step can add, and reading indptr here starts the rows' cache misses.
     const size_t num_active = f.active.size();
+    f.rows.clear();
+    f.rows.ensure(2 * num_active);
+    int64_t bound = 0;
     for (size_t k = 0; k < num_active; ++k) {
-      if (k + 2 * kAhead < num_active)
-        __builtin_prefetch(indptr + f.slots[f.active[k + 2 * kAhead]].node);
+      const int64_t un = f.slots[f.active[k]].node;
+      const int64_t b = indptr[un], e = indptr[un + 1];
+      f.rows.push_unchecked(b);
+      f.rows.push_unchecked(e);
+      bound += e - b;
+    }
+    f.reserve(static_cast<size_t>(bound));
+    edges += bound;
+    for (size_t k = 0; k < num_active; ++k) {
       if (k + kAhead < num_active) {
-        const int64_t b = indptr[f.slots[f.active[k + kAhead]].node];
+        const int64_t b = f.rows[2 * (k + kAhead)];
         __builtin_prefetch(indices + b);
         __builtin_prefetch(weights + b);
       }
@@ -218,13 +243,12 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
       const int64_t un = f.slots[u].node;
       const float xu = decay * f.slots[u].cur;
       const float su = f.slots[u].strength;
-      const int64_t begin = indptr[un], end = indptr[un + 1];
-      edges += end - begin;
+      const int64_t begin = f.rows[2 * k], end = f.rows[2 * k + 1];
       for (int64_t e = begin; e < end; ++e) {
         const float w = weights[e];
         if (!(w >= edge_threshold) || w == 0.f) continue;
         const int32_t v = f.slot_of(static_cast<int64_t>(indices[e]));
-        Slot& r = f.slots[v];  // after slot_of: it may have grown the vector
+        Slot& r = f.slots[v];
         r.nxt += w * xu;
         if (r.hop < 0) {
           const float c = su * w;
@@ -244,12 +268,12 @@ int64_t run_query(const I* indptr, const I* indices, const float* weights, const
       r.nxt = 0.f;
       r.cur = v;
       if (v > 0.f) {
-        f.active.push_back(s);
+        f.active.push_unchecked(s);
         if (r.hop < 0) {
           r.hop = step;
           r.strength = r.cand_strength;
           r.pred = r.cand_pred;
-          f.order.push_back(s);
+          f.order.push_unchecked(s);
         }
       }
     }
