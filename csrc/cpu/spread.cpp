@@ -45,7 +45,6 @@ class PodBuffer {
     size_ += count;
     return p;
   }
-  void push_back(const T& v) { *extend(1) = v; }
   // Room for `total` entries, after which push_unchecked may run that far.
   void ensure(size_t total) {
     if (total > capacity_) reserve(std::max(2 * capacity_, total));
