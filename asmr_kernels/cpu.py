@@ -20,6 +20,9 @@ import numpy as np
 from . import _cpu
 
 _I32_MAX = np.iinfo(np.int32).max
+# Serialises building a graph's cached layouts (transpose, tiles): they are
+# built once, then only read, so the lock is off the hot path.
+_build_lock = threading.Lock()
 
 
 # ---- argument checks ----------------------------------------------------------
@@ -177,6 +180,12 @@ class CSRGraph:
 
     def transpose(self) -> "CSRGraph":
         """The graph with every edge reversed (cached)."""
+        if self._transpose is not None:
+            return self._transpose
+        with _build_lock:  # two threads on one graph build it once
+            return self._build_transpose()
+
+    def _build_transpose(self) -> "CSRGraph":
         if self._transpose is None:
             t = object.__new__(CSRGraph)
             t.indptr = np.empty_like(self.indptr)
@@ -198,6 +207,14 @@ class CSRGraph:
         Dropping the masked edges once here costs about what one masked step
         does, and every later step reads fewer bytes."""
         key = (dst_shift, src_shift, edge_threshold if edge_threshold > 0 else 0.0)
+        tiles = self._tiles.get(key)
+        if tiles is not None:
+            return tiles
+        with _build_lock:
+            return self._build_tiles(key, num_threads)
+
+    def _build_tiles(self, key: tuple[int, int, float], num_threads: int):
+        dst_shift, src_shift = key[0], key[1]
         tiles = self._tiles.get(key)
         if tiles is None:
             indptr, indices, weights = self.indptr, self.indices, self.weights
