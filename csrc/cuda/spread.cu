@@ -384,56 +384,17 @@ const char* spread(int device, int index_type, int64_t n, const void* indptr,
     return fail("spread: workspace too small (ask spread_workspace_bytes)");
   ASMR_DEVICE_GUARD(device);
   const cudaStream_t s = detail::as_stream(stream);
-  if (index_type == kInt32) {
-    const Params<int32_t> P{static_cast<const int32_t*>(indptr),
-                            static_cast<const int32_t*>(indices),
-                            weights,
-                            num_queries,
-                            query_ids,
-                            seed_ptr,
-                            static_cast<const int32_t*>(seed_nodes),
-                            seed_scores,
-                            depth,
-                            decay,
-                            restart,
-                            edge_threshold,
-                            node_threshold,
-                            capacity,
-                            workspace,
-                            count,
-                            edges,
-                            st_node,
-                            st_activation,
-                            st_hop,
-                            st_strength,
-                            st_predecessor};
+  const auto launch = [&](auto index_tag) {
+    using I = decltype(index_tag);
+    const Params<I> P{static_cast<const I*>(indptr), static_cast<const I*>(indices), weights,
+                      num_queries, query_ids, seed_ptr, static_cast<const I*>(seed_nodes),
+                      seed_scores, depth, decay, restart, edge_threshold, node_threshold,
+                      capacity, workspace, count, edges, st_node, st_activation, st_hop,
+                      st_strength, st_predecessor};
     return spread_impl(P, num_blocks, s);
-  }
-  if (index_type == kInt64) {
-    const Params<int64_t> P{static_cast<const int64_t*>(indptr),
-                            static_cast<const int64_t*>(indices),
-                            weights,
-                            num_queries,
-                            query_ids,
-                            seed_ptr,
-                            static_cast<const int64_t*>(seed_nodes),
-                            seed_scores,
-                            depth,
-                            decay,
-                            restart,
-                            edge_threshold,
-                            node_threshold,
-                            capacity,
-                            workspace,
-                            count,
-                            edges,
-                            st_node,
-                            st_activation,
-                            st_hop,
-                            st_strength,
-                            st_predecessor};
-    return spread_impl(P, num_blocks, s);
-  }
+  };
+  if (index_type == kInt32) return launch(int32_t{});
+  if (index_type == kInt64) return launch(int64_t{});
   return fail("spread: index_type must be int32 or int64");
 }
 
