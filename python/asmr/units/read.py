@@ -1,0 +1,492 @@
+"""Reading inputs into Documents: Markdown, plain text and HTML files, and JSONL corpora.
+
+Text is stored as ingested (no newline or Unicode normalisation), so units can point at
+exact offsets in it. Files are decoded in blocks through an incremental UTF-8 decoder,
+which streams a 50 MB single-line file and reports the byte offset of the first invalid
+byte. Every problem with an input is an InputError whose message starts with the input's
+name: a path, or ``path:line`` for a JSONL record.
+"""
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from html.parser import HTMLParser
+from pathlib import Path
+
+from .chunk import chunk_text
+from .ids import check_name, doc_id_from_path
+from .model import DOC_FORMATS, DOC_TYPES, Chunked, Document, InputError
+
+BLOCK_BYTES = 1 << 20
+ERROR_MODES = ("strict", "replace")
+FORMAT_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text",
+                    ".rst": "text", "": "text", ".html": "html", ".htm": "html"}
+
+# Front matter: a "---" line at the very start, "key: value" lines, a closing "---" or "...".
+_FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+_FRONT_MATTER_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*:", re.M)
+_FRONT_MATTER_SCAN = 64 * 1024  # front matter is short: never scan a huge file for its end
+_NON_BLANK = re.compile(r"\S")
+# The first H1 of a Markdown body: "# Title" or "Title" over "===", outside code fences.
+# Searching from a newline lets the regex engine skip ahead to candidates.
+_H1_OR_FENCE = r"[ ]{0,3}(?:#[ \t]+([^\r\n]*)|(`{3,}|~{3,})|([^\s][^\r\n]*)\r?\n[ ]{0,3}=+[ \t]*(?:\r?\n|\r|$))"
+_H1_AT_START = re.compile(_H1_OR_FENCE)
+_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_H1_AFTER_NEWLINE = re.compile("\n" + _H1_OR_FENCE)
+
+
+def _input_error(name: str, reason: str) -> InputError:
+    return InputError(f"{name}: {reason}")
+
+
+# -- decoding -------------------------------------------------------------------------------
+
+def _decode_file(path: Path, name: str, errors: str) -> str:
+    """The file's text, decoded in blocks; the BOM, if any, is dropped."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
+    parts = []
+    offset = 0  # bytes read before the current block
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(BLOCK_BYTES)
+            nul = block.find(b"\0")
+            if nul >= 0:
+                raise _input_error(name, f"binary file (NUL byte at offset {offset + nul})")
+            buffered = len(decoder.getstate()[0])  # an incomplete character held from the last block
+            try:
+                parts.append(decoder.decode(block, final=not block))
+            except UnicodeDecodeError as e:
+                raise _input_error(name, f"invalid UTF-8 at byte offset {offset - buffered + e.start}; "
+                                         "pass --errors replace to accept it") from None
+            if not block:
+                break
+            offset += len(block)
+    text = "".join(parts)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _check_errors(errors: str) -> None:
+    if errors not in ERROR_MODES:
+        raise ValueError(f"errors {errors!r}: must be one of {ERROR_MODES}")
+
+
+# -- metadata -------------------------------------------------------------------------------
+
+def _check_type(name: str, value: str) -> str:
+    if value not in DOC_TYPES:
+        raise _input_error(name, f"document type {value!r} is not one of {', '.join(DOC_TYPES)}")
+    return value
+
+
+def check_date(name: str, value: str) -> str:
+    try:
+        datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise _input_error(name, f"effective date {value!r} is not an ISO 8601 date or datetime") from None
+    return value
+
+
+def front_matter(text: str) -> tuple[dict[str, str], int]:
+    """Simple ``key: value`` front matter at the very start of ``text``, and where the body starts.
+
+    Keys are lowercased and values lose surrounding quotes; lines that are not ``key: value``
+    (comments, YAML lists) are ignored. Returns ``({}, 0)`` when there is none.
+    """
+    if not text.startswith("---"):
+        return {}, 0
+    window = min(len(text), _FRONT_MATTER_SCAN)
+    m = _FRONT_MATTER.match(text, 0, window)
+    # A document that merely opens with a thematic break has no "key:" line before the next one.
+    if m is None or not _FRONT_MATTER_KEY.search(m.group(1)) or (m.end() == window < len(text)):
+        return {}, 0
+    fields = {}
+    for line in m.group(1).splitlines():
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if not sep or not key or key.startswith("#") or line[:1].isspace():
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        fields[key] = value
+    return fields, m.end()
+
+
+def first_h1(text: str, start: int = 0) -> str:
+    """The text of the first level-1 heading at or after ``start``, outside code fences; "" if none."""
+    fence = None
+    m = _H1_AT_START.match(text, start)
+    pos = start
+    while True:
+        if m is not None:
+            if m.group(2):
+                if fence is None:
+                    fence = m.group(2)[0]
+                elif m.group(2)[0] == fence:
+                    fence = None
+            elif fence is None:
+                if m.group(1) is not None:
+                    title = _ATX_CLOSING.sub("", m.group(1)).strip()
+                else:
+                    title = m.group(3).strip()
+                if title:
+                    return title
+            # Continue at the line after the match start: a setext candidate spans two lines.
+            pos = text.find("\n", m.start() + 1)
+            if pos < 0:
+                return ""
+        m = _H1_AFTER_NEWLINE.search(text, pos)
+        if m is None:
+            return ""
+        pos = m.start() + 1
+        m = _H1_AT_START.match(text, pos)
+
+
+# -- files ----------------------------------------------------------------------------------
+
+def read_path(path: str | Path, *, root: Path | None = None, errors: str = "strict",
+              doc_type: str | None = None, fmt: str | None = None) -> Document:
+    """Read one Markdown, text or HTML file into a Document.
+
+    The format comes from the extension unless ``fmt`` is given. The document id comes from
+    the path relative to ``root`` (the file name without ``root``), or from an ``id`` in the
+    front matter. ``doc_type`` overrides the front matter's ``type``.
+    """
+    _check_errors(errors)
+    path = Path(path)
+    name = str(path)
+    if root is not None:
+        try:
+            relpath = path.resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            raise _input_error(name, f"is not under the ingest root {str(root)!r}") from None
+    else:
+        relpath = path.name
+    if fmt is None:
+        fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower())
+        if fmt is None:
+            raise _input_error(name, f"unknown file type {path.suffix!r} "
+                                     f"(known: {', '.join(s or 'no extension' for s in FORMAT_BY_SUFFIX)})")
+    elif fmt not in DOC_FORMATS:
+        raise _input_error(name, f"format {fmt!r} is not one of {', '.join(DOC_FORMATS)}")
+    if doc_type is not None:
+        _check_type(name, doc_type)
+    try:
+        raw = _decode_file(path, name, errors)
+    except OSError as e:
+        raise _input_error(name, f"cannot read: {e.strerror or e}") from None
+    try:
+        doc_id = doc_id_from_path(relpath)
+    except InputError as e:
+        raise _input_error(name, str(e)) from None
+
+    if fmt == "html":
+        text, title = html_to_text(raw)
+        if not _NON_BLANK.search(text):
+            raise _input_error(name, "empty document (no text outside markup)")
+        return Document(doc_id=doc_id, text=text, fmt="html", title=title or path.stem,
+                        doc_type=doc_type or "other", source=name, raw=raw, path=relpath)
+
+    if not _NON_BLANK.search(raw):
+        raise _input_error(name, "empty document")
+    fields, body_start = front_matter(raw) if fmt == "markdown" else ({}, 0)
+    if "id" in fields:
+        try:
+            doc_id = check_name(fields["id"], "document id")
+        except InputError as e:
+            raise _input_error(name, f"front matter: {e}") from None
+    if doc_type is None:
+        doc_type = _check_type(name, fields["type"]) if fields.get("type") else "other"
+    date = fields.get("effective_date") or fields.get("date") or None
+    if date is not None:
+        check_date(name, date)
+    title = fields.get("title") or (first_h1(raw, body_start) if fmt == "markdown" else "") or path.stem
+    return Document(doc_id=doc_id, text=raw, fmt=fmt, title=title, doc_type=doc_type,
+                    effective_date=date, source=name, path=relpath)
+
+
+def chunk_document(doc: Document, **options) -> Chunked:
+    """Chunk a Document: Markdown after its front matter, HTML as the Markdown it was turned into.
+
+    ``options`` are chunk_text's size limits.
+    """
+    if doc.fmt == "markdown":
+        return chunk_text(doc.text, "markdown", body_start=front_matter(doc.text)[1], **options)
+    return chunk_text(doc.text, "markdown" if doc.fmt == "html" else "text", **options)
+
+
+# -- JSONL corpora --------------------------------------------------------------------------
+
+def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None = None) -> Iterator[Document]:
+    """Documents from a JSONL corpus: one ``{"pid"|"id", "title", "text", "type"?, "effective_date"?}``
+    object a line. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``.
+    """
+    _check_errors(errors)
+    path = Path(path)
+    if doc_type is not None:
+        _check_type(str(path), doc_type)
+    offset = 0
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise _input_error(str(path), f"cannot read: {e.strerror or e}") from None
+    with f:
+        for number, data in enumerate(f, start=1):
+            where = f"{path}:{number}"
+            if number == 1 and data.startswith(codecs.BOM_UTF8):
+                data = data[3:]
+                offset += 3
+            try:
+                line = data.decode("utf-8", errors)
+            except UnicodeDecodeError as e:
+                raise _input_error(where, f"invalid UTF-8 at byte offset {offset + e.start}; "
+                                          "pass --errors replace to accept it") from None
+            offset += len(data)
+            if line.strip():
+                yield _jsonl_document(line, where, doc_type)
+
+
+def _jsonl_document(line: str, where: str, doc_type: str | None) -> Document:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise _input_error(where, f"bad JSON: {e.msg} at column {e.colno}") from None
+    if not isinstance(record, dict):
+        raise _input_error(where, f"expected a JSON object, got {type(record).__name__}")
+    pid = record.get("pid")
+    if pid is None:
+        pid = record.get("id")
+    if pid is None or isinstance(pid, (bool, dict, list, float)):
+        raise _input_error(where, 'needs a "pid" or "id" (a string or an integer)')
+    try:
+        doc_id = check_name(str(pid), "document id")
+    except InputError as e:
+        raise _input_error(where, str(e)) from None
+    text = record.get("text")
+    if not isinstance(text, str):
+        raise _input_error(where, 'needs a "text" string')
+    if not _NON_BLANK.search(text):
+        raise _input_error(where, "empty document")
+    title = record.get("title") or ""
+    if not isinstance(title, str):
+        raise _input_error(where, '"title" must be a string')
+    kind = doc_type or record.get("type") or "other"
+    _check_type(where, kind)
+    date = record.get("effective_date")
+    if date is not None:
+        if not isinstance(date, str):
+            raise _input_error(where, '"effective_date" must be a string')
+        check_date(where, date)
+    return Document(doc_id=doc_id, text=text, fmt="text", title=title, doc_type=kind,
+                    effective_date=date, source=where)
+
+
+# -- HTML -----------------------------------------------------------------------------------
+
+_DROPPED = frozenset({"script", "style", "noscript", "template"})
+_BLOCKS = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav", "aside",
+                     "blockquote", "figure", "figcaption", "form", "address", "dl", "dt", "dd",
+                     "fieldset", "details", "summary", "body", "html", "caption", "hr", "br"})
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_TABLE_TAGS = frozenset({"table", "tr", "td", "th"})
+_ABSOLUTE_HREF = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
+
+
+class _HtmlToText(HTMLParser):
+    """Turns HTML into the Markdown the chunker reads: headings, paragraphs, list items, pipe tables.
+
+    Text is collected per block and its whitespace collapsed when the block ends. Lines of
+    one list or one table stay on adjacent lines; other blocks are separated by a blank line.
+    Inside a table cell, block tags are only spaces, and a nested table is flattened into the
+    cell's text.
+    """
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.out: list[tuple[str, str]] = []  # (group, line); group is "block", "list" or "table"
+        self.buf: list[str] = []
+        self.links: list[tuple[int, str | None]] = []  # (position in buf, href) of each open <a>
+        self.dropped = 0  # depth inside script/style/noscript/template
+        self.in_head = False
+        self.title: str | None = None
+        self.in_title = False
+        self.h1: str | None = None
+        self.heading = 0  # level of the open heading, 0 if none
+        self.lists: list[str] = []  # "ul"/"ol", innermost last
+        self.item_open = False  # the open <li> has not written its marker line yet
+        self.pre = 0
+        self.tables: list[int] = []  # rows written so far, per open table
+        self.row: list[str] | None = None
+        self.cell_open = False
+        self.nested_tables = 0  # tables inside a cell, flattened into its text
+
+    def take_text(self) -> str:
+        text = "".join(self.buf)
+        self.buf = []
+        self.links = []
+        return text if self.pre else " ".join(text.split())
+
+    def flush(self) -> None:
+        """End the current block of text."""
+        if self.cell_open:
+            self.buf.append(" ")
+            return
+        text = self.take_text()
+        if not text.strip():
+            return
+        if self.heading:
+            self.out.append(("block", "#" * self.heading + " " + text))
+            if self.heading == 1 and self.h1 is None:
+                self.h1 = text
+        elif self.pre:
+            self.out.append(("block", "```\n" + text.strip("\n") + "\n```"))
+        elif self.lists and self.item_open:
+            marker = "1." if self.lists[-1] == "ol" else "-"
+            self.out.append(("list", "  " * (len(self.lists) - 1) + f"{marker} {text}"))
+            self.item_open = False
+        elif self.lists:  # more text of an item, after a nested list or a second paragraph
+            self.out.append(("list", "  " * len(self.lists) + text))
+        else:
+            self.out.append(("block", text))
+
+    def end_cell(self) -> None:
+        if self.cell_open:
+            self.cell_open = False
+            self.row.append(self.take_text().replace("|", "\\|"))
+
+    def end_row(self) -> None:
+        self.end_cell()
+        if self.row is None:
+            return
+        cells, self.row = self.row, None
+        if not cells or not self.tables:
+            return
+        self.out.append(("table", "| " + " | ".join(cells) + " |"))
+        self.tables[-1] += 1
+        if self.tables[-1] == 1:  # the first row is the header
+            self.out.append(("table", "|" + "---|" * len(cells)))
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _DROPPED:
+            self.dropped += 1
+        elif tag == "head":
+            self.in_head = True
+        elif tag == "body":
+            self.in_head = False
+        elif tag == "title":
+            self.in_title = True
+            self.title = ""
+        if self.dropped or self.in_head or tag in ("head", "title") or tag in _DROPPED:
+            return
+        if tag == "a":
+            self.links.append((len(self.buf), dict(attrs).get("href")))
+        elif self.cell_open and (tag in _TABLE_TAGS and (tag == "table" or self.nested_tables)):
+            self.nested_tables += tag == "table"
+            self.buf.append(" ")
+        elif tag == "br" and self.pre:
+            self.buf.append("\n")
+        elif tag in _HEADINGS:
+            self.flush()
+            self.heading = _HEADINGS[tag] if not self.cell_open else 0
+        elif tag in ("ul", "ol"):
+            self.flush()
+            self.lists.append(tag)
+        elif tag == "li":
+            self.flush()
+            self.item_open = True
+        elif tag == "pre":
+            self.flush()
+            self.pre += 1
+        elif tag == "table":
+            self.flush()
+            self.tables.append(0)
+        elif tag == "tr":
+            self.end_row()
+            self.flush()
+            self.row = []
+        elif tag in ("td", "th"):
+            self.end_cell()
+            self.flush()
+            self.cell_open = self.row is not None
+        elif tag in _BLOCKS:
+            self.flush()
+
+    def handle_endtag(self, tag):
+        if tag in _DROPPED:
+            self.dropped = max(self.dropped - 1, 0)
+            return
+        if tag == "head":
+            self.in_head = False
+            return
+        if tag == "title":
+            self.in_title = False
+            return
+        if self.dropped or self.in_head:
+            return
+        if tag == "a":
+            if self.links:
+                at, href = self.links.pop()
+                inner = "".join(self.buf[at:])
+                label = " ".join(inner.split())
+                if label and href and not _ABSOLUTE_HREF.match(href) and not any(c in label for c in "[]"):
+                    href = f"<{href}>" if any(c in href for c in " ()") else href
+                    # Whitespace at the label's edges stays outside the brackets.
+                    before = " " if inner[:1].isspace() else ""
+                    after = " " if inner[-1:].isspace() else ""
+                    self.buf[at:] = [f"{before}[{label}]({href}){after}"]
+        elif self.cell_open and self.nested_tables and tag in _TABLE_TAGS:
+            self.nested_tables -= tag == "table"
+            self.buf.append(" ")
+        elif tag in _HEADINGS:
+            self.flush()
+            self.heading = 0
+        elif tag in ("ul", "ol"):
+            self.flush()
+            if self.lists:
+                self.lists.pop()
+        elif tag == "li":
+            self.flush()
+            self.item_open = False
+        elif tag == "pre":
+            self.flush()
+            self.pre = max(self.pre - 1, 0)
+        elif tag in ("td", "th"):
+            self.end_cell()
+        elif tag == "tr":
+            self.end_row()
+        elif tag == "table":
+            self.end_row()
+            if self.tables:
+                self.tables.pop()
+        elif tag in _BLOCKS:
+            self.flush()
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.title += data
+        elif not self.dropped and not self.in_head:
+            self.buf.append(data)
+
+    def result(self) -> tuple[str, str]:
+        self.close()
+        self.end_row()
+        self.flush()
+        parts = []
+        previous = None
+        for group, line in self.out:
+            if parts:
+                parts.append("\n" if group == previous and group != "block" else "\n\n")
+            parts.append(line)
+            previous = group
+        title = " ".join((self.title or "").split()) or self.h1 or ""
+        return "".join(parts) + "\n", title
+
+
+def html_to_text(html: str) -> tuple[str, str]:
+    """Markdown-like text of an HTML page and its title (<title>, else the first <h1>)."""
+    parser = _HtmlToText()
+    parser.feed(html)
+    return parser.result()

@@ -1,0 +1,63 @@
+"""Unit ids and how a revision relates new units to stored ones."""
+import pytest
+
+from asmr.units.ids import doc_id_from_path, parse_unit_id, unit_id, unit_key
+from asmr.units.lifecycle import assign_keys, plan_revision
+from asmr.units.model import InputError
+
+
+def test_unit_ids_are_addresses():
+    uid = unit_id("kb", "guide.setup", unit_key("paragraph", "Hello."))
+    assert uid.startswith("memo://kb/guide.setup/") and len(uid.rsplit("/", 1)[1]) == 12
+    assert parse_unit_id(uid) == ("kb", "guide.setup", uid.rsplit("/", 1)[1])
+    assert unit_key("paragraph", "Hello.") != unit_key("heading", "Hello.")
+    for bad in ["http://kb/a/0123456789ab", "memo://kb/a/b/0123456789ab", "memo://kb/../0123456789ab",
+                "memo://kb/a/xyz", "memo://k b/a/0123456789ab"]:
+        with pytest.raises(InputError):
+            parse_unit_id(bad)
+
+
+def test_doc_ids_from_paths_refuse_tricks():
+    assert doc_id_from_path("guides/setup.md") == "guides.setup"
+    assert doc_id_from_path("./a b/c?.txt") == "a_b.c_"
+    for bad in ["../etc/passwd", "a/../../b.md", "", "."]:
+        with pytest.raises(InputError):
+            doc_id_from_path(bad)
+
+
+def test_repeated_text_gets_distinct_keys_and_retired_keys_are_not_reused():
+    keys = assign_keys(["paragraph"] * 3, ["Same.", "Same.", "Other."], set())
+    assert len(set(keys)) == 3 and keys[1] == keys[0] + "-1"
+    again = assign_keys(["paragraph"], ["Same."], {keys[0]})
+    assert again[0] != keys[0]
+
+
+def _ids(kind_contents):
+    return [f"memo://kb/d/{k}" for k in assign_keys([k for k, _ in kind_contents],
+                                                    [c for _, c in kind_contents], set())]
+
+
+def test_plan_revision_keeps_supersedes_deprecates_and_adds():
+    old_units = [("heading", "Setup"), ("paragraph", "The server listens on port 8080 by default."),
+                 ("paragraph", "Logs go to /var/log/app."), ("paragraph", "Contact the admin team.")]
+    new_units = [("heading", "Setup"), ("paragraph", "The server listens on port 9090 by default."),
+                 ("paragraph", "Backups run nightly at 02:00 UTC."), ("paragraph", "Contact the admin team.")]
+    old_ids, new_ids = _ids(old_units), _ids(new_units)
+    old = [(i, k, c) for i, (k, c) in zip(old_ids, old_units)]
+    rev = plan_revision(old, new_ids, new_units)
+    assert rev.kept == [(0, old_ids[0]), (3, old_ids[3])]
+    assert rev.superseded == [(old_ids[1], 1)]
+    assert rev.deprecated == [old_ids[2]]
+    assert rev.added == [2]
+    assert rev.changed
+
+
+def test_moved_unit_keeps_its_id_and_no_change_is_no_change():
+    units = [("paragraph", "Alpha one two."), ("paragraph", "Beta three four."), ("paragraph", "Gamma.")]
+    ids = _ids(units)
+    old = [(i, k, c) for i, (k, c) in zip(ids, units)]
+    moved = [units[2], units[0], units[1]]
+    rev = plan_revision(old, _ids(moved), moved)
+    assert sorted(uid for _, uid in rev.kept) == sorted(ids)
+    assert not rev.changed
+    assert not plan_revision(old, ids, units).changed
