@@ -18,9 +18,15 @@ $(VENV)/.build-tools: $(PY) pyproject.toml
 	$(PY) -m pip install --quiet "setuptools>=68" wheel "cmake>=3.21" ninja "Cython>=3.0"
 	touch $@
 
+# torch first, pinned to the CPU build that lies on local disk: left to resolve
+# sentence-transformers' dependency itself, pip would fetch a multi-GB CUDA build.
+$(VENV)/.torch: $(PY)
+	$(PY) -m pip install --quiet "torch==2.13.0"
+	touch $@
+
 # Reinstalled only when native sources or build files change; the Python
 # packages are installed in editable mode and need no reinstall.
-$(VENV)/.installed: $(VENV)/.build-tools $(NATIVE)
+$(VENV)/.installed: $(VENV)/.build-tools $(VENV)/.torch $(NATIVE)
 	$(PY) -m pip install --no-build-isolation -e ".[test,bench]"
 	touch $@
 

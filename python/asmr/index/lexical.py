@@ -1,0 +1,136 @@
+"""Lexical search: BM25 (Lucene variant) over unit texts, stored and queried with ``bm25s``.
+
+Words are lower-cased letter/digit runs; Chinese, Japanese and Korean runs have
+no spaces between words, so they become overlapping character bigrams (a lone
+character stays a unigram), which is how Lucene's CJK analyzer treats them.
+The index is built with NumPy in a few array passes instead of bm25s's per-document
+loop (about 6x faster at a million units); the scores it stores are the ones
+``bm25s.BM25(method="lucene").index`` computes, which a test checks.
+"""
+from __future__ import annotations
+
+import os
+import re
+from array import array
+from pathlib import Path
+from typing import Iterable
+
+import bm25s
+import numpy as np
+
+_CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK_CLASS}]+|[^\W_{_CJK_CLASS}]+")
+_HAS_CJK = re.compile(rf"[{_CJK_CLASS}]")
+_ROWS_FILE = "rows.npy"
+
+
+def tokenize(text: str) -> list[str]:
+    """Words of ``text`` for BM25: lower-cased alphanumeric runs; CJK runs as character bigrams."""
+    runs = _TOKEN.findall(text.lower())
+    if not _HAS_CJK.search(text):
+        return runs
+    out: list[str] = []
+    for run in runs:
+        if _HAS_CJK.match(run):
+            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+        else:
+            out.append(run)
+    return out
+
+
+class _VectorizedBM25(bm25s.BM25):
+    """bm25s with the index built from a flat token-id array in NumPy."""
+
+    def index_flat(self, doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[str, int]) -> None:
+        n_docs, n_vocab = len(doc_ptr) - 1, len(vocab) + 1  # +1: bm25s's empty token
+        doc_len = np.diff(doc_ptr).astype(np.float64)
+        avg_len = float(doc_len.mean()) if n_docs and doc_len.sum() > 0 else 1.0
+        doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(doc_ptr))
+        pair = np.unique(doc_of * n_vocab + token_ids.astype(np.int64), return_counts=True)
+        pair_doc, pair_tok = np.divmod(pair[0], n_vocab)
+        tf = pair[1].astype(np.float64)
+        df = np.bincount(pair_tok, minlength=n_vocab)
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        tfc = tf / (self.k1 * ((1 - self.b) + self.b * doc_len[pair_doc] / avg_len) + tf)
+        scores = (idf[pair_tok] * tfc).astype(self.dtype)
+        order = np.argsort(pair_tok, kind="stable")  # CSC: token-major, documents ascending
+        indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        self.scores = {"data": scores[order], "indices": pair_doc[order].astype(self.int_dtype),
+                       "indptr": indptr, "num_docs": n_docs}
+        self.vocab_dict = dict(vocab)
+        self.vocab_dict[""] = len(vocab)
+        self.unique_token_ids_set = set(self.vocab_dict.values())
+        self.nonoccurrence_array = None
+
+
+class LexicalIndex:
+    """BM25 over a set of unit rows; ``search`` answers in unit rows."""
+
+    def __init__(self, bm25: bm25s.BM25, rows: np.ndarray):
+        self._bm25 = bm25
+        self.rows = rows
+
+    @classmethod
+    def build(cls, rows: Iterable[int], texts: Iterable[str]) -> "LexicalIndex":
+        """Index ``texts`` (streamed: only their token ids are kept) under unit ``rows``."""
+        vocab: dict[str, int] = {}
+        row_ids, lengths, flat = array("q"), array("q"), array("q")
+        for row, text in zip(rows, texts):
+            toks = tokenize(text)
+            row_ids.append(row)
+            lengths.append(len(toks))
+            flat.extend([vocab.setdefault(t, len(vocab)) for t in toks])
+        doc_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(np.frombuffer(lengths, np.int64), out=doc_ptr[1:])
+        bm25 = _VectorizedBM25(method="lucene")
+        bm25.index_flat(doc_ptr, np.frombuffer(flat, np.int64), vocab)
+        return cls(bm25, np.frombuffer(row_ids, np.int64).copy())
+
+    @property
+    def size(self) -> int:
+        return len(self.rows)
+
+    def save(self, directory: str | os.PathLike) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._bm25.save(str(directory), show_progress=False)
+        np.save(directory / _ROWS_FILE, self.rows)
+        _fsync_tree(directory)
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike, *, mmap: bool = True) -> "LexicalIndex":
+        directory = Path(directory)
+        bm25 = bm25s.BM25.load(str(directory), mmap=mmap)
+        rows = np.load(directory / _ROWS_FILE, mmap_mode="r" if mmap else None)
+        return cls(bm25, rows)
+
+    def search(self, query: str, k: int, *, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k unit rows for ``query`` with their BM25 scores, best first; rows with a zero score are left out.
+
+        ``active`` (bool per unit row) excludes rows that stopped being active after the index was built.
+        """
+        if self.size == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        ids = self._bm25.get_tokens_ids(tokenize(query))
+        scores = self._bm25.get_scores_from_ids(ids) if ids else np.zeros(self.size, np.float32)
+        if active is not None:
+            scores = np.where(active[self.rows], scores, 0.0)
+        k = min(k, self.size)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        top = top[scores[top] > 0]
+        return np.asarray(self.rows[top], np.int64), scores[top].astype(np.float32)
+
+
+def _fsync_tree(directory: Path) -> None:
+    for p in directory.iterdir():
+        with open(p, "rb") as f:
+            os.fsync(f.fileno())
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+

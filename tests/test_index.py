@@ -1,0 +1,71 @@
+"""Lexical (BM25 via bm25s) and dense (faiss) indexes over unit rows."""
+import bm25s
+import numpy as np
+import pytest
+
+from asmr.index import DenseIndex, LexicalIndex, tokenize
+
+
+def test_tokenize_words_and_cjk_bigrams():
+    assert tokenize("Version 2.5, released ON Monday!") == ["version", "2", "5", "released", "on", "monday"]
+    assert tokenize("北京大学 in Beijing") == ["北京", "京大", "大学", "in", "beijing"]
+    assert tokenize("中") == ["中"]
+    assert tokenize("café_au_lait") == ["café", "au", "lait"]
+
+
+def test_vectorized_build_scores_like_bm25s():
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(300)]
+    texts = [" ".join(rng.choice(words, size=rng.integers(0, 25))) for _ in range(500)]
+    texts += ["北京大学的学生", "", "w1 w1 w1 w1"]
+    ours = LexicalIndex.build(np.arange(len(texts)) + 1000, texts)
+    ref = bm25s.BM25(method="lucene")
+    ref.index([tokenize(t) for t in texts], show_progress=False)
+    for q in ["w1", "w1 w2 w3", "w7 w7 w299", "北京", "absent words"]:
+        np.testing.assert_allclose(ours._bm25.get_scores(tokenize(q)), ref.get_scores(tokenize(q)),
+                                   rtol=1e-5, atol=1e-6)
+    rows, scores = ours.search("w1", 3)
+    assert rows[0] == 1000 + len(texts) - 1  # the text that repeats w1 four times
+    assert (np.diff(scores) <= 0).all() and (rows >= 1000).all()
+
+
+def test_lexical_save_load_and_active_filter(tmp_path):
+    ix = LexicalIndex.build(np.array([5, 9, 11]), ["red apple", "green apple", "blue sky"])
+    ix.save(tmp_path / "lex")
+    back = LexicalIndex.load(tmp_path / "lex")
+    rows, _ = back.search("apple", 5)
+    assert sorted(rows.tolist()) == [5, 9]
+    active = np.ones(12, bool)
+    active[5] = False
+    rows, _ = back.search("apple", 5, active=active)
+    assert rows.tolist() == [9]
+    assert back.search("nothing here", 5)[0].size == 0
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_dense_search_filters_inactive_and_round_trips(tmp_path, kind):
+    rng = np.random.default_rng(1)
+    vecs = rng.normal(size=(300, 16)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    rows = np.arange(300, dtype=np.int64) * 2
+    ix = DenseIndex.build(16, kind)
+    ix.add(rows, vecs)
+    ix.save(tmp_path / "d.faiss")
+    back = DenseIndex.load(tmp_path / "d.faiss")
+    assert back.kind == kind and back.size == 300 and back.dim == 16
+    got, scores = back.search(vecs[:3], 4)
+    assert got[:, 0].tolist() == [0, 2, 4]
+    np.testing.assert_allclose(scores[:, 0], 1.0, atol=1e-5)
+    active = np.ones(600, bool)
+    active[[0, 2, 4]] = False
+    got, _ = back.search(vecs[:3], 4, active=active)
+    assert not np.isin(got, [0, 2, 4]).any() and (got >= 0).all()
+
+
+def test_dense_remove_from_flat():
+    ix = DenseIndex.build(4, "flat")
+    ix.add(np.array([3, 7]), np.eye(4, dtype=np.float32)[:2])
+    ix.remove(np.array([3]))
+    assert ix.rows().tolist() == [7]
+    with pytest.raises(ValueError, match="flat or hnsw"):
+        DenseIndex.build(4, "ivf")
