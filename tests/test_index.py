@@ -18,7 +18,7 @@ def test_vectorized_build_scores_like_bm25s():
     words = [f"w{i}" for i in range(300)]
     texts = [" ".join(rng.choice(words, size=rng.integers(0, 25))) for _ in range(500)]
     texts += ["北京大学的学生", "", "w1 w1 w1 w1"]
-    ours = LexicalIndex.build(np.arange(len(texts)) + 1000, texts)
+    ours = LexicalIndex.build(zip(np.arange(len(texts)) + 1000, texts))
     ref = bm25s.BM25(method="lucene")
     ref.index([tokenize(t) for t in texts], show_progress=False)
     for q in ["w1", "w1 w2 w3", "w7 w7 w299", "北京", "absent words"]:
@@ -30,7 +30,7 @@ def test_vectorized_build_scores_like_bm25s():
 
 
 def test_lexical_save_load_and_active_filter(tmp_path):
-    ix = LexicalIndex.build(np.array([5, 9, 11]), ["red apple", "green apple", "blue sky"])
+    ix = LexicalIndex.build(zip([5, 9, 11], ["red apple", "green apple", "blue sky"]))
     ix.save(tmp_path / "lex")
     back = LexicalIndex.load(tmp_path / "lex")
     rows, _ = back.search("apple", 5)

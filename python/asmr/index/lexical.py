@@ -72,11 +72,11 @@ class LexicalIndex:
         self.rows = rows
 
     @classmethod
-    def build(cls, rows: Iterable[int], texts: Iterable[str]) -> "LexicalIndex":
-        """Index ``texts`` (streamed: only their token ids are kept) under unit ``rows``."""
+    def build(cls, rows_and_texts: Iterable[tuple[int, str]]) -> "LexicalIndex":
+        """Index (unit row, text) pairs, streamed: only token ids are kept."""
         vocab: dict[str, int] = {}
         row_ids, lengths, flat = array("q"), array("q"), array("q")
-        for row, text in zip(rows, texts):
+        for row, text in rows_and_texts:
             toks = tokenize(text)
             row_ids.append(row)
             lengths.append(len(toks))

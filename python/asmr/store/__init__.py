@@ -1,1 +1,12 @@
-"""The persistent memory: SQLite metadata, vector matrix, index files."""
+"""The persistent memory: SQLite metadata, vector matrix, index files.
+
+``Writer``/``ingest`` write (one writer at a time, crash-safe); ``Memory`` reads
+one consistent snapshot; ``check_memory`` verifies the invariants.
+"""
+from .check import CheckReport, check_memory
+from .writer import DEFAULT_KB, IngestReport, Writer, ingest
+from .memory import Memory, Unit, Version, default_memory_dir
+from .schema import SCHEMA_VERSION, MemoryStateError
+
+__all__ = ["CheckReport", "check_memory", "DEFAULT_KB", "IngestReport", "Writer", "ingest", "Memory", "Unit",
+           "Version", "default_memory_dir", "SCHEMA_VERSION", "MemoryStateError"]

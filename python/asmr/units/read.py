@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -220,9 +220,11 @@ def chunk_document(doc: Document, **options) -> Chunked:
 
 # -- JSONL corpora --------------------------------------------------------------------------
 
-def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None = None) -> Iterator[Document]:
+def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None = None,
+               on_error: Callable[[InputError], None] | None = None) -> Iterator[Document]:
     """Documents from a JSONL corpus: one ``{"pid"|"id", "title", "text", "type"?, "effective_date"?}``
-    object a line. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``.
+    object a line. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
+    raised, or passed to ``on_error`` and the line skipped.
     """
     _check_errors(errors)
     path = Path(path)
@@ -240,13 +242,21 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
                 data = data[3:]
                 offset += 3
             try:
-                line = data.decode("utf-8", errors)
-            except UnicodeDecodeError as e:
-                raise _input_error(where, f"invalid UTF-8 at byte offset {offset + e.start}; "
-                                          "pass --errors replace to accept it") from None
-            offset += len(data)
-            if line.strip():
-                yield _jsonl_document(line, where, doc_type)
+                try:
+                    line = data.decode("utf-8", errors)
+                except UnicodeDecodeError as e:
+                    raise _input_error(where, f"invalid UTF-8 at byte offset {offset + e.start}; "
+                                              "pass --errors replace to accept it") from None
+                finally:
+                    offset += len(data)
+                doc = _jsonl_document(line, where, doc_type) if line.strip() else None
+            except InputError as e:
+                if on_error is None:
+                    raise
+                on_error(e)
+                continue
+            if doc is not None:
+                yield doc
 
 
 def _jsonl_document(line: str, where: str, doc_type: str | None) -> Document:

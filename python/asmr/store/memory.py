@@ -1,0 +1,218 @@
+"""Reading a memory: one consistent snapshot from open until ``reopen``.
+
+A reader pins a SQLite read transaction (WAL keeps its snapshot while writers
+commit) and the index files of the generation that snapshot names, so an ingest
+that commits meanwhile changes nothing it sees.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..index import DenseIndex, LexicalIndex
+from . import schema
+from .schema import MemoryStateError
+
+DEFAULT_MEMORY = "asmr-memory"
+
+
+def default_memory_dir() -> Path:
+    return Path(os.environ.get("ASMR_MEMORY") or DEFAULT_MEMORY)
+
+
+UNIT_COLUMNS = ("row, id, kb, doc_id, doc_version, ord, kind, parent_id, section_path, offset_start, "
+                "offset_end, content, content_hash, created_at, effective_at, status, superseded_by, embed_model")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    row: int
+    id: str
+    kb: str
+    doc_id: str
+    doc_version: int
+    ord: int
+    kind: str
+    parent_id: str | None
+    section_path: tuple[str, ...]
+    offset_start: int
+    offset_end: int
+    content: str
+    content_hash: str
+    created_at: str
+    effective_at: str
+    status: str
+    superseded_by: str | None
+    embed_model: str
+
+    @classmethod
+    def from_row(cls, r: tuple) -> "Unit":
+        r = list(r)
+        r[8] = tuple(json.loads(r[8]))
+        return cls(*r)
+
+    def to_dict(self) -> dict:
+        d = {name: getattr(self, name) for name in self.__slots__}
+        d["section_path"] = list(self.section_path)
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    kb: str
+    doc_id: str
+    version: int
+    sha256: str
+    fmt: str
+    title: str
+    doc_type: str
+    effective_date: str
+    source: str
+    ingested_at: str
+    units_total: int
+    units_kept: int
+    units_added: int
+    units_superseded: int
+    units_deprecated: int
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+VERSION_COLUMNS = ("kb, doc_id, version, sha256, fmt, title, doc_type, effective_date, source, ingested_at, "
+                   "units_total, units_kept, units_added, units_superseded, units_deprecated")
+
+
+class Memory:
+    """A read-only snapshot of a memory directory."""
+
+    def __init__(self, directory: str | os.PathLike | None = None, *, load_indexes: bool = True):
+        self.directory = Path(directory) if directory is not None else default_memory_dir()
+        self._load_indexes = load_indexes
+        self._conn: sqlite3.Connection | None = None
+        self._open()
+
+    def _open(self) -> None:
+        if not self.directory.is_dir():
+            raise MemoryStateError(f"memory {self.directory}: no such directory; run `asmr ingest` to create one")
+        conn = schema.connect(self.directory, create=False)
+        conn.execute("BEGIN")  # the snapshot: every read below sees this one state
+        self.generation = int(schema.get_meta(conn, "generation", "0"))
+        self.embed_model = schema.get_meta(conn, "embed_model")
+        self.dim = int(schema.get_meta(conn, "dim", "0"))
+        self.num_rows = int(schema.get_meta(conn, "rows", "0"))
+        self._conn = conn
+        self.dense: DenseIndex | None = None
+        self.lexical: LexicalIndex | None = None
+        self.vectors = np.zeros((0, self.dim), np.float32)
+        if self.num_rows and self.dim:
+            self.vectors = np.memmap(self.directory / schema.VECTORS_FILE, dtype=np.float32, mode="r",
+                                     shape=(self.num_rows, self.dim))
+        self.active = np.zeros(self.num_rows, dtype=bool)
+        if self._load_indexes and self.generation > 0:
+            self.load_indexes()
+
+    def load_indexes(self) -> None:
+        """Load this snapshot's index files (a reader that skipped them at open may still want them)."""
+        if self.dense is not None or self.generation == 0:
+            return
+        self.dense = DenseIndex.load(self.directory / schema.dense_file(self.generation))
+        self.lexical = LexicalIndex.load(self.directory / schema.lexical_dir(self.generation))
+        self.active[:] = False
+        self.active[np.asarray(self.lexical.rows)] = True  # the lexical index holds exactly the active rows
+
+    def reopen(self) -> None:
+        """Move to the newest committed state."""
+        self.close()
+        self._open()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.rollback()
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise MemoryStateError(f"memory {self.directory}: closed")
+        return self._conn
+
+    # Units and documents
+    def unit(self, uid: str) -> Unit | None:
+        r = self.conn.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE id=?", (uid,)).fetchone()
+        return None if r is None else Unit.from_row(r)
+
+    def units_at_rows(self, rows) -> list[Unit]:
+        rows = [int(r) for r in rows]
+        if not rows:
+            return []
+        marks = ",".join("?" * len(rows))
+        found = {r[0]: Unit.from_row(r) for r in
+                 self.conn.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE row IN ({marks})", rows)}
+        return [found[r] for r in rows]
+
+    def units_of(self, kb: str, doc_id: str, *, status: str | None = "active") -> list[Unit]:
+        sql = f"SELECT {UNIT_COLUMNS} FROM units WHERE kb=? AND doc_id=?"
+        args: tuple = (kb, doc_id)
+        if status is not None:
+            sql += " AND status=?"
+            args += (status,)
+        return [Unit.from_row(r) for r in self.conn.execute(sql + " ORDER BY status, ord, row", args)]
+
+    def count_units(self, status: str | None = None) -> int:
+        if status is None:
+            return self.conn.execute("SELECT count(*) FROM units").fetchone()[0]
+        return self.conn.execute("SELECT count(*) FROM units WHERE status=?", (status,)).fetchone()[0]
+
+    def documents(self, kb: str | None = None) -> list[tuple[str, str]]:
+        if kb is None:
+            return list(self.conn.execute("SELECT kb, doc_id FROM documents ORDER BY kb, doc_id"))
+        return list(self.conn.execute("SELECT kb, doc_id FROM documents WHERE kb=? ORDER BY doc_id", (kb,)))
+
+    def find_documents(self, doc_id: str) -> list[str]:
+        """The knowledge bases that hold a document called ``doc_id``."""
+        return [r[0] for r in self.conn.execute("SELECT kb FROM documents WHERE doc_id=? ORDER BY kb", (doc_id,))]
+
+    def history(self, kb: str, doc_id: str) -> list[Version]:
+        return [Version(*r) for r in self.conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE kb=? AND doc_id=? ORDER BY version", (kb, doc_id))]
+
+    def document_text(self, kb: str, doc_id: str, version: int | None = None) -> str | None:
+        if version is None:
+            r = self.conn.execute("SELECT current_version FROM documents WHERE kb=? AND doc_id=?",
+                                  (kb, doc_id)).fetchone()
+            if r is None:
+                return None
+            version = r[0]
+        r = self.conn.execute("SELECT text FROM versions WHERE kb=? AND doc_id=? AND version=?",
+                              (kb, doc_id, version)).fetchone()
+        return None if r is None else r[0]
+
+    def links_from(self, uid: str) -> list[dict]:
+        return [dict(kind=k, target=t, target_doc=d, text=x) for k, t, d, x in self.conn.execute(
+            "SELECT kind, target, target_doc, text FROM links WHERE source_id=?", (uid,))]
+
+    # Search (retrieval proper lives in asmr.retrieve)
+    def search_dense(self, query_vectors: np.ndarray, k: int = 10):
+        self.load_indexes()
+        if self.dense is None:
+            return np.full((len(np.atleast_2d(query_vectors)), k), -1), None
+        return self.dense.search(query_vectors, k, active=self.active)
+
+    def search_lexical(self, query: str, k: int = 10):
+        self.load_indexes()
+        if self.lexical is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        return self.lexical.search(query, k)

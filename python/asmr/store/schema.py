@@ -1,0 +1,116 @@
+"""SQLite schema of a memory directory and the names of its files.
+
+A memory directory holds::
+
+    memory.sqlite        documents, versions, units, links, meta (WAL journal)
+    vectors.f32          float32 [rows, dim], row r = unit with row r; append-only
+    dense.<gen>.faiss    faiss index of active unit rows for generation <gen>
+    lexical.<gen>/       BM25 index (bm25s files + rows.npy) for generation <gen>
+    write.lock           held by the one writer
+
+``meta.generation`` is the commit pointer: an ingest writes the next
+generation's index files under their final names (each via a temporary name
+and rename), then commits the rows and the new generation number in one
+transaction. Files of any other generation are leftovers and are removed by the
+next writer; vector rows past the committed row count are truncated.
+"""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ..units.model import InputError
+
+SCHEMA_VERSION = 1
+DB_FILE = "memory.sqlite"
+VECTORS_FILE = "vectors.f32"
+LOCK_FILE = "write.lock"
+
+
+def dense_file(gen: int) -> str:
+    return f"dense.{gen}.faiss"
+
+
+def lexical_dir(gen: int) -> str:
+    return f"lexical.{gen}"
+
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    kb TEXT NOT NULL, doc_id TEXT NOT NULL, title TEXT NOT NULL, doc_type TEXT NOT NULL,
+    current_version INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    PRIMARY KEY (kb, doc_id));
+CREATE TABLE IF NOT EXISTS versions (
+    kb TEXT NOT NULL, doc_id TEXT NOT NULL, version INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, text TEXT NOT NULL, raw TEXT, fmt TEXT NOT NULL,
+    title TEXT NOT NULL, doc_type TEXT NOT NULL, effective_date TEXT NOT NULL,
+    source TEXT NOT NULL, ingested_at TEXT NOT NULL,
+    units_total INTEGER NOT NULL, units_kept INTEGER NOT NULL, units_added INTEGER NOT NULL,
+    units_superseded INTEGER NOT NULL, units_deprecated INTEGER NOT NULL,
+    PRIMARY KEY (kb, doc_id, version));
+CREATE TABLE IF NOT EXISTS units (
+    row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+    kb TEXT NOT NULL, doc_id TEXT NOT NULL, doc_version INTEGER NOT NULL, ord INTEGER NOT NULL,
+    kind TEXT NOT NULL, parent_id TEXT, section_path TEXT NOT NULL,
+    offset_start INTEGER NOT NULL, offset_end INTEGER NOT NULL, content TEXT NOT NULL,
+    content_hash TEXT NOT NULL, created_at TEXT NOT NULL, effective_at TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active', 'superseded', 'deprecated')),
+    superseded_by TEXT, embed_model TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS units_by_doc ON units (kb, doc_id, status, ord);
+CREATE INDEX IF NOT EXISTS units_by_hash ON units (content_hash);
+CREATE TABLE IF NOT EXISTS links (
+    source_id TEXT NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL,
+    target_doc TEXT, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_by_source ON links (source_id);
+"""
+
+
+class MemoryStateError(RuntimeError):
+    """The memory directory cannot be used as asked (newer schema, another writer, missing)."""
+
+
+def connect(directory: Path, *, create: bool) -> sqlite3.Connection:
+    path = directory / DB_FILE
+    if not path.exists():
+        if not create:
+            raise MemoryStateError(f"memory {directory}: no {DB_FILE} here; run `asmr ingest` to create one")
+        directory.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")  # a committed ingest survives power loss, not only a crash
+    conn.execute("PRAGMA busy_timeout=10000")
+    has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+    if has_meta:
+        check_schema(conn, directory)  # before any DDL: never touch a newer schema
+    elif not create:
+        raise MemoryStateError(f"memory {directory}: {DB_FILE} is not an ASMR memory (no meta table)")
+    if create:
+        conn.executescript(DDL)
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+    check_schema(conn, directory)
+    return conn
+
+
+def check_schema(conn: sqlite3.Connection, directory: Path) -> None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise MemoryStateError(f"memory {directory}: {DB_FILE} is not an ASMR memory ({exc})") from exc
+    if row is None:
+        raise MemoryStateError(f"memory {directory}: {DB_FILE} has no schema version")
+    version = int(row[0])
+    if version > SCHEMA_VERSION:
+        raise MemoryStateError(
+            f"memory {directory}: written by a newer ASMR (schema {version}; this one reads up to "
+            f"{SCHEMA_VERSION}); upgrade asmr to use it")
+
+
+def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return default if row is None else row[0]
+
+
+__all__ = ["SCHEMA_VERSION", "DB_FILE", "VECTORS_FILE", "LOCK_FILE", "MemoryStateError", "InputError",
+           "connect", "check_schema", "get_meta", "dense_file", "lexical_dir"]
