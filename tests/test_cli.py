@@ -1,0 +1,172 @@
+"""The ``asmr`` command line: ingest, units show, doc history, check; exit codes and bad input."""
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from asmr.cli import main
+from asmr.store import schema
+
+
+def asmr(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture()
+def docs(tmp_path):
+    src = tmp_path / "docs"
+    (src / "guides").mkdir(parents=True)
+    (src / "guides" / "setup.md").write_text("---\ntype: manual\n---\n# Setup\n\nRun the installer. "
+                                             "See [the FAQ](../faq.html).\n")
+    (src / "faq.html").write_text("<html><head><title>FAQ</title><style>p{}</style></head><body>"
+                                  "<h1>FAQ</h1><p>Ports are 8080.</p><script>alert(1)</script></body></html>")
+    (src / "notes.txt").write_text("Plain notes.\n\nSecond paragraph.\n")
+    (src / ".hidden.md").write_text("# skipped\n")
+    return src
+
+
+def test_ingest_show_history_check(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert sorted(d["doc_id"] for d in report["documents"]) == ["faq", "guides.setup", "notes"]
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    uid, = conn.execute("SELECT id FROM units WHERE content='Ports are 8080.'").fetchone()
+    types = dict(conn.execute("SELECT doc_id, doc_type FROM documents"))
+    raw_html = conn.execute("SELECT raw FROM versions WHERE doc_id='faq'").fetchone()[0]
+    link_doc = conn.execute("SELECT target_doc FROM links WHERE kind='document'").fetchone()[0]
+    conn.close()
+    assert types["guides.setup"] == "manual" and "<script>" in raw_html and link_doc == "faq"
+    assert not any("alert" in c for c in _contents(mem))
+
+    code, out, _ = asmr(capsys, "units", "show", uid, "--memory", mem)
+    assert code == 0 and uid in out and "[active]" in out and "Ports are 8080." in out
+    code, out, _ = asmr(capsys, "units", "show", uid, "--memory", mem, "--json")
+    assert json.loads(out)["doc_id"] == "faq"
+
+    (docs / "notes.txt").write_text("Plain notes, revised.\n\nSecond paragraph.\n")
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem)  # the memory's embedder is remembered
+    assert code == 0 and "1 revised" in out and "2 unchanged" in out
+    code, out, _ = asmr(capsys, "doc", "history", "notes", "--memory", mem)
+    assert code == 0 and "2 version(s)" in out and "v2" in out
+    code, out, _ = asmr(capsys, "doc", "history", "notes", "--memory", mem, "--json")
+    assert [v["version"] for v in json.loads(out)] == [1, 2]
+    code, out, _ = asmr(capsys, "check", "--memory", mem)
+    assert code == 0 and out.startswith("ok")
+
+
+def _contents(mem):
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    rows = [c for c, in conn.execute("SELECT content FROM units")]
+    conn.close()
+    return rows
+
+
+def test_not_found_and_bad_ids(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs / "notes.txt", "--memory", mem, "--embedder", "hash-64")[0] == 0
+    code, _, err = asmr(capsys, "units", "show", "memo://kb/notes/0123456789ab", "--memory", mem)
+    assert code == 3 and "not in memory" in err
+    code, _, err = asmr(capsys, "units", "show", "memo://kb/../0123456789ab", "--memory", mem)
+    assert code == 2 and "'..'" in err
+    code, _, err = asmr(capsys, "doc", "history", "nope", "--memory", mem)
+    assert code == 3
+    code, _, err = asmr(capsys, "check", "--memory", tmp_path / "nothing")
+    assert code == 4 and "no memory.sqlite" in err
+
+
+@pytest.mark.parametrize("name,content,reason", [
+    ("bad.txt", b"fine text " * 10 + b"\xff\xfe broken", "invalid UTF-8 at byte offset 100"),
+    ("blob.txt", b"MZ\x00\x00\x01binary", "binary file"),
+    ("empty.md", b"   \n\n", "empty document"),
+    ("typed.md", b"---\ntype: novel\n---\n# X\n\ntext\n", "novel"),
+    ("dated.md", b"---\neffective_date: yesterday\n---\n# X\n\ntext\n", "yesterday"),
+])
+def test_bad_input_is_named_and_nothing_is_written(tmp_path, docs, capsys, name, content, reason):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs / "notes.txt", "--memory", mem, "--embedder", "hash-64")[0] == 0
+    before = _contents(mem)
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    code, _, err = asmr(capsys, "ingest", docs / "guides", bad, "--memory", mem)
+    assert code == 2 and str(bad) in err and reason in err and "nothing was written" in err
+    assert _contents(mem) == before
+    code, out, err = asmr(capsys, "ingest", docs / "guides", bad, "--memory", mem, "--skip-bad")
+    assert code == 2 and str(bad) in err and "1 new" in out  # the good file went in, the exit says not all did
+
+
+def test_errors_replace_accepts_invalid_utf8(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"caf\xe9 au lait.")
+    mem = tmp_path / "mem"
+    code, _, _ = asmr(capsys, "ingest", bad, "--memory", mem, "--embedder", "hash-64", "--errors", "replace")
+    assert code == 0 and _contents(mem) == ["caf\ufffd au lait."]
+
+
+def test_jsonl_corpus_and_id_tricks(tmp_path, capsys):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"pid": "p1", "title": "One", "text": "First passage."}\n\n'
+                      '{"id": "p2", "title": "Two", "text": "Second passage."}\n')
+    mem = tmp_path / "mem"
+    code, out, _ = asmr(capsys, "ingest", corpus, "--memory", mem, "--embedder", "hash-64", "--kb", "wiki")
+    assert code == 0 and "2 new" in out
+    assert sorted(_contents(mem)) == ["First passage.", "Second passage."]
+    evil = tmp_path / "evil.jsonl"
+    evil.write_text('{"id": "../../etc/passwd", "title": "x", "text": "y"}\n')
+    code, _, err = asmr(capsys, "ingest", evil, "--memory", mem)
+    assert code == 2 and "evil.jsonl:1" in err and ".." in err
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text('{"id": "p9", "text": "a"}\n{"id": "p9", "text": "b"}\n')
+    code, _, err = asmr(capsys, "ingest", dup, "--memory", mem)
+    assert code == 2 and "'p9'" in err and "unique" in err
+    code, _, err = asmr(capsys, "ingest", corpus, "--memory", mem, "--kb", "bad kb")
+    assert code == 2 and "knowledge base" in err
+
+
+def test_newer_schema_exit_code(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs / "notes.txt", "--memory", mem, "--embedder", "hash-64")[0] == 0
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    conn.execute("UPDATE meta SET value='7' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    code, _, err = asmr(capsys, "ingest", docs / "notes.txt", "--memory", mem)
+    assert code == 4 and "newer ASMR" in err
+
+
+def test_check_exits_nonzero_on_inconsistency(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    conn.execute("UPDATE units SET offset_end = offset_end + 3 WHERE row = 0")
+    conn.commit()
+    conn.close()
+    code, out, _ = asmr(capsys, "check", "--memory", mem, "--json")
+    assert code == 1 and json.loads(out)["ok"] is False
+
+
+def test_memory_from_environment_and_console_script(tmp_path, docs):
+    env = {"ASMR_MEMORY": str(tmp_path / "envmem"), "PATH": "/usr/bin:/bin"}
+    exe = [sys.executable, "-m", "asmr.cli"]
+    r = subprocess.run([*exe, "ingest", str(docs / "notes.txt"), "--embedder", "hash-64"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "envmem" / schema.DB_FILE).exists()
+    r = subprocess.run([*exe, "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "ingest" in r.stdout and "Exit codes" in r.stdout
+
+
+def test_default_embedder_needs_no_flags(tmp_path, docs, capsys):
+    pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
+    mem = tmp_path / "mem"
+    code, out, err = asmr(capsys, "ingest", docs / "notes.txt", "--memory", mem)
+    assert code == 0, err
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    assert conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()[0] == "all-MiniLM-L6-v2"
+    assert conn.execute("SELECT value FROM meta WHERE key='dim'").fetchone()[0] == "384"
+    conn.close()
