@@ -1,5 +1,5 @@
 # make test : create .venv if missing, build and install asmr with its test extras, run the suite
-# make demo : the same set-up, then the main job (for now: the kernel benchmark at a small size)
+# make demo : the same set-up, then the main job: build, revise and inspect a memory of the example handbook
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -36,10 +36,11 @@ test: install
 	$(PY) -m pytest
 
 demo: install
-	$(PY) bench/kernels.py --nodes 100000 --queries 200 --pairs 20000 --repeats 3
+	$(PY) examples/demo.py
 
 bench: install
 	$(PY) bench/kernels.py
+	$(PY) bench/ingest.py
 
 clean:
 	rm -rf build *.egg-info asmr_kernels/*.so .pytest_cache

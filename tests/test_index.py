@@ -69,3 +69,10 @@ def test_dense_remove_from_flat():
     assert ix.rows().tolist() == [7]
     with pytest.raises(ValueError, match="flat or hnsw"):
         DenseIndex.build(4, "ivf")
+
+
+def test_ascii_fast_path_tokenizes_like_tokenize():
+    from asmr.index.lexical import _token_bytes
+
+    for text in ["Hello, World_42! x-ray e.g. 3.14 TAB\there", "ÄÖ mixed café 北京 A1", "", "___"]:
+        assert [t.decode() for t in _token_bytes(text)] == tokenize(text)

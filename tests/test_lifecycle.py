@@ -1,7 +1,7 @@
 """Unit ids and how a revision relates new units to stored ones."""
 import pytest
 
-from asmr.units.ids import doc_id_from_path, parse_unit_id, unit_id, unit_key
+from asmr.units.ids import content_hash, doc_id_from_path, parse_unit_id, unit_id, unit_key
 from asmr.units.lifecycle import assign_keys, plan_revision
 from asmr.units.model import InputError
 
@@ -26,15 +26,16 @@ def test_doc_ids_from_paths_refuse_tricks():
 
 
 def test_repeated_text_gets_distinct_keys_and_retired_keys_are_not_reused():
-    keys = assign_keys(["paragraph"] * 3, ["Same.", "Same.", "Other."], set())
+    hashes = [content_hash("paragraph", t) for t in ["Same.", "Same.", "Other."]]
+    keys = assign_keys(hashes, set())
     assert len(set(keys)) == 3 and keys[1] == keys[0] + "-1"
-    again = assign_keys(["paragraph"], ["Same."], {keys[0]})
+    assert keys[0] == unit_key("paragraph", "Same.") and keys[1] == unit_key("paragraph", "Same.", 1)
+    again = assign_keys(hashes[:1], {keys[0]})
     assert again[0] != keys[0]
 
 
 def _ids(kind_contents):
-    return [f"memo://kb/d/{k}" for k in assign_keys([k for k, _ in kind_contents],
-                                                    [c for _, c in kind_contents], set())]
+    return [f"memo://kb/d/{k}" for k in assign_keys([content_hash(k, c) for k, c in kind_contents], set())]
 
 
 def test_plan_revision_keeps_supersedes_deprecates_and_adds():

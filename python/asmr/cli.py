@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-bad", action="store_true", help="report bad inputs and ingest the rest")
     p.add_argument("--embedder", default=None,
                    help="embedding model: all-MiniLM-L6-v2 (default for a new memory) or hash-<dim>")
+    p.add_argument("--flat-max", type=int, default=None, metavar="N",
+                   help="exact (flat) dense index up to N active units, HNSW above (default: 200000)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -137,7 +139,11 @@ def cmd_ingest(args) -> int:
     except ValueError as exc:
         return _fail(str(exc), EXIT_BAD_INPUT)
     errors: list[str] = []
-    with Writer(_memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None) as w:
+    if args.flat_max is not None and args.flat_max < 0:
+        return _fail(f"--flat-max {args.flat_max}: must be >= 0", EXIT_BAD_INPUT)
+    options = {} if args.flat_max is None else {"flat_max": args.flat_max}
+    with Writer(_memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None,
+                **options) as w:
         try:
             report = w.ingest(_read_inputs(args, errors), kb=args.kb or DEFAULT_KB)
         except InputError as exc:

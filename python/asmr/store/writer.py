@@ -123,6 +123,7 @@ class _Planned:
     created: bool
     chunked: Chunked
     ids: list[str]
+    hashes: list[str]  # content_hash(kind, content) per chunk: the key's source and the vector's
     revision: Revision
     effective: str
 
@@ -148,6 +149,7 @@ class Writer:
         except Exception:
             self._release()
             raise
+        self.conn.execute("PRAGMA cache_size=-262144")  # 256 MiB of pages: large ingests insert into big b-trees
         self.flat_max = flat_max
         self.progress = progress
         self._embedder_arg = embedder
@@ -229,17 +231,22 @@ class Writer:
         if self.embed_model is None:
             self.embed_model = embedder.name
         seen: dict[str, str] = {}
-        first_row = next_row = self.num_rows
+        first_row = next_row = self._committed_rows = self.num_rows
+        self._written: dict[str, int] = {}
         gone_rows: list[int] = []
         changed = False
         vec_path = self.directory / schema.VECTORS_FILE
         self.conn.execute("BEGIN IMMEDIATE")
+        bulk = first_row == 0  # an empty memory: build the unit indexes once, after the inserts
         try:
+            if bulk:
+                for name in schema.UNIT_INDEXES:
+                    self.conn.execute(f"DROP INDEX IF EXISTS {name}")
             with open(vec_path, "ab") as vec_file:
                 vec_file.truncate(first_row * embedder.dim * 4)  # drop any uncommitted tail first
                 if total is None and hasattr(documents, "__len__"):
                     total = len(documents)
-                for batch in _batches(self._bar(documents, total), BATCH_DOCUMENTS):
+                for batch in _batches(clock.each("read", self._bar(documents, total)), BATCH_DOCUMENTS):
                     with clock("chunk"):
                         _check_unique(batch, seen)
                         known = self._known_documents(kb, [d.doc_id for d in batch])
@@ -258,7 +265,7 @@ class Writer:
                     new_units = [(p, j) for p in plans for j in
                                  sorted([*p.revision.added, *(j for _, j in p.revision.superseded)])]
                     texts = [p.chunked.chunks[j].content for p, j in new_units]
-                    hashes = [content_hash("text", t) for t in texts]
+                    hashes = [p.hashes[j] for p, j in new_units]
                     vec_file.flush()
                     with clock("embed"):
                         vectors, embedded, reused = self._vectors_for(texts, hashes, next_row)
@@ -266,7 +273,7 @@ class Writer:
                     report.reused_vectors += reused
                     _fault("after-embed")
                     with clock("store"):
-                        vec_file.write(vectors.tobytes())
+                        vec_file.write(memoryview(vectors))
                         rows = range(next_row, next_row + len(new_units))
                         gone_rows.extend(self._rows_of([uid for p in plans for uid in
                                                         [*p.revision.deprecated,
@@ -286,6 +293,10 @@ class Writer:
                 with clock("store"):
                     vec_file.flush()
                     os.fsync(vec_file.fileno())
+            if bulk:
+                with clock("store"):
+                    for ddl in schema.UNIT_INDEXES.values():
+                        self.conn.execute(ddl)  # a repeated unit id fails here and rolls back
             _fault("after-vectors")
             gen = self.generation + 1
             with clock("dense"):
@@ -341,43 +352,53 @@ class Writer:
                     old.append((uid, kind, content))
                 else:
                     taken.add(uid.rsplit("/", 1)[1])
-        kinds = [c.kind for c in chunked.chunks]
-        contents = [c.content for c in chunked.chunks]
-        ids = [unit_id(kb, doc.doc_id, k) for k in assign_keys(kinds, contents, taken)]
-        revision = plan_revision(old, ids, list(zip(kinds, contents)))
-        return _Planned(doc, sha, 1 if prev is None else prev[0] + 1, prev is None, chunked, ids, revision,
-                        doc.effective_date or _now())
+        hashes = [content_hash(c.kind, c.content) for c in chunked.chunks]
+        ids = [unit_id(kb, doc.doc_id, k) for k in assign_keys(hashes, taken)]
+        revision = plan_revision(old, ids, [(c.kind, c.content) for c in chunked.chunks]) if old else \
+            Revision(added=list(range(len(ids))))
+        return _Planned(doc, sha, 1 if prev is None else prev[0] + 1, prev is None, chunked, ids, hashes,
+                        revision, doc.effective_date or _now())
 
     def _vectors_for(self, texts: list[str], hashes: list[str], rows_written: int
                      ) -> tuple[np.ndarray, int, int]:
-        """Vectors for ``texts``: copied when the memory already holds the same text, else embedded."""
+        """Vectors for ``texts``: copied when the memory already holds the same unit text, else embedded."""
         embedder = self.embedder()
         dim = embedder.dim
-        out = np.empty((len(texts), dim), np.float32)
-        have: dict[str, int] = {}
-        for part in _slices(list(dict.fromkeys(hashes))):
+        have = self._written  # texts this ingest already stored
+        lookup = [h for h in dict.fromkeys(hashes) if h not in have] if self._committed_rows else []
+        for part in _slices(lookup):
             marks = ",".join("?" * len(part))
             have.update(self.conn.execute(
                 f"SELECT content_hash, min(row) FROM units WHERE content_hash IN ({marks}) GROUP BY content_hash",
                 part).fetchall())
-        if have:  # rows written by this ingest count too: the transaction sees its own inserts
+        first: dict[str, int] = {}  # hash -> its position among the texts to embed
+        firsts: list[int] = []  # those texts, by index into ``texts``
+        src = np.empty(len(texts), np.int64)  # >= 0: a stored row; < 0: -(1 + position among those to embed)
+        for i, h in enumerate(hashes):
+            if (row := have.get(h)) is not None:
+                src[i] = row
+                continue
+            if (pos := first.get(h)) is None:
+                pos = first[h] = len(firsts)
+                firsts.append(i)
+            src[i] = -1 - pos
+        for i in firsts:
+            have[hashes[i]] = rows_written + i  # where this batch will write it
+        out = np.empty((len(texts), dim), np.float32)
+        reuse = src >= 0
+        if reuse.any():  # rows written by this ingest count: the transaction sees its own inserts
             stored = np.memmap(self.directory / schema.VECTORS_FILE, dtype=np.float32, mode="r",
                                shape=(rows_written, dim))
-        todo: dict[str, list[int]] = {}
-        for i, h in enumerate(hashes):
-            if h in have:
-                out[i] = stored[have[h]]
-            else:
-                todo.setdefault(h, []).append(i)
-        firsts = [idx[0] for idx in todo.values()]
+            out[reuse] = stored[src[reuse]]
         if firsts:
             show = self.progress if self.progress is not None else len(firsts) >= 256 and sys.stderr.isatty()
             vecs = embedder.embed([texts[i] for i in firsts], progress=bool(show))
             if vecs.shape != (len(firsts), dim) or not np.isfinite(vecs).all():
                 raise RuntimeError(f"embedder {embedder.name} returned {vecs.shape} or non-finite values")
-            for v, idx in zip(vecs, todo.values()):
-                out[idx] = v
-        return out, len(firsts), len(texts) - sum(len(idx) for idx in todo.values())
+            if len(firsts) == len(texts):
+                return np.ascontiguousarray(vecs, np.float32), len(firsts), 0  # all new, all distinct
+            out[~reuse] = vecs[-1 - src[~reuse]]
+        return out, len(firsts), int(reuse.sum())
 
     def _rows_of(self, uids: list[str]) -> list[int]:
         rows = []
@@ -392,7 +413,6 @@ class Writer:
     def _write_dense(self, gen: int, first_new: int, end_row: int, gone_rows: np.ndarray) -> None:
         """The next generation's faiss index: the previous one patched, or a fresh build."""
         dim = self.embedder().dim
-        stored = np.memmap(self.directory / schema.VECTORS_FILE, dtype=np.float32, mode="r", shape=(end_row, dim))
         active = self._active_count()
         kind = "hnsw" if active > self.flat_max else "flat"
         prev_path = self.directory / schema.dense_file(gen - 1)
@@ -408,9 +428,10 @@ class Writer:
         else:
             index.remove(gone_rows)
             rows = np.arange(first_new, end_row, dtype=np.int64)
+        # Chunk by chunk: faiss keeps its own copy, and a whole-file mapping would count twice in memory.
         for i in range(0, len(rows), 65536):
             part = rows[i:i + 65536]
-            index.add(part, stored[part])
+            index.add(part, _read_rows(self.directory / schema.VECTORS_FILE, part, dim))
         tmp = self.directory / (schema.dense_file(gen) + ".tmp")
         index.save(tmp)
         os.replace(tmp, self.directory / schema.dense_file(gen))
@@ -435,16 +456,23 @@ class Writer:
         hash_of = {(id(p), j): h for (p, j), h in zip(new_units, hashes)}
         c = self.conn
         inserts, kept, superseded, deprecated, versions, docs, links, unlinks = [], [], [], [], [], [], [], []
+        paths: dict[tuple, str] = {}  # units of a section share its path: encode it once
+
+        def path_json(section_path: tuple) -> str:
+            if (out := paths.get(section_path)) is None:
+                out = paths[section_path] = json.dumps(section_path, ensure_ascii=False)
+            return out
+
         for p in plans:
             doc, chunks, ids, rev = p.doc, p.chunked.chunks, p.ids, p.revision
             parent = [None if ch.parent is None else ids[ch.parent] for ch in chunks]
             for j in sorted([*rev.added, *(j for _, j in rev.superseded)]):
                 ch = chunks[j]
                 inserts.append((row_of[(id(p), j)], ids[j], kb, doc.doc_id, p.version, j, ch.kind, parent[j],
-                                json.dumps(ch.section_path, ensure_ascii=False), ch.offset_start, ch.offset_end,
+                                path_json(ch.section_path), ch.offset_start, ch.offset_end,
                                 ch.content, hash_of[(id(p), j)], now, p.effective, "active", None,
                                 self.embed_model))
-            kept.extend((p.version, j, parent[j], json.dumps(chunks[j].section_path, ensure_ascii=False),
+            kept.extend((p.version, j, parent[j], path_json(chunks[j].section_path),
                          chunks[j].offset_start, chunks[j].offset_end, uid) for j, uid in rev.kept)
             superseded.extend((ids[j], old) for old, j in rev.superseded)
             deprecated.extend((u,) for u in rev.deprecated)
@@ -494,11 +522,33 @@ class _Clock:
         finally:
             self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - t
 
+    def each(self, stage: str, items: Iterable) -> Iterator:
+        """Yield from ``items``, timing the work of producing each (reading files, parsing records)."""
+        it = iter(items)
+        while True:
+            with self(stage):
+                item = next(it, _END)
+            if item is _END:
+                return
+            yield item
+
+
+_END = object()
+
 
 def _batches(items: Iterable, n: int) -> Iterator[list]:
     it = iter(items)
     while batch := list(itertools.islice(it, n)):
         yield batch
+
+
+def _read_rows(path: Path, rows: np.ndarray, dim: int) -> np.ndarray:
+    """A copy of some rows of the vector file, through a mapping of just their span, dropped at once."""
+    span = np.memmap(path, dtype=np.float32, mode="r", offset=int(rows[0]) * dim * 4,
+                     shape=(int(rows[-1] - rows[0]) + 1, dim))
+    out = np.array(span[rows - rows[0]])
+    del span
+    return out
 
 
 def _slices(items: list, n: int = 500) -> Iterator[list]:

@@ -11,7 +11,6 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from .ids import unit_key
 
 # Below this similarity a changed unit is a different statement, not a revision.
 MIN_REVISION_SIMILARITY = 0.4
@@ -30,22 +29,23 @@ class Revision:
         return bool(self.added or self.superseded or self.deprecated)
 
 
-def assign_keys(kinds: list[str], contents: list[str], taken: set[str]) -> list[str]:
-    """Keys for a document's chunks: repeats of the same text get ``-1``, ``-2``, ...
+def assign_keys(hashes: list[str], taken: set[str]) -> list[str]:
+    """Keys for a document's chunks from their content hashes (``ids.content_hash``).
 
-    ``taken`` holds keys of the document's units that are no longer active: a text
-    that comes back after being superseded gets a fresh key, so an id never names
-    two lifetimes.
+    A key is the first 12 hex digits of the hash; repeats of the same kind and
+    text in one document get ``-1``, ``-2``, ... ``taken`` holds keys of the
+    document's units that are no longer active: a text that comes back after
+    being superseded gets a fresh key, so an id never names two lifetimes.
     """
     seen: dict[str, int] = {}
     keys = []
-    for kind, content in zip(kinds, contents):
-        base = unit_key(kind, content)
+    for h in hashes:
+        base = h[:12]
         n = seen.get(base, 0)
-        key = unit_key(kind, content, n)
+        key = base if n == 0 else f"{base}-{n}"
         while key in taken:
             n += 1
-            key = unit_key(kind, content, n)
+            key = f"{base}-{n}"
         seen[base] = n + 1
         keys.append(key)
     return keys
