@@ -71,10 +71,69 @@ def build_parser() -> argparse.ArgumentParser:
     _memory_arg(ph)
     ph.add_argument("--json", action="store_true", help="print the history as JSON")
 
+    p = sub.add_parser("search", help="recall units for a question: ranked, with scores and recall paths",
+                       description="Seeds from dense and BM25 search, spread over the unit graph, scored by "
+                                   "similarity and path strength. Prints the ranked units with their recall "
+                                   "paths (seed -> ... -> unit, with edge kinds and weights).")
+    p.add_argument("question")
+    _memory_arg(p)
+    _retrieve_args(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p = sub.add_parser("eval", help="evaluate retrieval on a corpus and its questions")
+    esub = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", required=True)
+    pe = esub.add_parser("retrieval", help="Recall@2/@5 and latency of bm25, dense, hybrid, ppr and asmr",
+                         description="Ingests the corpus (or reuses a memory that already holds it; unchanged "
+                                     "documents are skipped), runs every question with each method and reports "
+                                     "Recall@2, Recall@5 over gold documents and P50/P95 latency. The settings "
+                                     "are the shipped defaults unless flags say otherwise; never refitted.")
+    pe.add_argument("--corpus", required=True, type=Path, help='JSONL of {"pid"|"id", "title", "text"}')
+    pe.add_argument("--queries", required=True, type=Path, help='JSONL of {"qid", "question", "gold_pids"}')
+    _memory_arg(pe)
+    pe.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
+    pe.add_argument("--methods", default=",".join(("bm25", "dense", "hybrid", "ppr", "asmr")),
+                    help="comma-separated subset of bm25,dense,hybrid,ppr,asmr")
+    _retrieve_args(pe)
+    pe.add_argument("--json", action="store_true", help="print one JSON object")
+
     p = sub.add_parser("check", help="verify the memory's integrity; exits 1 on any inconsistency")
     _memory_arg(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
+
+
+def _retrieve_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("retrieval settings (defaults: asmr.retrieve.RetrieveConfig)")
+    g.add_argument("--k", type=int, default=None, help="units returned (default 10)")
+    g.add_argument("--seeds", type=int, default=None, help="fused dense+BM25 seeds (default 20)")
+    g.add_argument("--depth", type=int, default=None, help="spreading hops (default 2)")
+    g.add_argument("--edge-threshold", type=float, default=None, help="edges below it are not followed (0.65)")
+    g.add_argument("--mix", default=None, metavar="SIM,PATH,CENT",
+                   help="score weights of similarity, path strength, centrality (default 0.5,0.5,0)")
+
+
+def _retrieve_config(args):
+    from dataclasses import replace
+
+    from .retrieve import RetrieveConfig
+
+    cfg = RetrieveConfig()
+    changes = {name: getattr(args, name) for name in ("k", "seeds", "depth", "edge_threshold")
+               if getattr(args, name) is not None}
+    for name in ("k", "seeds"):
+        if name in changes and changes[name] < 1:
+            raise ValueError(f"--{name} {changes[name]}: must be at least 1")
+    if "depth" in changes and not 0 <= changes["depth"] <= 8:
+        raise ValueError(f"--depth {changes['depth']}: must be in 0..8")
+    if args.mix is not None:
+        try:
+            mix = tuple(float(x) for x in args.mix.split(","))
+        except ValueError:
+            mix = ()
+        if len(mix) != 3 or any(x < 0 for x in mix) or sum(mix) <= 0:
+            raise ValueError(f"--mix {args.mix!r}: must be three non-negative numbers, not all zero")
+        changes["mix"] = mix
+    return replace(cfg, **changes)
 
 
 def _memory_dir(args) -> Path:
@@ -222,6 +281,75 @@ def cmd_doc_history(args) -> int:
     return EXIT_OK
 
 
+def cmd_search(args) -> int:
+    from .embed import get_embedder
+    from .retrieve import Retriever
+    from .store import Memory
+
+    try:
+        config = _retrieve_config(args)
+    except ValueError as exc:
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    if not args.question.strip():
+        return _fail("question: empty", EXIT_BAD_INPUT)
+    with Memory(_memory_dir(args)) as m:
+        if m.generation == 0:
+            return _fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
+        retriever = Retriever(m, get_embedder(m.embed_model), config)
+        result = retriever.search(args.question)
+        units = {u.id: u for u in m.units_at_rows([h.row for h in result.hits])}
+    if args.json:
+        print(json.dumps({**result.to_dict(), "params": config.to_dict()}, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not result.hits:
+        print("no units recalled")
+    for rank, h in enumerate(result.hits, 1):
+        u = units[h.unit_id]
+        print(f"{rank:2}. {h.score:.3f}  {h.unit_id}  ({u.kind}, {' > '.join(u.section_path) or u.doc_id})")
+        print(f"      similarity {h.similarity:.3f}, path strength {h.strength:.3f}, hop {h.hop}")
+        if h.hop:
+            path = " -> ".join(f"[{p.edge_kind} {p.edge_weight:.2f}] {p.node}" if p.edge_kind else p.node
+                               for p in h.path)
+            print(f"      path: {path}")
+        text = u.content.replace("\n", " ")
+        print(f"      {text[:200]}{'...' if len(text) > 200 else ''}")
+    print(f"({result.seconds * 1000:.1f} ms)")
+    return EXIT_OK
+
+
+def cmd_eval_retrieval(args) -> int:
+    from .embed import get_embedder
+    from .eval.retrieval import METHODS, evaluate, load_queries
+    from .store import Memory, Writer
+    from .units.read import iter_jsonl
+
+    try:
+        config = _retrieve_config(args)
+        methods = tuple(x.strip() for x in args.methods.split(",") if x.strip())
+        unknown = [x for x in methods if x not in METHODS]
+        if unknown or not methods:
+            raise ValueError(f"--methods {args.methods!r}: unknown {unknown or 'none given'}; "
+                             f"choose from {','.join(METHODS)}")
+        queries = load_queries(args.queries)
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
+    with Writer(memory, embedder=args.embedder, progress=None if not args.json else False) as w:
+        w.ingest(iter_jsonl(args.corpus), kb="eval")
+    with Memory(memory) as m:
+        report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
+    report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return EXIT_OK
+    print(f"{len(queries)} questions, memory {memory}, embedder {report['params']['embedder']}")
+    print(f"{'method':8} {'R@2':>6} {'R@5':>6} {'P50 ms':>8} {'P95 ms':>8}")
+    for name, r in report["methods"].items():
+        print(f"{name:8} {r['recall@2']:6.3f} {r['recall@5']:6.3f} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
+    print("params: " + json.dumps(report["params"]["retrieve"]))
+    return EXIT_OK
+
+
 def cmd_check(args) -> int:
     from .store import check_memory
 
@@ -248,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     from .store import MemoryStateError
     from .units.model import InputError
 
-    handlers = {"ingest": cmd_ingest, "check": cmd_check,
+    handlers = {"ingest": cmd_ingest, "check": cmd_check, "search": cmd_search,
+                "eval": {"retrieval": cmd_eval_retrieval}.get(getattr(args, "eval_command", None)),
                 "units": {"show": cmd_units_show}.get(getattr(args, "units_command", None)),
                 "doc": {"history": cmd_doc_history}.get(getattr(args, "doc_command", None))}
     try:

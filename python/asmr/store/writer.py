@@ -224,6 +224,7 @@ class Writer:
         rolls everything back: the memory stays as it was.
         """
         start = time.perf_counter()
+        self._ingest_time = _now()  # one default effective date for all documents of this ingest
         check_name(kb, "knowledge base")
         report = IngestReport(generation=self.generation)
         clock = _Clock(report.timings)
@@ -357,7 +358,7 @@ class Writer:
         revision = plan_revision(old, ids, [(c.kind, c.content) for c in chunked.chunks]) if old else \
             Revision(added=list(range(len(ids))))
         return _Planned(doc, sha, 1 if prev is None else prev[0] + 1, prev is None, chunked, ids, hashes,
-                        revision, doc.effective_date or _now())
+                        revision, doc.effective_date or self._ingest_time)
 
     def _vectors_for(self, texts: list[str], hashes: list[str], rows_written: int
                      ) -> tuple[np.ndarray, int, int]:

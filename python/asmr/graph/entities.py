@@ -1,0 +1,92 @@
+"""Entity mentions in unit text, found without any hosted model.
+
+An entity is a normalised key (lower case, punctuation and a leading "the"
+removed). Three sources:
+
+- capitalised spans: runs of capitalised words, joined through particles of
+  names ("Bank of England", "Leland, North Carolina" gives two); a lone
+  capitalised word that opens a sentence and is a common word is not one;
+- codes: identifiers with digits or dashes (``BWV 1033``, ``ISO-8601``,
+  ``v2.3``, ``--port``);
+- CJK names: text in 《》「」『』“” quotes.
+
+Document titles are entities too (``title_key``): a unit that names another
+document's title links to that document's units, the signal that carries most
+two-hop questions.
+"""
+from __future__ import annotations
+
+import re
+
+_CONNECTORS = r"(?:(?:of|de|del|della|der|di|da|du|des|la|le|von|van|y|&)(?:[ \t]+the)?)"
+_WORD_TAIL = r"(?:[\w'’\-]|\.(?=\w))*"  # "U.S." keeps its inner dots, a sentence's last dot goes
+_CAPWORD = rf"(?:[A-Z]{_WORD_TAIL}|[0-9]+(?:st|nd|rd|th)?)"
+_CAP_SPAN = re.compile(rf"(?<![\w'’])[A-Z]{_WORD_TAIL}(?:[ \t]+(?:{_CONNECTORS}[ \t]+)*{_CAPWORD})*")
+_CODE = re.compile(r"(?<![\w-])(?:--[a-z][a-z0-9-]+|[A-Z]{2,}[- ]?\d[\w.-]*|v?\d+\.\d+(?:\.\d+)*[a-z]?)(?![\w])")
+_CJK_QUOTED = re.compile(r"[《「『“]([^》」』”\n]{1,30})[》」』”]")
+_PUNCT = re.compile(r"[^\w\s]+")
+_SPACES = re.compile(r"\s+")
+_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")
+
+# Capitalised only because they open a sentence or a heading: not entities on their own.
+_COMMON = frozenset("""
+a an the this that these those it its he she they we you i his her their our your my in on at of for to
+from by with as and or but if when while after before during since until after although because however
+there here what which who whom whose where why how all any each every some no not one two three many
+most more also other such then thus so yet is are was were be been has have had do does did can could
+may might must shall should will would about above below between into over under up down out new
+""".split())
+
+
+def normalize(text: str) -> str:
+    """The key of a name: lower case, punctuation dropped, spaces collapsed, no leading "the"."""
+    key = _SPACES.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
+    return key[4:] if key.startswith("the ") else key
+
+
+def title_key(title: str) -> str:
+    """A document title as a name: "Lilu (mythology)" is named "lilu"."""
+    return normalize(_PAREN.sub("", title))
+
+
+def mentions(text: str) -> set[str]:
+    """Entity keys mentioned in ``text``."""
+    out: set[str] = set()
+    for m in _CAP_SPAN.finditer(text):
+        span = m.group(0).rstrip(".-'’")
+        words = span.split()
+        if len(words) == 1 and (span.lower() in _COMMON or len(span) < 2):
+            continue
+        if words[0].lower() in _COMMON and _SENTENCE_START.search(text, 0, m.start()):
+            words = words[1:]  # "The Prestige" at a sentence start keeps "Prestige"
+        while words and words[0][0].isdigit():
+            words = words[1:]  # "In 1979 Jean ..." names Jean, not a year
+        if not words:
+            continue
+        key = normalize(" ".join(words))
+        if key and key not in _COMMON:
+            out.add(key)
+    for m in _CODE.finditer(text):
+        out.add(m.group(0).lower())  # codes keep their punctuation: "v2.3", "--port"
+    for m in _CJK_QUOTED.finditer(text):
+        out.add(normalize(m.group(1)))
+    out.discard("")
+    return out
+
+
+def unit_entities(text: str, titles: frozenset[str] | set[str], cjk_titles: list[str] = ()) -> set[str]:
+    """Entity keys of a unit: its mentions, plus every document title named inside a capitalised span
+    ("Christopher Nolan's film The Prestige" names "christopher nolan" and "prestige")."""
+    out = mentions(text)
+    for m in _CAP_SPAN.finditer(text):
+        words = normalize(m.group(0)).split()
+        for i in range(len(words)):
+            for n in range(1, min(6, len(words) - i) + 1):
+                key = " ".join(words[i:i + n])
+                if key in titles:
+                    out.add(key)
+    if cjk_titles:
+        low = text.lower()
+        out.update(k for k in cjk_titles if k in low)
+    return out

@@ -1,0 +1,198 @@
+"""One question's recall: cache -> seeds -> spread -> score -> result with recall paths.
+
+Seeds are the dense (faiss) and BM25 results fused by reciprocal rank; their
+scores, falling with rank, start a spread of activation over the unit graph
+(``asmr_kernels.spread``: depth 2, edges under the threshold ignored). Each
+reached unit is scored by
+
+    mix[0] * similarity + mix[1] * path strength + mix[2] * centrality / (1 + hop)
+
+with similarity the cosine of question and unit, path strength the seed score
+times the product of edge weights on the unit's recall path, and centrality
+its activation relative to the strongest; a recency factor favours newer
+effective dates. Every hit carries its recall path.
+"""
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from datetime import datetime
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from asmr_kernels import spread
+
+from ..graph import GraphConfig, UnitGraph, load_or_build
+
+
+def _day_number(iso: str) -> float:
+    """Days since 0001-01-01 of an ISO date or datetime (time zones ignored: a day is the resolution)."""
+    try:
+        d = datetime.fromisoformat(iso)
+    except ValueError:
+        return 0.0
+    return d.toordinal() + (d.hour * 3600 + d.minute * 60 + d.second) / 86400.0
+
+
+@dataclass(frozen=True)
+class RetrieveConfig:
+    k: int = 10  # units returned
+    seeds: int = 20  # fused dense + BM25 results that start the spread
+    seed_pool: int = 50  # depth of each of the dense and BM25 lists that are fused
+    rrf_k: int = 60  # reciprocal rank fusion constant
+    seed_rank_scale: float = 5.0  # the seed at fused rank r starts with 1 / (1 + r / scale)
+    depth: int = 2
+    edge_threshold: float = 0.65
+    decay: float = 0.5
+    # similarity, path strength, centrality; tuned on the HotpotQA sample (see eval/README.md)
+    mix: tuple[float, float, float] = (0.5, 0.5, 0.0)
+    recency: float = 0.05  # up to +5 % for the newest effective date among the hits
+    cache_size: int = 1024
+    graph: GraphConfig = field(default_factory=GraphConfig)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PathStep:
+    node: str  # a unit id or "entity '<name>'"
+    edge_kind: str | None  # kind of the edge into this step (None for the seed)
+    edge_weight: float | None
+
+
+@dataclass(frozen=True)
+class Hit:
+    unit_id: str
+    row: int
+    score: float
+    similarity: float
+    strength: float
+    centrality: float
+    hop: int
+    seed: bool
+    path: tuple[PathStep, ...]
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["path"] = [asdict(p) for p in self.path]
+        return d
+
+
+@dataclass(frozen=True)
+class Result:
+    question: str
+    hits: tuple[Hit, ...]
+    seconds: float
+    cached: bool = False
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "hits": [h.to_dict() for h in self.hits],
+                "seconds": self.seconds, "cached": self.cached}
+
+
+class Retriever:
+    """Recall over one memory snapshot. ``embedder`` must be the memory's own model."""
+
+    def __init__(self, memory, embedder, config: RetrieveConfig | None = None, graph: UnitGraph | None = None):
+        if embedder.name != memory.embed_model:
+            raise ValueError(f"embedder {embedder.name!r} is not the memory's model {memory.embed_model!r}")
+        self.memory = memory
+        self.embedder = embedder
+        self.config = config or RetrieveConfig()
+        memory.load_indexes()
+        self.graph = graph or load_or_build(memory, self.config.graph)
+        self._cache: OrderedDict[tuple, Result] = OrderedDict()
+        self._cache_generation = memory.generation
+        self._effective = None
+
+    # Seeds
+    def seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-n unit rows by reciprocal rank fusion of dense and BM25 results, with seed scores in (0, 1].
+
+        RRF sums are nearly flat over the first ranks (1/61 against 1/66), which would start
+        every seed at full strength; a seed's score falls with its fused rank instead."""
+        m = self.memory
+        depth = max(n, self.config.seed_pool)
+        dense_rows, _ = m.search_dense(qvec[None], depth)
+        lex_rows, _ = m.search_lexical(question, depth)
+        fused: dict[int, float] = {}
+        for ranking in (dense_rows[0][dense_rows[0] >= 0], lex_rows):
+            for rank, row in enumerate(ranking):
+                fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (self.config.rrf_k + rank + 1)
+        if not fused:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        rows = np.fromiter(fused, np.int64, len(fused))
+        scores = np.fromiter(fused.values(), np.float64, len(fused))
+        top = np.argsort(-scores, kind="stable")[:n]
+        return rows[top], (1.0 / (1.0 + np.arange(len(top)) / self.config.seed_rank_scale)).astype(np.float32)
+
+    def search(self, question: str, k: int | None = None) -> Result:
+        t0 = time.perf_counter()
+        cfg = self.config
+        k = cfg.k if k is None else k
+        if self.memory.generation != self._cache_generation:  # a reopened memory saw an ingest
+            self._cache.clear()
+            self._cache_generation = self.memory.generation
+        key = (question, k)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            hit = self._cache[key]
+            return Result(hit.question, hit.hits, time.perf_counter() - t0, cached=True)
+        qvec = self.embedder.embed([question])[0]
+        result = Result(question, tuple(self._recall(question, qvec, k)), 0.0)
+        result = Result(question, result.hits, time.perf_counter() - t0)
+        self._cache[key] = result
+        if len(self._cache) > cfg.cache_size:
+            self._cache.popitem(last=False)
+        return result
+
+    def _recall(self, question: str, qvec: np.ndarray, k: int) -> list[Hit]:
+        cfg, g, m = self.config, self.graph, self.memory
+        seed_rows, seed_scores = self.seeds(question, qvec, cfg.seeds)
+        if not len(seed_rows):
+            return []
+        res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
+                     decay=cfg.decay, restart=1.0, edge_threshold=cfg.edge_threshold).query(0)
+        is_unit = res.node < g.num_rows
+        rows = np.asarray(res.node[is_unit], np.int64)
+        rows_ok = m.active[rows]
+        rows = rows[rows_ok]
+        act = res.activation[is_unit][rows_ok]
+        hop = res.hop[is_unit][rows_ok]
+        strength = np.minimum(res.strength[is_unit][rows_ok], 1.0)
+        sim = np.maximum(np.asarray(m.vectors[rows]) @ qvec, 0.0)
+        cent = act / max(float(act.max()), 1e-12) / (1.0 + hop)
+        score = cfg.mix[0] * sim + cfg.mix[1] * strength + cfg.mix[2] * cent
+        if cfg.recency:
+            score = score * (1.0 + cfg.recency * self._recency(rows))
+        top = np.argsort(-score, kind="stable")[:k]
+        seeds = set(seed_rows.tolist())
+        units = m.units_at_rows(rows[top])
+        hits = []
+        for t, u in zip(top, units):
+            hits.append(Hit(u.id, int(rows[t]), float(score[t]), float(sim[t]), float(strength[t]),
+                            float(cent[t]), int(hop[t]), int(rows[t]) in seeds,
+                            self._path(res, int(rows[t]))))
+        return hits
+
+    def _recency(self, rows: np.ndarray) -> np.ndarray:
+        """Where each unit's effective date lies between the oldest (0) and newest (1) among ``rows``;
+        all 0 when they span less than a day."""
+        by_row = dict(self.memory.conn.execute(
+            f"SELECT row, effective_at FROM units WHERE row IN ({','.join(map(str, rows.tolist()))})"))
+        days = np.array([_day_number(by_row[r]) for r in rows.tolist()], np.float64)
+        span = days.max() - days.min() if len(days) else 0.0
+        return ((days - days.min()) / span).astype(np.float32) if span >= 1.0 else np.zeros(len(rows), np.float32)
+
+    def _path(self, res, row: int) -> tuple[PathStep, ...]:
+        nodes = res.path(row)
+        names = self.memory.units_at_rows([n for n in nodes if n < self.graph.num_rows])
+        id_of = {u.row: u.id for u in names}
+        steps = []
+        for i, n in enumerate(nodes):
+            label = id_of[n] if n < self.graph.num_rows else self.graph.node_name(n)
+            edge = self.graph.edge(nodes[i - 1], n) if i else None
+            steps.append(PathStep(label, edge[0] if edge else None, edge[1] if edge else None))
+        return tuple(steps)

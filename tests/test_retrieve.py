@@ -1,0 +1,138 @@
+"""Recall: seeds, spread over the unit graph, scores, recall paths, cache; the eval harness and CLI."""
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from asmr.cli import main
+from asmr.embed import get_embedder
+from asmr.eval.retrieval import evaluate, load_queries
+from asmr.retrieve import RetrieveConfig, Retriever
+from asmr.store import Memory, ingest
+from asmr.units.model import Document
+
+CORPUS = [
+    ("alice", "Alice Smith", "Alice Smith is a novelist. Alice Smith wrote the novel Blue River in 1998."),
+    ("river", "Blue River", "Blue River is set in the city of Lyon during a long winter."),
+    ("lyon", "Lyon", "Lyon is a city in France known for its food and silk."),
+    ("bob", "Bob Jones", "Bob Jones is a painter who lives in Oslo."),
+    ("oslo", "Oslo", "Oslo is the capital of Norway."),
+]
+
+
+def docs():
+    return [Document(d, t, "text", title=title, source=d) for d, title, t in CORPUS]
+
+
+@pytest.fixture()
+def memory(tmp_path):
+    ingest(tmp_path / "mem", docs(), embedder="hash-64")
+    return tmp_path / "mem"
+
+
+def test_two_hop_unit_comes_back_with_its_path(memory):
+    with Memory(memory) as m:
+        r = Retriever(m, get_embedder("hash-64"), RetrieveConfig(seeds=1, k=5))
+        result = r.search("Who wrote the novel by Alice Smith?")
+        by_doc = {h.unit_id.split("/")[3]: h for h in result.hits}
+        assert result.hits[0].seed and by_doc["alice"].hop == 0
+        river = by_doc["river"]  # not a seed: reached through the entity "blue river"
+        assert not river.seed and river.hop == 2
+        assert [p.node for p in river.path] == [by_doc["alice"].unit_id, "entity 'blue river'", river.unit_id]
+        assert river.path[1].edge_kind == "entity" and 0.65 <= river.path[1].edge_weight <= 1
+        assert 0 < river.strength < 1 and river.score > 0
+        assert "bob" not in by_doc and "oslo" not in by_doc  # nothing links there
+        assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_edge_threshold_and_depth_bound_the_spread(memory):
+    with Memory(memory) as m:
+        e = get_embedder("hash-64")
+        shallow = Retriever(m, e, RetrieveConfig(seeds=1, depth=1)).search("Who wrote the novel by Alice Smith?")
+        assert all(h.hop <= 1 for h in shallow.hits)
+        strict = Retriever(m, e, RetrieveConfig(seeds=1, edge_threshold=1.01)).search(
+            "Who wrote the novel by Alice Smith?")
+        assert all(h.seed for h in strict.hits)
+
+
+def test_cache_hits_and_reopen_after_ingest(memory):
+    m = Memory(memory)
+    r = Retriever(m, get_embedder("hash-64"))
+    first = r.search("Where is Blue River set?")
+    again = r.search("Where is Blue River set?")
+    assert not first.cached and again.cached and again.hits == first.hits
+    ingest(memory, [Document("river", "Blue River is set in the city of Grenoble in spring.", "text",
+                             title="Blue River", source="river")], embedder="hash-64")
+    assert r.search("Where is Blue River set?").cached  # the snapshot has not moved
+    m.reopen()
+    r = Retriever(m, get_embedder("hash-64"))
+    fresh = r.search("Where is Blue River set?")
+    assert not fresh.cached and any("Grenoble" in u.content for u in m.units_at_rows([h.row for h in fresh.hits]))
+    assert all(m.unit(h.unit_id).status == "active" for h in fresh.hits)
+    m.close()
+
+
+def test_embedder_must_be_the_memorys(memory):
+    with Memory(memory) as m, pytest.raises(ValueError, match="not the memory's model"):
+        Retriever(m, get_embedder("hash-32"))
+
+
+def write_eval_files(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"pid": d, "title": title, "text": t}) + "\n" for d, title, t in CORPUS))
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(json.dumps({"qid": "1", "question": "Where is the novel by Alice Smith set?",
+                                   "gold_pids": ["alice", "river"]}) + "\n" +
+                       json.dumps({"qid": "2", "question": "What is Oslo the capital of?", "gold_pids": ["oslo"]}))
+    return corpus, queries
+
+
+def test_eval_reports_every_method_with_the_promised_names(tmp_path, capsys):
+    corpus, queries = write_eval_files(tmp_path)
+    code = main(["eval", "retrieval", "--corpus", str(corpus), "--queries", str(queries), "--memory",
+                 str(tmp_path / "m"), "--embedder", "hash-64", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert set(out["methods"]) == {"bm25", "dense", "hybrid", "ppr", "asmr"}
+    for r in out["methods"].values():
+        assert set(r) == {"recall@2", "recall@5", "p50_ms", "p95_ms"}
+        assert 0 <= r["recall@2"] <= r["recall@5"] <= 1 and r["p95_ms"] >= r["p50_ms"] >= 0
+    assert out["params"]["retrieve"]["seeds"] == RetrieveConfig().seeds
+    assert out["methods"]["asmr"]["recall@5"] == 1.0  # the two-hop gold is reachable here
+    code = main(["eval", "retrieval", "--corpus", str(corpus), "--queries", str(queries), "--memory",
+                 str(tmp_path / "m"), "--methods", "bm25,magic"])
+    assert code == 2 and "magic" in capsys.readouterr().err
+
+
+def test_search_command(memory, capsys):
+    code = main(["search", "Who wrote the novel by Alice Smith?", "--memory", str(memory), "--seeds", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and "path:" in out and "entity 'blue river'" in out
+    code = main(["search", "Alice", "--memory", str(memory), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["hits"] and data["params"]["edge_threshold"] == 0.65
+    assert main(["search", "x", "--memory", str(memory), "--mix", "1,2"]) == 2
+
+
+HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(not (HOTPOT / "hotpotqa_train.corpus.jsonl").exists(),
+                    reason="../shared/data/hotpotqa_train.* is not here")
+def test_hotpotqa_sample_asmr_beats_dense(tmp_path):
+    pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
+    from asmr.units.read import iter_jsonl
+
+    ingest(tmp_path / "m", iter_jsonl(HOTPOT / "hotpotqa_train.corpus.jsonl"), progress=False)
+    with Memory(tmp_path / "m") as m:
+        report = evaluate(m, get_embedder(m.embed_model),
+                          load_queries(HOTPOT / "hotpotqa_train.queries.jsonl"), methods=("dense", "asmr"))
+    dense, asmr = report["methods"]["dense"], report["methods"]["asmr"]
+    assert asmr["recall@5"] > dense["recall@5"]
+    assert asmr["recall@5"] >= 0.85
+
+
+def test_config_is_frozen_and_echoed():
+    cfg = replace(RetrieveConfig(), seeds=5)
+    assert cfg.to_dict()["seeds"] == 5 and cfg.to_dict()["graph"]["semantic_k"] == 10
