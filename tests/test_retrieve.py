@@ -100,6 +100,12 @@ def test_eval_reports_every_method_with_the_promised_names(tmp_path, capsys):
         assert 0 <= r["recall@2"] <= r["recall@5"] <= 1 and r["p95_ms"] >= r["p50_ms"] >= 0
     assert out["params"]["retrieve"]["seeds"] == RetrieveConfig().seeds
     assert out["methods"]["asmr"]["recall@5"] == 1.0  # the two-hop gold is reachable here
+    assert "refusal" not in out
+    code = main(["eval", "retrieval", "--corpus", str(corpus), "--queries", str(queries), "--memory",
+                 str(tmp_path / "m"), "--methods", "bm25", "--unanswerable", "0.5", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and set(out["refusal"]) >= {"precision", "recall", "false_refusal_rate"}
+    assert out["refusal"]["unanswerable"] == 1 and out["refusal"]["answerable"] == 1
     code = main(["eval", "retrieval", "--corpus", str(corpus), "--queries", str(queries), "--memory",
                  str(tmp_path / "m"), "--methods", "bm25,magic"])
     assert code == 2 and "magic" in capsys.readouterr().err
@@ -112,6 +118,10 @@ def test_search_command(memory, capsys):
     code = main(["search", "Alice", "--memory", str(memory), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["hits"] and data["params"]["edge_threshold"] == 0.65
+    assert 0 <= data["confidence"] <= 1 and isinstance(data["found"], bool)
+    code = main(["search", "Who painted the Mona Lisa in Florence?", "--memory", str(memory)])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("not found (confidence") and "names in the question" in out
     assert main(["search", "x", "--memory", str(memory), "--mix", "1,2"]) == 2
 
 
@@ -133,6 +143,36 @@ def test_hotpotqa_sample_asmr_beats_dense(tmp_path):
     assert asmr["recall@5"] >= 0.85
 
 
+def test_confidence_falls_when_the_subject_is_missing(memory):
+    with Memory(memory) as m:
+        r = Retriever(m, get_embedder("hash-64"))
+        known = r.search("Where is the novel Blue River by Alice Smith set?")
+        unknown = r.search("Where is the novel Green Meadow by Carol Danvers set?")
+        assert known.confidence > unknown.confidence
+        assert not unknown.found and "confidence" in unknown.reason and unknown.hits  # candidates still shown
+
+
 def test_config_is_frozen_and_echoed():
     cfg = replace(RetrieveConfig(), seeds=5)
     assert cfg.to_dict()["seeds"] == 5 and cfg.to_dict()["graph"]["semantic_k"] == 10
+
+
+def test_newer_statement_wins_and_older_is_a_marked_alternative(tmp_path):
+    mem = tmp_path / "m"
+    ingest(mem, [Document("policy", "The API rate limit is 600 requests per minute per key.", "text",
+                          title="Policy", source="policy", effective_date="2025-01-01"),
+                 Document("notice", "The API rate limit is 900 requests per minute per key.", "text",
+                          title="Notice", source="notice", effective_date="2026-06-01")], embedder="hash-64")
+    ingest(mem, [Document("policy", "The API rate limit is 600 requests per minute per key, per region.",
+                          "text", title="Policy", source="policy", effective_date="2025-03-01")],
+           embedder="hash-64")
+    with Memory(mem) as m:
+        r = Retriever(m, get_embedder("hash-64"), RetrieveConfig(conflict_similarity=0.6))
+        hits = r.search("What is the API rate limit per key?").hits
+        ids = [h.unit_id for h in hits]
+        newer = next(h for h in hits if "/notice/" in h.unit_id)
+        older = next(h for h in hits if "/policy/" in h.unit_id)
+        assert older.alternative_to == newer.unit_id and newer.alternative_to is None
+        assert ids.index(older.unit_id) == ids.index(newer.unit_id) + 1
+        assert older.previous_version is not None  # the policy unit replaced its own first version
+        assert m.unit(older.previous_version).status == "superseded"

@@ -93,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
     pe.add_argument("--methods", default=",".join(("bm25", "dense", "hybrid", "ppr", "asmr")),
                     help="comma-separated subset of bm25,dense,hybrid,ppr,asmr")
+    pe.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
+                    help="also remove the gold documents of this share of the questions (in a second memory) "
+                         "and report refusal precision, recall and false-refusal rate")
+    pe.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     _retrieve_args(pe)
     pe.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -301,12 +305,19 @@ def cmd_search(args) -> int:
     if args.json:
         print(json.dumps({**result.to_dict(), "params": config.to_dict()}, indent=2, ensure_ascii=False))
         return EXIT_OK
-    if not result.hits:
-        print("no units recalled")
+    if not result.found:
+        print(f"not found ({result.reason})" + ("; the closest candidates:" if result.hits else ""))
+    else:
+        print(f"confidence {result.confidence:.2f}")
     for rank, h in enumerate(result.hits, 1):
         u = units[h.unit_id]
         print(f"{rank:2}. {h.score:.3f}  {h.unit_id}  ({u.kind}, {' > '.join(u.section_path) or u.doc_id})")
-        print(f"      similarity {h.similarity:.3f}, path strength {h.strength:.3f}, hop {h.hop}")
+        print(f"      similarity {h.similarity:.3f}, path strength {h.strength:.3f}, hop {h.hop}, "
+              f"effective {h.effective_at}")
+        if h.alternative_to:
+            print(f"      ALTERNATIVE: older than {h.alternative_to}, which says otherwise")
+        if h.previous_version:
+            print(f"      replaces {h.previous_version} (superseded)")
         if h.hop:
             path = " -> ".join(f"[{p.edge_kind} {p.edge_weight:.2f}] {p.node}" if p.edge_kind else p.node
                                for p in h.path)
@@ -319,7 +330,8 @@ def cmd_search(args) -> int:
 
 def cmd_eval_retrieval(args) -> int:
     from .embed import get_embedder
-    from .eval.retrieval import METHODS, evaluate, load_queries
+    from .eval.retrieval import (METHODS, evaluate, load_queries, refusal_features, refusal_report,
+                                 split_unanswerable)
     from .store import Memory, Writer
     from .units.read import iter_jsonl
 
@@ -331,6 +343,8 @@ def cmd_eval_retrieval(args) -> int:
             raise ValueError(f"--methods {args.methods!r}: unknown {unknown or 'none given'}; "
                              f"choose from {','.join(METHODS)}")
         queries = load_queries(args.queries)
+        if args.unanswerable is not None:
+            unanswerable, removed = split_unanswerable(queries, args.unanswerable, args.seed)
     except (ValueError, OSError) as exc:
         return _fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
@@ -339,6 +353,15 @@ def cmd_eval_retrieval(args) -> int:
     with Memory(memory) as m:
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
+    if args.unanswerable is not None:
+        reduced = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}")
+        with Writer(reduced, embedder=args.embedder, progress=False) as w:
+            w.ingest((d for d in iter_jsonl(args.corpus) if d.doc_id not in removed), kb="eval")
+        with Memory(reduced) as m:
+            rows = refusal_features(m, get_embedder(m.embed_model), queries, config)
+        report["refusal"] = refusal_report(rows, unanswerable)
+        report["params"]["unanswerable"] = {"fraction": args.unanswerable, "seed": args.seed,
+                                            "memory": str(reduced)}
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK
@@ -346,6 +369,11 @@ def cmd_eval_retrieval(args) -> int:
     print(f"{'method':8} {'R@2':>6} {'R@5':>6} {'P50 ms':>8} {'P95 ms':>8}")
     for name, r in report["methods"].items():
         print(f"{name:8} {r['recall@2']:6.3f} {r['recall@5']:6.3f} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
+    if "refusal" in report:
+        r = report["refusal"]
+        print(f"refusal on {r['unanswerable']} unanswerable / {r['answerable']} answerable questions: "
+              f"precision {r['precision']:.3f}, recall {r['recall']:.3f}, "
+              f"false-refusal rate {r['false_refusal_rate']:.3f}")
     print("params: " + json.dumps(report["params"]["retrieve"]))
     return EXIT_OK
 

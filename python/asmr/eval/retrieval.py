@@ -103,7 +103,7 @@ def evaluate(memory, embedder, queries: list[Query], config: RetrieveConfig | No
         if method == "ppr":
             rows, scores = retriever.seeds(q.question, qvec, config.seeds)
             return _docs_of(memory, ppr.rank(rows, scores, active))
-        hits = retriever._recall(q.question, qvec, DEPTH)
+        hits, _ = retriever._recall(q.question, qvec, DEPTH)
         return _docs_of(memory, [h.row for h in hits])
 
     report = {"methods": {}, "params": {"retrieve": config.to_dict(), "depth": DEPTH,
@@ -124,3 +124,50 @@ def evaluate(memory, embedder, queries: list[Query], config: RetrieveConfig | No
         report["methods"][method] = {"recall@2": statistics.fmean(r2), "recall@5": statistics.fmean(r5),
                                      "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95))}
     return report
+
+
+def split_unanswerable(queries: list[Query], fraction: float, seed: int = 0) -> tuple[set[str], set[str]]:
+    """Choose ``fraction`` of the questions to make unanswerable: (their qids, the gold documents to remove)."""
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"--unanswerable {fraction}: must be between 0 and 1")
+    rng = np.random.default_rng(seed)
+    chosen = rng.choice(len(queries), size=max(1, round(fraction * len(queries))), replace=False)
+    qids = {queries[i].qid for i in chosen}
+    return qids, {d for i in chosen for d in queries[i].gold}
+
+
+def refusal_features(memory, embedder, queries: list[Query], config: RetrieveConfig | None = None) -> list[dict]:
+    """Per question: the confidence features, the confidence and whether the result was "not found"."""
+    retriever = Retriever(memory, embedder, config or RetrieveConfig())
+    out = []
+    for q in queries:
+        qvec = embedder.embed([q.question])[0]
+        _, features = retriever._recall(q.question, qvec, retriever.config.k)
+        conf = retriever.confidence(features)
+        out.append({**features, "qid": q.qid, "confidence": conf,
+                    "refused": conf < retriever.config.confidence_threshold})
+    return out
+
+
+def refusal_report(rows: list[dict], unanswerable: set[str]) -> dict:
+    """Refusal precision and recall on the unanswerable share, false refusals on the answerable one."""
+    refused = {r["qid"] for r in rows if r["refused"]}
+    answerable = {r["qid"] for r in rows} - unanswerable
+    true_refusals = len(refused & unanswerable)
+    return {"precision": true_refusals / len(refused) if refused else 1.0,
+            "recall": true_refusals / len(unanswerable) if unanswerable else 1.0,
+            "false_refusal_rate": len(refused & answerable) / len(answerable) if answerable else 0.0,
+            "unanswerable": len(unanswerable), "answerable": len(answerable)}
+
+
+def reliability_table(rows: list[dict], unanswerable: set[str], bins: int = 5) -> list[dict]:
+    """Confidence bins: how many questions, their mean confidence, and the share that was answerable."""
+    edges = np.linspace(0, 1, bins + 1)
+    table = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        inside = [r for r in rows if lo <= r["confidence"] < hi or (hi == 1 and r["confidence"] == 1)]
+        if inside:
+            table.append({"bin": f"{lo:.1f}-{hi:.1f}", "questions": len(inside),
+                          "mean_confidence": statistics.fmean(r["confidence"] for r in inside),
+                          "answerable": statistics.fmean(r["qid"] not in unanswerable for r in inside)})
+    return table

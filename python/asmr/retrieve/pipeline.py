@@ -17,13 +17,22 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from datetime import datetime
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from asmr_kernels import spread
 
-from ..graph import GraphConfig, UnitGraph, load_or_build
+from ..graph import GraphConfig, UnitGraph, load_or_build, mentions, normalize, title_key
+
+
+def _refusal_reason(features: dict[str, float], confidence: float, threshold: float) -> str:
+    parts = [f"confidence {confidence:.2f} < {threshold:.2f}"]
+    if features.get("names") and features["name_coverage"] < 1.0:
+        parts.append(f"{features['name_coverage']:.0%} of the {features['names']} names in the question "
+                     "appear in what was recalled")
+    parts.append(f"best similarity {features['top_similarity']:.2f}")
+    return "; ".join(parts)
 
 
 def _day_number(iso: str) -> float:
@@ -49,6 +58,12 @@ class RetrieveConfig:
     mix: tuple[float, float, float] = (0.5, 0.5, 0.0)
     recency: float = 0.05  # up to +5 % for the newest effective date among the hits
     cache_size: int = 1024
+    confidence_threshold: float = 0.75  # below it the result is "not found"
+    # Logistic weights (bias, top similarity, name coverage, title coverage), fitted by
+    # bench/calibrate_confidence.py on the HotpotQA tuning sample with 30 % made unanswerable
+    confidence_weights: tuple[float, float, float, float] = (-8.53, 10.8, 2.44, 4.63)
+    coverage_units: int = 10  # recalled units searched for the question's names
+    conflict_similarity: float = 0.85  # recalled units this alike, with different dates, conflict
     graph: GraphConfig = field(default_factory=GraphConfig)
 
     def to_dict(self) -> dict:
@@ -73,6 +88,11 @@ class Hit:
     hop: int
     seed: bool
     path: tuple[PathStep, ...]
+    effective_at: str = ""
+    # Conflicts: this unit says something else about the same thing as a newer recalled unit
+    # (it is kept as an alternative, ranked after that unit), or it replaced an older version.
+    alternative_to: str | None = None
+    previous_version: str | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -83,12 +103,16 @@ class Hit:
 @dataclass(frozen=True)
 class Result:
     question: str
-    hits: tuple[Hit, ...]
+    hits: tuple[Hit, ...]  # when not found: the best candidates
     seconds: float
+    confidence: float = 0.0  # estimated probability that the memory holds the answer
+    found: bool = False
+    reason: str = ""
     cached: bool = False
 
     def to_dict(self) -> dict:
-        return {"question": self.question, "hits": [h.to_dict() for h in self.hits],
+        return {"question": self.question, "found": self.found, "confidence": self.confidence,
+                "reason": self.reason, "hits": [h.to_dict() for h in self.hits],
                 "seconds": self.seconds, "cached": self.cached}
 
 
@@ -105,7 +129,7 @@ class Retriever:
         self.graph = graph or load_or_build(memory, self.config.graph)
         self._cache: OrderedDict[tuple, Result] = OrderedDict()
         self._cache_generation = memory.generation
-        self._effective = None
+        self._titles: set[str] | None = None
 
     # Seeds
     def seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -138,21 +162,32 @@ class Retriever:
         key = (question, k)
         if key in self._cache:
             self._cache.move_to_end(key)
-            hit = self._cache[key]
-            return Result(hit.question, hit.hits, time.perf_counter() - t0, cached=True)
+            return replace(self._cache[key], seconds=time.perf_counter() - t0, cached=True)
         qvec = self.embedder.embed([question])[0]
-        result = Result(question, tuple(self._recall(question, qvec, k)), 0.0)
-        result = Result(question, result.hits, time.perf_counter() - t0)
+        hits, features = self._recall(question, qvec, k)
+        confidence = self.confidence(features)
+        found = confidence >= cfg.confidence_threshold
+        reason = "" if found else _refusal_reason(features, confidence, cfg.confidence_threshold)
+        result = Result(question, tuple(hits), time.perf_counter() - t0, confidence, found, reason)
         self._cache[key] = result
         if len(self._cache) > cfg.cache_size:
             self._cache.popitem(last=False)
         return result
 
-    def _recall(self, question: str, qvec: np.ndarray, k: int) -> list[Hit]:
+    def confidence(self, features: dict[str, float]) -> float:
+        """P(the memory holds the answer): a logistic function of the similarity of the best unit,
+        the share of the question's names that the recalled units contain, and the share that
+        are the title of a document in memory (a question about a missing subject)."""
+        b0, b_sim, b_cov, b_title = self.config.confidence_weights
+        z = (b0 + b_sim * features["top_similarity"] + b_cov * features["name_coverage"]
+             + b_title * features["title_coverage"])
+        return float(1.0 / (1.0 + np.exp(-z)))
+
+    def _recall(self, question: str, qvec: np.ndarray, k: int) -> tuple[list[Hit], dict[str, float]]:
         cfg, g, m = self.config, self.graph, self.memory
         seed_rows, seed_scores = self.seeds(question, qvec, cfg.seeds)
         if not len(seed_rows):
-            return []
+            return [], {"top_similarity": 0.0, "name_coverage": 0.0, "title_coverage": 0.0, "names": 0}
         res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
                      decay=cfg.decay, restart=1.0, edge_threshold=cfg.edge_threshold).query(0)
         is_unit = res.node < g.num_rows
@@ -170,12 +205,61 @@ class Retriever:
         top = np.argsort(-score, kind="stable")[:k]
         seeds = set(seed_rows.tolist())
         units = m.units_at_rows(rows[top])
+        previous = self._previous_versions([u.id for u in units])
         hits = []
         for t, u in zip(top, units):
             hits.append(Hit(u.id, int(rows[t]), float(score[t]), float(sim[t]), float(strength[t]),
                             float(cent[t]), int(hop[t]), int(rows[t]) in seeds,
-                            self._path(res, int(rows[t]))))
-        return hits
+                            self._path(res, int(rows[t])), u.effective_at, None, previous.get(u.id)))
+        hits = self._resolve_conflicts(hits)
+        names = mentions(question)
+        recalled = " ".join(normalize(u.content) for u in units[:cfg.coverage_units])
+        covered = sum(1 for n in names if f" {n} " in f" {recalled} ")
+        if self._titles is None:
+            self._titles = {title_key(t) for t, in m.conn.execute("SELECT title FROM documents")}
+        features = {"top_similarity": float(sim.max()) if len(sim) else 0.0,
+                    "name_coverage": covered / len(names) if names else 1.0,
+                    "title_coverage": sum(n in self._titles for n in names) / len(names) if names else 1.0,
+                    "names": len(names)}
+        return hits, features
+
+    def _previous_versions(self, ids: list[str]) -> dict[str, str]:
+        """For each id, the unit it superseded (the newest such), if any."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        out: dict[str, str] = {}
+        for old, new in self.memory.conn.execute(
+                f"SELECT id, superseded_by FROM units WHERE superseded_by IN ({marks}) ORDER BY row", ids):
+            out[new] = old
+        return out
+
+    def _resolve_conflicts(self, hits: list[Hit]) -> list[Hit]:
+        """Two recalled units about the same thing (cosine >= conflict_similarity) that say different
+        things and carry different effective dates: the newer is the answer, the older an alternative
+        marked with the newer's id and ranked right after it."""
+        if len(hits) < 2:
+            return hits
+        vecs = np.asarray(self.memory.vectors[[h.row for h in hits]])
+        cos = vecs @ vecs.T
+        newer_of: dict[int, int] = {}  # each unit in at most one conflict, as the older or the newer
+        for i in range(len(hits)):
+            for j in range(i + 1, len(hits)):
+                if not self.config.conflict_similarity <= cos[i, j] < 0.9999:  # identical text is no conflict
+                    continue
+                if hits[i].effective_at == hits[j].effective_at:
+                    continue
+                old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
+                taken = newer_of.keys() | set(newer_of.values())
+                if old not in taken and new not in taken:
+                    newer_of[old] = new
+        if not newer_of:
+            return hits
+        order = [i for i in range(len(hits)) if i not in newer_of]
+        for old, new in sorted(newer_of.items(), key=lambda kv: -kv[0]):
+            order.insert(order.index(new) + 1, old)
+        return [replace(hits[i], alternative_to=hits[newer_of[i]].unit_id) if i in newer_of else hits[i]
+                for i in order]
 
     def _recency(self, rows: np.ndarray) -> np.ndarray:
         """Where each unit's effective date lies between the oldest (0) and newest (1) among ``rows``;
