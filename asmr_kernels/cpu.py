@@ -414,18 +414,21 @@ def diffuse(graph, x, *, steps: int = 1, decay: float = 1.0, restart: float = 0.
 class SpreadQuery:
     """The reached nodes of one query (views into the batch arrays)."""
 
-    __slots__ = ("node", "activation", "hop", "strength", "predecessor")
+    __slots__ = ("node", "activation", "hop", "strength", "predecessor", "_where")
 
     def __init__(self, node, activation, hop, strength, predecessor) -> None:
         self.node, self.activation, self.hop = node, activation, hop
         self.strength, self.predecessor = strength, predecessor
+        self._where: dict[int, int] | None = None  # node -> position, built on the first path()
 
     def __len__(self) -> int:
         return int(self.node.size)
 
     def path(self, node: int) -> list[int]:
         """The recall path seed -> ... -> node, as node ids."""
-        where = {int(v): k for k, v in enumerate(self.node)}
+        if self._where is None:
+            self._where = {int(v): k for k, v in enumerate(self.node.tolist())}
+        where = self._where
         if int(node) not in where:
             raise ValueError(f"node {node} was not reached by this query")
         path = [int(node)]

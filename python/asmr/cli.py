@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embedder", default=None,
                    help="embedding model: all-MiniLM-L6-v2 (default for a new memory) or hash-<dim>")
     p.add_argument("--flat-max", type=int, default=None, metavar="N",
-                   help="exact (flat) dense index up to N active units, HNSW above (default: 200000)")
+                   help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 

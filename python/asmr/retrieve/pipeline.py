@@ -130,6 +130,7 @@ class Retriever:
         self._cache: OrderedDict[tuple, Result] = OrderedDict()
         self._cache_generation = memory.generation
         self._titles: set[str] | None = None
+        self._days: np.ndarray | None = None
 
     # Seeds
     def seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -264,9 +265,11 @@ class Retriever:
     def _recency(self, rows: np.ndarray) -> np.ndarray:
         """Where each unit's effective date lies between the oldest (0) and newest (1) among ``rows``;
         all 0 when they span less than a day."""
-        by_row = dict(self.memory.conn.execute(
-            f"SELECT row, effective_at FROM units WHERE row IN ({','.join(map(str, rows.tolist()))})"))
-        days = np.array([_day_number(by_row[r]) for r in rows.tolist()], np.float64)
+        if self._days is None:  # once per snapshot: a day number per unit row
+            self._days = np.zeros(self.memory.num_rows, np.float64)
+            for row, iso in self.memory.conn.execute("SELECT row, effective_at FROM units WHERE status='active'"):
+                self._days[row] = _day_number(iso)
+        days = self._days[rows]
         span = days.max() - days.min() if len(days) else 0.0
         return ((days - days.min()) / span).astype(np.float32) if span >= 1.0 else np.zeros(len(rows), np.float32)
 

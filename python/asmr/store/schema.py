@@ -41,6 +41,7 @@ UNIT_INDEXES = {
     "units_by_id": "CREATE UNIQUE INDEX IF NOT EXISTS units_by_id ON units (id)",
     "units_by_doc": "CREATE INDEX IF NOT EXISTS units_by_doc ON units (kb, doc_id, status, ord)",
     "units_by_hash": "CREATE INDEX IF NOT EXISTS units_by_hash ON units (content_hash)",
+    "units_by_successor": "CREATE INDEX IF NOT EXISTS units_by_successor ON units (superseded_by)",
 }
 
 DDL = """
