@@ -5,8 +5,8 @@
 Ingests examples/handbook (Markdown, HTML, Chinese notes) with the default
 embedder, then the revised handbook in examples/handbook-v2, and shows what the
 store keeps: unit addresses and spans, superseded and deprecated units with
-their successors, a document's version history, dense and BM25 search, and the
-integrity check. Everything it prints comes from the store it just wrote.
+their successors, a document's version history, recall with paths and a
+"not found", BM25 search, and the integrity check. Everything it prints comes from the store it just wrote.
 """
 from __future__ import annotations
 
@@ -64,13 +64,24 @@ def main() -> None:
                   f"({v.units_added} added, {v.units_superseded} superseding, {v.units_deprecated} deprecated)")
 
         from asmr.embed import get_embedder
-        question = "Which port does the API server use?"
-        rows, scores = m.search_dense(get_embedder(m.embed_model).embed([question]), 3)
-        print(f"\ndense search {question!r}:")
-        for u, s in zip(m.units_at_rows(r for r in rows[0] if r >= 0), scores[0]):
-            print(f"  {s:.3f}  {u.id}  {u.content.replace(chr(10), ' / ')[:70]!r}")
+        from asmr.retrieve import Retriever
+
+        retriever = Retriever(m, get_embedder(m.embed_model))
+        for question in ("Which port does the API server use?", "How long are logs kept?",
+                         "Who is the chief executive of the company?"):
+            result = retriever.search(question, k=3)
+            verdict = (f"confidence {result.confidence:.2f}" if result.found
+                       else f"NOT FOUND ({result.reason}); closest candidates:")
+            print(f"\nrecall {question!r}: {verdict}")
+            for h in result.hits:
+                u = m.unit(h.unit_id)
+                print(f"  {h.score:.3f}  {h.unit_id}  {u.content.replace(chr(10), ' / ')[:60]!r}")
+                if h.hop:
+                    print("         path: " + " -> ".join(p.node for p in h.path))
+                if h.previous_version:
+                    print(f"         replaces {h.previous_version} (superseded)")
         rows, scores = m.search_lexical("备份 保留", 2)
-        print("BM25 search '备份 保留':")
+        print("\nBM25 search '备份 保留':")
         for u, s in zip(m.units_at_rows(rows), scores):
             print(f"  {s:.3f}  {u.id}  {u.content[:40]!r}")
 

@@ -218,9 +218,10 @@ class Retriever:
         covered = sum(1 for n in names if f" {n} " in f" {recalled} ")
         if self._titles is None:
             self._titles = {title_key(t) for t, in m.conn.execute("SELECT title FROM documents")}
+        # A question that names nothing says nothing either way through names: 0.5, not full marks.
         features = {"top_similarity": float(sim.max()) if len(sim) else 0.0,
-                    "name_coverage": covered / len(names) if names else 1.0,
-                    "title_coverage": sum(n in self._titles for n in names) / len(names) if names else 1.0,
+                    "name_coverage": covered / len(names) if names else 0.5,
+                    "title_coverage": sum(n in self._titles for n in names) / len(names) if names else 0.5,
                     "names": len(names)}
         return hits, features
 
