@@ -101,7 +101,7 @@ def main() -> None:
         timings = {"asmr": [], "dense": [], "bm25": []}
         for q, v in zip(questions, qvecs):
             t = time.perf_counter()
-            r._recall(q, v, 10)
+            r.recall(q, v, 10)
             timings["asmr"].append(time.perf_counter() - t)
             t = time.perf_counter()
             m.search_dense(v[None], 10)

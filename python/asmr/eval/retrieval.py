@@ -103,7 +103,7 @@ def evaluate(memory, embedder, queries: list[Query], config: RetrieveConfig | No
         if method == "ppr":
             rows, scores = retriever.seeds(q.question, qvec, config.seeds)
             return _docs_of(memory, ppr.rank(rows, scores, active))
-        hits, _ = retriever._recall(q.question, qvec, DEPTH)
+        hits, _ = retriever.recall(q.question, qvec, DEPTH)
         return _docs_of(memory, [h.row for h in hits])
 
     report = {"methods": {}, "params": {"retrieve": config.to_dict(), "depth": DEPTH,
@@ -142,7 +142,7 @@ def refusal_features(memory, embedder, queries: list[Query], config: RetrieveCon
     out = []
     for q in queries:
         qvec = embedder.embed([q.question])[0]
-        _, features = retriever._recall(q.question, qvec, retriever.config.k)
+        _, features = retriever.recall(q.question, qvec, retriever.config.k)
         conf = retriever.confidence(features)
         out.append({**features, "qid": q.qid, "confidence": conf,
                     "refused": conf < retriever.config.confidence_threshold})

@@ -165,7 +165,7 @@ class Retriever:
             self._cache.move_to_end(key)
             return replace(self._cache[key], seconds=time.perf_counter() - t0, cached=True)
         qvec = self.embedder.embed([question])[0]
-        hits, features = self._recall(question, qvec, k)
+        hits, features = self.recall(question, qvec, k)
         confidence = self.confidence(features)
         found = confidence >= cfg.confidence_threshold
         reason = "" if found else _refusal_reason(features, confidence, cfg.confidence_threshold)
@@ -184,7 +184,9 @@ class Retriever:
              + b_title * features["title_coverage"])
         return float(1.0 / (1.0 + np.exp(-z)))
 
-    def _recall(self, question: str, qvec: np.ndarray, k: int) -> tuple[list[Hit], dict[str, float]]:
+    def recall(self, question: str, qvec: np.ndarray, k: int) -> tuple[list[Hit], dict[str, float]]:
+        """The top-k hits for a question whose vector is already known, and the confidence features
+        (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
         seed_rows, seed_scores = self.seeds(question, qvec, cfg.seeds)
         if not len(seed_rows):
