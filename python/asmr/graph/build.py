@@ -24,6 +24,7 @@ import hashlib
 import json
 import math
 import os
+from array import array
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -215,11 +216,11 @@ def _section_heading(conn, kb: str, doc: str, target: str) -> int | None:
 
 
 class _EdgeList:
+    """Edges as typed arrays: 17 bytes an edge, where lists of Python numbers took over 100."""
+
     def __init__(self):
-        self.src: list[int] = []
-        self.dst: list[int] = []
-        self.kind: list[int] = []
-        self.spec: list[float] = []
+        self.src, self.dst = array("q"), array("q")
+        self.kind, self.spec = array("B"), array("f")
 
     def add(self, a: int, b: int, kind: str, specificity: float = 0.0) -> None:
         self.src.append(a)
@@ -233,18 +234,19 @@ class _EdgeList:
 
     def to_graph(self, num_rows: int, entities: list[str], vectors, config: GraphConfig) -> UnitGraph:
         n = num_rows + len(entities)
-        src = np.asarray(self.src, np.int64)
-        dst = np.asarray(self.dst, np.int64)
-        kind = np.asarray(self.kind, np.uint8)
-        spec = np.asarray(self.spec, np.float32)
+        src = np.frombuffer(self.src, np.int64) if len(self.src) else np.zeros(0, np.int64)
+        dst = np.frombuffer(self.dst, np.int64) if len(self.dst) else np.zeros(0, np.int64)
+        kind = np.frombuffer(self.kind, np.uint8) if len(self.kind) else np.zeros(0, np.uint8)
+        spec = np.frombuffer(self.spec, np.float32) if len(self.spec) else np.zeros(0, np.float32)
         cos = np.zeros(len(src), np.float32)
         uu = (src < num_rows) & (dst < num_rows)
         if uu.any():  # cosine of the two units, for unit-unit edges
-            s, d = src[uu], dst[uu]
-            for lo in range(0, len(s), 65536):
-                a = np.asarray(vectors[s[lo:lo + 65536]])
-                b = np.asarray(vectors[d[lo:lo + 65536]])
-                cos[np.flatnonzero(uu)[lo:lo + 65536]] = np.einsum("ij,ij->i", a, b)
+            where = np.flatnonzero(uu)
+            for lo in range(0, len(where), 65536):
+                part = where[lo:lo + 65536]
+                a = np.asarray(vectors[src[part]])
+                b = np.asarray(vectors[dst[part]])
+                cos[part] = np.einsum("ij,ij->i", a, b)
         prior = np.array([config.prior.get(k, 0.0) for k in EDGE_KINDS], np.float32)
         w = np.clip(config.alpha * np.maximum(cos, 0) + config.beta * spec + config.gamma * prior[kind], 0, 1)
         # One edge per (src, dst): the strongest evidence wins.
