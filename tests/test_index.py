@@ -76,3 +76,15 @@ def test_ascii_fast_path_tokenizes_like_tokenize():
 
     for text in ["Hello, World_42! x-ray e.g. 3.14 TAB\there", "ÄÖ mixed café 北京 A1", "", "___"]:
         assert [t.decode() for t in _token_bytes(text)] == tokenize(text)
+
+
+def test_hnsw_search_breadth_can_be_set_per_call():
+    rng = np.random.default_rng(2)
+    vecs = rng.normal(size=(500, 8)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    ix = DenseIndex.build(8, "hnsw")
+    ix.add(np.arange(500), vecs)
+    inner = __import__("faiss").downcast_index(ix._index.index)
+    before = inner.hnsw.efSearch
+    rows, _ = ix.search(vecs[:5], 3, ef_search=16)
+    assert rows[:, 0].tolist() == [0, 1, 2, 3, 4] and inner.hnsw.efSearch == before

@@ -73,13 +73,22 @@ class DenseIndex:
             inner.hnsw.efSearch = HNSW_EF_SEARCH
         return cls(faiss.downcast_index(index), kind, owner=index)
 
-    def search(self, queries: np.ndarray, k: int, *, active: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, queries: np.ndarray, k: int, *, active: np.ndarray | None = None,
+               ef_search: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Top-k rows and cosines per query ([m, k]; -1 and -inf pad when fewer exist).
 
         ``active`` (bool per unit row) drops rows that are no longer active; the search
         over-fetches so that k active rows come back when the index holds them.
+        ``ef_search`` overrides HNSW's search breadth for this call (bulk neighbour
+        searches trade a little recall for speed).
         """
+        if ef_search is not None and self.kind == "hnsw":
+            hnsw = faiss.downcast_index(self._index.index).hnsw
+            saved, hnsw.efSearch = hnsw.efSearch, max(ef_search, k)
+            try:
+                return self.search(queries, k, active=active)
+            finally:
+                hnsw.efSearch = saved
         q = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
         m = q.shape[0]
         if self.size == 0 or k <= 0:
