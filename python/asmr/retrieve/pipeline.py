@@ -209,11 +209,13 @@ class Retriever:
         seeds = set(seed_rows.tolist())
         units = m.units_at_rows(rows[top])
         previous = self._previous_versions([u.id for u in units])
+        paths = [res.path(int(rows[t])) for t in top]
+        ids = m.ids_at_rows(n for nodes in paths for n in nodes if n < g.num_rows)  # one query for all paths
         hits = []
-        for t, u in zip(top, units):
+        for t, u, nodes in zip(top, units, paths):
             hits.append(Hit(u.id, int(rows[t]), float(score[t]), float(sim[t]), float(strength[t]),
                             float(cent[t]), int(hop[t]), int(rows[t]) in seeds,
-                            self._path(res, int(rows[t])), u.effective_at, None, previous.get(u.id)))
+                            self._path(nodes, ids), u.effective_at, None, previous.get(u.id)))
         hits = self._resolve_conflicts(hits)
         names = mentions(question)
         recalled = " ".join(normalize(u.content) for u in units[:cfg.coverage_units])
@@ -276,10 +278,7 @@ class Retriever:
         span = days.max() - days.min() if len(days) else 0.0
         return ((days - days.min()) / span).astype(np.float32) if span >= 1.0 else np.zeros(len(rows), np.float32)
 
-    def _path(self, res, row: int) -> tuple[PathStep, ...]:
-        nodes = res.path(row)
-        names = self.memory.units_at_rows([n for n in nodes if n < self.graph.num_rows])
-        id_of = {u.row: u.id for u in names}
+    def _path(self, nodes: list[int], id_of: dict[int, str]) -> tuple[PathStep, ...]:
         steps = []
         for i, n in enumerate(nodes):
             label = id_of[n] if n < self.graph.num_rows else self.graph.node_name(n)

@@ -163,6 +163,14 @@ class Memory:
                  self.conn.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE row IN ({marks})", rows)}
         return [found[r] for r in rows]
 
+    def ids_at_rows(self, rows) -> dict[int, str]:
+        """Unit ids by row, without the rest of the units (for labelling recall paths)."""
+        rows = sorted({int(r) for r in rows})
+        if not rows:
+            return {}
+        marks = ",".join("?" * len(rows))
+        return dict(self.conn.execute(f"SELECT row, id FROM units WHERE row IN ({marks})", rows))
+
     def units_of(self, kb: str, doc_id: str, *, status: str | None = "active") -> list[Unit]:
         sql = f"SELECT {UNIT_COLUMNS} FROM units WHERE kb=? AND doc_id=?"
         args: tuple = (kb, doc_id)
@@ -208,7 +216,8 @@ class Memory:
     def search_dense(self, query_vectors: np.ndarray, k: int = 10):
         self.load_indexes()
         if self.dense is None:
-            return np.full((len(np.atleast_2d(query_vectors)), k), -1), None
+            m = len(np.atleast_2d(query_vectors))
+            return np.full((m, k), -1, np.int64), np.full((m, k), -np.inf, np.float32)
         return self.dense.search(query_vectors, k, active=self.active)
 
     def search_lexical(self, query: str, k: int = 10):

@@ -19,8 +19,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from ..units.model import InputError
-
 SCHEMA_VERSION = 1
 DB_FILE = "memory.sqlite"
 VECTORS_FILE = "vectors.f32"
@@ -119,5 +117,5 @@ def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> 
     return default if row is None else row[0]
 
 
-__all__ = ["SCHEMA_VERSION", "DB_FILE", "VECTORS_FILE", "LOCK_FILE", "MemoryStateError", "InputError",
+__all__ = ["SCHEMA_VERSION", "DB_FILE", "VECTORS_FILE", "LOCK_FILE", "MemoryStateError",
            "connect", "check_schema", "get_meta", "dense_file", "lexical_dir"]
