@@ -7,7 +7,7 @@ hands over contiguous arrays. These functions only take pointers and release
 the GIL around the C++ call.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from cpython.buffer cimport PyBUF_FORMAT
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
@@ -395,3 +395,147 @@ def pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,
     with nogil:
         pair_cosine_kernel(m, d, &claims[0, 0], &units[0, 0], &claim_idx[0], &unit_idx[0],
                            prenormalized, &out[0], num_threads)
+
+
+# ---- citation masks ------------------------------------------------------------------
+
+cdef extern from "asmr/citation_mask.h" namespace "asmr" nogil:
+    cdef cppclass CitationVocab:
+        CitationVocab(int64_t vocab_size, const int64_t* offsets, const uint8_t* data,
+                      const uint8_t* kinds, int num_markers, const int64_t* opener_offsets,
+                      const uint8_t* opener_bytes, const int64_t* closer_offsets,
+                      const uint8_t* closer_bytes) except +
+        int64_t vocab_size()
+        int64_t words()
+        int32_t num_free_states()
+        int64_t trie_nodes()
+    cdef cppclass CitationAllowlist:
+        CitationAllowlist(const CitationVocab* vocab, int64_t num_ids, const int64_t* id_offsets,
+                          const uint8_t* id_bytes) except +
+        int64_t num_states()
+        cbool is_free(int32_t state)
+        int32_t advance(int32_t state, int32_t token, cbool eos_blocked, int32_t* closed)
+        void fill_mask(int32_t state, cbool eos_blocked, int32_t* out)
+    void fill_citation_masks(int64_t batch, const CitationAllowlist* const* lists,
+                             const int32_t* states, const uint8_t* eos_blocked, int32_t* out,
+                             int64_t words, int num_threads)
+    void apply_token_bitmask(int64_t batch, int64_t vocab, float* logits, const int32_t* mask,
+                             int64_t words, const int32_t* rows, int num_threads)
+
+
+cdef class CitationVocabHandle:
+    """A tokenizer's byte strings and the markers, prepared once (asmr.decoding.CitationGrammar)."""
+    cdef CitationVocab* ptr
+
+    def __cinit__(self, const int64_t[::1] offsets, const uint8_t[::1] data, const uint8_t[::1] kinds,
+                  const int64_t[::1] opener_offsets, const uint8_t[::1] opener_bytes,
+                  const int64_t[::1] closer_offsets, const uint8_t[::1] closer_bytes):
+        cdef int64_t n = kinds.shape[0]
+        cdef int m = opener_offsets.shape[0] - 1
+        # An empty memoryview has no element 0 to take the address of.
+        cdef uint8_t nothing = 0
+        cdef const uint8_t* d = &data[0] if data.shape[0] else &nothing
+        with nogil:
+            self.ptr = new CitationVocab(n, &offsets[0], d, &kinds[0], m, &opener_offsets[0],
+                                         &opener_bytes[0], &closer_offsets[0], &closer_bytes[0])
+
+    def __dealloc__(self):
+        del self.ptr
+
+    @property
+    def words(self):
+        return self.ptr.words()
+
+    @property
+    def vocab_size(self):
+        return self.ptr.vocab_size()
+
+    @property
+    def num_free_states(self):
+        return self.ptr.num_free_states()
+
+    @property
+    def trie_nodes(self):
+        return self.ptr.trie_nodes()
+
+
+cdef class CitationAllowlistHandle:
+    """One allowlist compiled against a CitationVocabHandle."""
+    cdef CitationAllowlist* ptr
+    cdef CitationVocabHandle vocab
+
+    def __cinit__(self, CitationVocabHandle vocab, const int64_t[::1] id_offsets, const uint8_t[::1] id_bytes):
+        cdef int64_t n = id_offsets.shape[0] - 1
+        cdef uint8_t nothing = 0
+        cdef const uint8_t* d = &id_bytes[0] if id_bytes.shape[0] else &nothing
+        self.vocab = vocab
+        try:
+            with nogil:
+                self.ptr = new CitationAllowlist(vocab.ptr, n, &id_offsets[0], d)
+        except ValueError as exc:  # std::invalid_argument
+            raise ValueError(f"allowlist: {exc}") from None
+
+    def __dealloc__(self):
+        del self.ptr
+
+    @property
+    def num_states(self):
+        return self.ptr.num_states()
+
+    def is_free(self, int32_t state):
+        return self.ptr.is_free(state)
+
+    def advance(self, int32_t state, int32_t token, bint eos_blocked):
+        """(next state or -1, markers closed by the token)."""
+        cdef int32_t closed = 0
+        cdef int32_t nxt = self.ptr.advance(state, token, eos_blocked, &closed)
+        return nxt, closed
+
+    def advance_many(self, int32_t state, const int32_t[::1] tokens, bint eos_blocked):
+        """Feed tokens in order: (state, markers closed, tokens accepted); stops at the first refused."""
+        cdef int32_t closed = 0, nxt
+        cdef int64_t i
+        with nogil:
+            for i in range(tokens.shape[0]):
+                nxt = self.ptr.advance(state, tokens[i], eos_blocked and closed == 0, &closed)
+                if nxt < 0:
+                    break
+                state = nxt
+            else:
+                i = tokens.shape[0]
+        return state, closed, i
+
+    def fill_row(self, int32_t state, bint eos_blocked, int32_t[:, ::1] out, Py_ssize_t row):
+        """out[row] = the mask at state; checks the width and the row (the per-token path, kept lean)."""
+        if out.shape[1] != self.vocab.ptr.words():
+            raise ValueError(f"bitmask rows must have {self.vocab.ptr.words()} int32 words, got {out.shape[1]}")
+        if row < 0 or row >= out.shape[0]:
+            raise ValueError(f"row {row} outside the bitmask's {out.shape[0]} rows")
+        if state < 0 or state >= self.ptr.num_states():
+            raise ValueError(f"automaton state {state} out of range")
+        with nogil:
+            self.ptr.fill_mask(state, eos_blocked, &out[row, 0])
+
+
+def fill_citation_masks_batch(list handles, const int32_t[::1] states, const uint8_t[::1] eos_blocked,
+                              int32_t[:, ::1] out, int num_threads):
+    """Row r of out gets handles[r]'s mask at states[r]; a None handle means no constraint."""
+    cdef int64_t b = len(handles), r
+    cdef vector[const CitationAllowlist*] lists
+    lists.resize(b)
+    for r in range(b):
+        h = handles[r]
+        if h is not None:
+            lists[r] = (<CitationAllowlistHandle>h).ptr
+    with nogil:
+        fill_citation_masks(b, lists.data(), &states[0], &eos_blocked[0], &out[0, 0], out.shape[1],
+                            num_threads)
+
+
+def apply_token_bitmask_rows(float[:, ::1] logits, const int32_t[:, ::1] mask, const int32_t[::1] rows,
+                             int num_threads):
+    """logits[r, t] = -inf where token t's bit is clear in mask[rows[r]] (mask[r] when rows is empty)."""
+    cdef const int32_t* rp = &rows[0] if rows.shape[0] else NULL
+    with nogil:
+        apply_token_bitmask(logits.shape[0], logits.shape[1], &logits[0, 0], &mask[0, 0], mask.shape[1],
+                            rp, num_threads)
