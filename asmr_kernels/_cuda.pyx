@@ -54,6 +54,9 @@ cdef extern from "asmr/cuda.h" nogil:
         int64_t d, const void* claims, int64_t claims_ld, const void* units, int64_t units_ld,
         const void* claim_idx, const void* unit_idx, cbool prenormalized, float* out,
         uintptr_t stream)
+    const char* c_apply_token_bitmask "asmr::cuda::apply_token_bitmask"(
+        int device, int real_type, int64_t batch, int64_t vocab, void* logits, int64_t logits_ld,
+        const int32_t* mask, int64_t words, const int32_t* rows, uintptr_t stream)
 
 # Type tags of cuda.h (IndexType, RealType).
 INT32 = 0
@@ -207,4 +210,13 @@ def pair_cosine(int device, int claims_type, int units_type, int index_type, int
                             <const void*>claims, claims_ld, <const void*>units, units_ld,
                             <const void*>claim_idx, <const void*>unit_idx, prenormalized,
                             <float*>out, stream)
+    _check(err)
+
+
+def apply_token_bitmask(int device, int real_type, int64_t batch, int64_t vocab, uintptr_t logits,
+                        int64_t logits_ld, uintptr_t mask, int64_t words, uintptr_t rows, uintptr_t stream):
+    cdef const char* err
+    with nogil:
+        err = c_apply_token_bitmask(device, real_type, batch, vocab, <void*>logits, logits_ld,
+                                    <const int32_t*>mask, words, <const int32_t*>rows, stream)
     _check(err)

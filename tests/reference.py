@@ -100,3 +100,44 @@ def pair_cosine_ref(claims, units, ci, ui, prenormalized=False):
         return dot
     den = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
     return np.where(den > 0, dot / np.where(den > 0, den, 1), 0.0)
+
+
+def citation_prefix_ok(text: bytes, markers, ids) -> bool:
+    """Is ``text`` a prefix of the citation language? markers: [(opener, closer)] as bytes; ids: bytes.
+
+    Free text until the earliest point where an opener is complete; then the
+    text must spell (a prefix of) one id followed by that marker's closer, and
+    after the closer it is free again. An opener with nothing allowed after
+    it (empty allowlist) is a dead end.
+    """
+    i = 0
+    while True:
+        best = None
+        for opener, closer in markers:
+            j = text.find(opener, i)
+            if j >= 0 and (best is None or j + len(opener) < best[0]):
+                best = (j + len(opener), closer)
+        if best is None:
+            return True
+        end, closer = best
+        rest = text[end:]
+        spelled = [uid + closer for uid in ids]
+        done = [s for s in spelled if rest.startswith(s)]
+        if done:
+            i = end + len(done[0])
+            continue
+        return any(s.startswith(rest) for s in spelled)
+
+
+def citation_mask_ref(text: bytes, token_bytes, kinds, markers, ids, *, eos_blocked: bool) -> np.ndarray:
+    """Boolean mask of the tokens allowed after ``text`` (kinds: 0 text, 1 special, 2 eos, 3 never)."""
+    in_marker = not citation_prefix_ok(text + b"\x00", markers, ids)  # a NUL byte is never part of an id
+    out = np.zeros(len(kinds), dtype=bool)
+    for t, (b, k) in enumerate(zip(token_bytes, kinds)):
+        if k == 0:
+            out[t] = bool(b) and citation_prefix_ok(text + b, markers, ids)
+        elif k == 1:
+            out[t] = not in_marker
+        elif k == 2:
+            out[t] = not in_marker and not eos_blocked
+    return out

@@ -456,3 +456,38 @@ def test_bad_spread_arguments(small, args, kwargs, match):
 def test_bad_pair_cosine_arguments(fw, args, match):
     with pytest.raises(ValueError, match=match):
         cuda.pair_cosine(*(fw.dev(np.asarray(a)) for a in args))
+
+
+# ---- citation masks -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("vocab,words", [(100, 4), (70, 2), (1000, 32)])
+def test_apply_token_bitmask_matches_cpu(fw, dtype, vocab, words):
+    from asmr.decoding.automaton import apply_token_bitmask_inplace
+
+    rng = np.random.default_rng(vocab)
+    mask = rng.integers(-2**31, 2**31, size=(4, words), dtype=np.int64).astype(np.int32)
+    mask[0], mask[1] = -1, 0
+    logits = rng.standard_normal((4, vocab)).astype(np.float32)
+    for rows in (None, [3, 0, 0, 1]):
+        want = logits.copy()
+        apply_token_bitmask_inplace(want, mask, indices=rows)
+        dev = fw.dev(logits.astype(dtype))
+        cuda.apply_token_bitmask(dev, fw.dev(mask), rows)
+        np.testing.assert_array_equal(fw.host(dev).astype(np.float32), want.astype(dtype).astype(np.float32))
+    # a strided row view is masked in place; a host mask is copied over
+    big = fw.dev(np.zeros((4, vocab + 7), np.float32))
+    cuda.apply_token_bitmask(big[:, :vocab], mask)
+    host = fw.host(big)
+    assert np.isinf(host[1, :vocab]).all()
+    assert np.isfinite(host[:, vocab:]).all() and np.isfinite(host[0, :min(vocab, 32 * words)]).all()
+
+
+def test_apply_token_bitmask_checks_inputs(fw):
+    with pytest.raises(ValueError, match="device array"):
+        cuda.apply_token_bitmask(np.zeros((1, 32), np.float32), np.zeros((1, 1), np.int32))
+    with pytest.raises(ValueError, match="int32"):
+        cuda.apply_token_bitmask(fw.dev(np.zeros((1, 32), np.float32)), fw.dev(np.zeros((1, 1), np.int64)))
+    with pytest.raises(ValueError, match="indices"):
+        cuda.apply_token_bitmask(fw.dev(np.zeros((1, 32), np.float32)), np.zeros((2, 1), np.int32), [2])

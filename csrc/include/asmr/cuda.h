@@ -110,5 +110,15 @@ const char* pair_cosine(int device, int claims_type, int units_type, int index_t
                         const void* unit_idx, bool prenormalized, float* out,
                         uintptr_t stream);
 
+// ---- citation masks ------------------------------------------------------------
+
+// logits[r * logits_ld + t] = -inf where bit (t & 31) of word (t >> 5) of mask
+// row rows[r] (r when rows is null) is clear, for t < vocab; tokens at or past
+// 32 * words are masked too. Logits are real_type (float32 or float16); mask
+// rows are `words` int32 words (citation_mask.h).
+const char* apply_token_bitmask(int device, int real_type, int64_t batch, int64_t vocab, void* logits,
+                                int64_t logits_ld, const int32_t* mask, int64_t words,
+                                const int32_t* rows, uintptr_t stream);
+
 }  // namespace cuda
 }  // namespace asmr

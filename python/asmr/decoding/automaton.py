@@ -175,18 +175,18 @@ def apply_token_bitmask_inplace(logits, bitmask, indices: Sequence[int] | None =
     """Set ``logits[r, t] = -inf`` where token t's bit is clear in ``bitmask[indices[r]]``.
 
     CPU float32 logits (NumPy or torch) go to the native CPU kernel; CUDA
-    tensors to the CUDA kernel (``asmr_kernels.cuda``); other dtypes fall back
-    to torch's ``masked_fill_``.
+    float32/float16 tensors to the CUDA kernel (``asmr_kernels.cuda``); other
+    dtypes (bfloat16...) fall back to torch's ``masked_fill_``.
     """
     if not isinstance(logits, np.ndarray):
         torch = sys.modules.get("torch")
         if torch is None or not isinstance(logits, torch.Tensor):
             raise ValueError(f"logits must be a NumPy array or a torch tensor, got {type(logits).__name__}")
-        if logits.is_cuda:
+        if logits.is_cuda and logits.dtype in (torch.float32, torch.float16):
             from asmr_kernels import cuda
             cuda.apply_token_bitmask(logits, bitmask, indices)
             return
-        if logits.dtype != torch.float32:
+        if logits.dtype != torch.float32 or logits.is_cuda:
             _apply_with_torch(logits, bitmask, indices)
             return
         logits = logits.numpy()

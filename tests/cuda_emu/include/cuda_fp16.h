@@ -14,3 +14,4 @@ inline float __half2float(__half h) {
   return __uint_as_float(bits);
 }
 inline float2 __half22float2(__half2 h) { return {__half2float(h.x), __half2float(h.y)}; }
+inline __half __ushort_as_half(unsigned short b) { return __half{b}; }
