@@ -1,8 +1,9 @@
 """The ``asmr`` command line.
 
-Exit codes: 0 done; 1 ``asmr check`` found inconsistencies; 2 bad arguments or
-bad input (nothing was written); 3 the unit or document asked for does not
-exist; 4 the memory cannot be used (newer schema, another writer, not a memory).
+Exit codes: 0 done; 1 ``asmr check`` found inconsistencies, or ``asmr eval
+verifier`` missed an injected fault; 2 bad arguments or bad input (nothing was
+written); 3 the unit, document or audit record asked for does not exist; 4 the
+memory cannot be used (newer schema, another writer, not a memory).
 """
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     _retrieve_args(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    p = sub.add_parser("eval", help="evaluate retrieval on a corpus and its questions")
+    p = sub.add_parser("eval", help="evaluate retrieval on a corpus and its questions, or the citation verifier")
     esub = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", required=True)
     pe = esub.add_parser("retrieval", help="Recall@2/@5 and latency of bm25, dense, hybrid, ppr and asmr",
                          description="Ingests the corpus (or reuses a memory that already holds it; unchanged "
@@ -99,6 +100,34 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     _retrieve_args(pe)
     pe.add_argument("--json", action="store_true", help="print one JSON object")
+    pv = esub.add_parser("verifier", help="citation faults injected into real answers, and the support check on "
+                                          "AttributionBench",
+                         description="Structural: builds answers from the memory's units and the units each turn "
+                                     "recalls, injects invented, deprecated, superseded and earlier-turn ids, "
+                                     "truncated and malformed markers, and markers hidden in quoted or copied source "
+                                     "text, and counts how many the verifier catches (all must be). Attribution: "
+                                     "the shipped support model and thresholds, never refitted, as a classifier "
+                                     "over an AttributionBench file. Exits 1 if an injected fault was missed.")
+    pv.add_argument("--memory", metavar="DIR", type=Path, default=None,
+                    help="memory to build answers from (default: a temporary one built from examples/handbook "
+                         "and its revision examples/handbook-v2)")
+    pv.add_argument("--attribution", metavar="FILE", type=Path, default=None,
+                    help="AttributionBench JSONL (default: ../shared/data/attributionbench_dev.jsonl if it "
+                         "exists, else the attribution check is skipped)")
+    pv.add_argument("--embedder", default=None,
+                    help="embedder of the temporary memory (default all-MiniLM-L6-v2; hash-<dim> is faster)")
+    pv.add_argument("--turns", type=int, default=8, help="conversation turns, one real answer each (default 8)")
+    pv.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = sub.add_parser("audit", help="print the verifier's audit records: every sentence, citation, check and "
+                                     "outcome",
+                       description="Audit records are written by the verifier to <memory>/audit/<date>.jsonl, one "
+                                   "line per verified answer. Exits 3 when there is no record to print.")
+    _memory_arg(p)
+    p.add_argument("--last", type=int, default=None, metavar="N", help="only the last N records")
+    p.add_argument("--turn", default=None, metavar="ID",
+                   help="only the records of one turn (<conversation>/<n>) or of one conversation")
+    p.add_argument("--json", action="store_true", help="print the records as a JSON array")
 
     p = sub.add_parser("check", help="verify the memory's integrity; exits 1 on any inconsistency")
     _memory_arg(p)
@@ -378,6 +407,62 @@ def cmd_eval_retrieval(args) -> int:
     return EXIT_OK
 
 
+DEFAULT_ATTRIBUTION = Path("..") / "shared" / "data" / "attributionbench_dev.jsonl"
+
+
+def cmd_eval_verifier(args) -> int:
+    from .embed import DEFAULT_EMBEDDER, check_embedder_name
+    from .eval.verifier import evaluate
+
+    attribution = args.attribution
+    try:
+        if args.turns < 1:
+            raise ValueError(f"--turns {args.turns}: must be at least 1")
+        if args.embedder:
+            check_embedder_name(args.embedder)
+        if attribution is not None and not attribution.is_file():
+            raise ValueError(f"--attribution {attribution}: no such file")
+        if attribution is None and DEFAULT_ATTRIBUTION.is_file():
+            attribution = DEFAULT_ATTRIBUTION
+        report = evaluate(args.memory, attribution, embedder=args.embedder or DEFAULT_EMBEDDER, turns=args.turns)
+    except ValueError as exc:
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    s, a = report["structural"], report["attribution"]
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(f"structural faults, {s['turns']} turns over memory {report['params']['memory']} "
+              f"({report['params']['embedder']}): {s['caught']}/{s['injected']} caught")
+        for kind, k in s["kinds"].items():
+            print(f"  {kind:13} {k['caught']:4}/{k['injected']:<4}")
+        b = s["baseline"]
+        print(f"clean answers: {b['valid']}/{b['citations']} citations kept in {b['answers']} answers")
+        if a["n"]:
+            print(f"attribution ({a['file']}): n {a['n']}, accuracy {a['accuracy']:.3f}, "
+                  f"macro-F1 {a['macro_f1']:.3f} (hard threshold {a['threshold']:.3f})")
+        else:
+            print(f"attribution: skipped ({a['skipped']})")
+        for miss in s["missed"]:
+            print(f"MISSED {miss['kind']}: {miss['answer']!r} -> {miss['text']!r}")
+    return EXIT_OK if s["caught"] == s["injected"] else EXIT_CHECK_FAILED
+
+
+def cmd_audit(args) -> int:
+    from .verify import audit
+
+    if args.last is not None and args.last < 1:
+        return _fail(f"--last {args.last}: must be at least 1", EXIT_BAD_INPUT)
+    records = audit.load(_memory_dir(args), last=args.last, turn=args.turn)
+    if not records:
+        what = f"turn {args.turn}" if args.turn else "any answer"
+        return _fail(f"memory {_memory_dir(args)}: no audit record of {what}", EXIT_NOT_FOUND)
+    if args.json:
+        print(json.dumps(records, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print("\n\n".join(audit.format_record(r) for r in records))
+    return EXIT_OK
+
+
 def cmd_check(args) -> int:
     from .store import check_memory
 
@@ -404,8 +489,9 @@ def main(argv: list[str] | None = None) -> int:
     from .store import MemoryStateError
     from .units.model import InputError
 
-    handlers = {"ingest": cmd_ingest, "check": cmd_check, "search": cmd_search,
-                "eval": {"retrieval": cmd_eval_retrieval}.get(getattr(args, "eval_command", None)),
+    handlers = {"ingest": cmd_ingest, "check": cmd_check, "search": cmd_search, "audit": cmd_audit,
+                "eval": {"retrieval": cmd_eval_retrieval,
+                         "verifier": cmd_eval_verifier}.get(getattr(args, "eval_command", None)),
                 "units": {"show": cmd_units_show}.get(getattr(args, "units_command", None)),
                 "doc": {"history": cmd_doc_history}.get(getattr(args, "doc_command", None))}
     try:
