@@ -1,0 +1,58 @@
+"""What every generator backend takes and returns.
+
+A generator writes an answer from the sources of one turn. The sources are the
+allowlisted units (their ids are the only ones it may cite); the redundancy
+block, when there is one, restates their key facts. Backends: ``extractive``
+(no model), ``local`` (SmolLM2 with the citation-closure processor) and
+``openai`` (an OpenAI-compatible endpoint).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+from asmr.decoding.markers import CITE, Marker
+
+
+@dataclass(frozen=True)
+class Source:
+    """One citable unit as the generator sees it."""
+
+    id: str
+    text: str
+    title: str = ""
+    section: str = ""
+    score: float = 0.0
+
+
+@dataclass
+class Generation:
+    text: str
+    backend: str
+    seconds: float = 0.0
+    tokens: int = 0
+    # backend details worth an audit line (prompt size, markers refused, ...)
+    info: dict = field(default_factory=dict)
+
+
+class Generator(Protocol):
+    name: str
+
+    def generate(self, question: str, sources: Sequence[Source], *, redundancy: str = "",
+                 marker: Marker = CITE, require_citation: bool = True) -> Generation: ...
+
+    def rewrite(self, sentence: str, source: Source, *, marker: Marker = CITE) -> str:
+        """One sentence restated so that ``source`` supports it (the verifier's soft zone)."""
+        ...
+
+
+def check_sources(sources: Sequence[Source]) -> list[Source]:
+    sources = list(sources)
+    seen: set[str] = set()
+    for i, s in enumerate(sources):
+        if not isinstance(s, Source):
+            raise ValueError(f"sources[{i}] must be a Source, got {type(s).__name__}")
+        if s.id in seen:
+            raise ValueError(f"sources[{i}]: id {s.id!r} given twice")
+        seen.add(s.id)
+    return sources

@@ -1,0 +1,60 @@
+"""Generator backends: the extractive one (no model)."""
+import pytest
+
+from asmr.decoding.markers import CITE_ZH, marker_pattern
+from asmr.embed.models import get_embedder
+from asmr.generate.base import Source
+from asmr.generate.extractive import ExtractiveGenerator, cite, split_sentences
+
+SOURCES = [
+    Source("memo://kb/ops.deploy/aaa", "Deploys start at 02:00 UTC on Sundays. Rollbacks must finish within 15 minutes."),
+    Source("memo://kb/ops.owners/bbb", "| system | owner |\n| billing | Team Kestrel |"),
+    Source("memo://kb/hr.travel/ccc", "Economy class is booked for flights under six hours."),
+]
+
+
+@pytest.fixture(scope="module")
+def gen():
+    return ExtractiveGenerator(get_embedder("hash-256"), max_sentences=2)
+
+
+def test_answers_with_source_sentences_each_cited_by_its_own_unit(gen):
+    out = gen.generate("How long may a rollback take?", SOURCES)
+    ids = [m.group("id0") for m in marker_pattern().finditer(out.text)]
+    assert "Rollbacks must finish within 15 minutes [cite:memo://kb/ops.deploy/aaa]." in out.text
+    assert ids and set(ids) <= {s.id for s in SOURCES}
+    for sentence in marker_pattern().sub("", out.text).split(" ."):
+        body = sentence.strip(" .")
+        assert not body or any(body in " ".join(split_sentences(s.text)) for s in SOURCES), body
+
+
+def test_table_rows_read_as_header_value_pairs(gen):
+    assert split_sentences(SOURCES[1].text) == ["system: billing; owner: Team Kestrel"]
+    assert "owner: Team Kestrel [cite:memo://kb/ops.owners/bbb]" in gen.generate("Who owns billing?", SOURCES).text
+
+
+def test_deterministic_and_bounded(gen):
+    a = gen.generate("When do deploys start?", SOURCES).text
+    assert a == gen.generate("When do deploys start?", SOURCES).text
+    assert len(marker_pattern().findall(a)) <= 2
+
+
+def test_markers_go_before_the_final_punctuation():
+    assert cite("It is 5 GB.", "x") == "It is 5 GB [cite:x]."
+    assert cite("部署在周日。", "x", CITE_ZH) == "部署在周日 【引用:x】。"
+    assert cite("No end", "x") == "No end [cite:x]."
+
+
+def test_no_sources_no_answer_and_bad_sources_refused(gen):
+    assert gen.generate("anything?", []).text == ""
+    with pytest.raises(ValueError, match="given twice"):
+        gen.generate("q", [SOURCES[0], SOURCES[0]])
+    with pytest.raises(ValueError, match="must be a Source"):
+        gen.generate("q", ["text"])
+    with pytest.raises(ValueError, match="max_sentences"):
+        ExtractiveGenerator(get_embedder("hash-64"), max_sentences=0)
+
+
+def test_rewrite_returns_the_closest_source_sentence(gen):
+    out = gen.rewrite("rollbacks finish in 15 minutes", SOURCES[0])
+    assert out == "Rollbacks must finish within 15 minutes [cite:memo://kb/ops.deploy/aaa]."
