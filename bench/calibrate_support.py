@@ -1,0 +1,331 @@
+"""Fit the verifier's support classifier on AttributionBench dev and write its weights.
+
+    python bench/calibrate_support.py [--data ../shared/data/attributionbench_dev.jsonl]
+                                      [--out python/asmr/verify/support_model.json] [--json]
+
+Each row is a (claim, evidence) pair: the claim, its references joined, and the label
+``attributable`` / ``not attributable``. The script computes asmr.verify.support's
+features for every pair (MiniLM runs offline; sentence vectors are cached in
+``--cache`` between runs, outside the repository), then reports, never in-sample:
+
+- 5-fold cross-validated accuracy and macro-F1: folds keep rows of one question
+  together and balance source dataset and label; the L2 strength is chosen by an
+  inner cross-validation on the training folds, the decision threshold on the
+  training folds' own out-of-fold predictions;
+- leave-one-source-dataset-out macro-F1: fit on three sources, test on the fourth;
+- the same numbers for two baselines (max sentence cosine alone; cosine + key-fact
+  share + lexical recall) so the gain of the full feature set is visible.
+
+The shipped model is then fitted on all rows. Its thresholds come from the 5-fold
+out-of-fold probabilities: ``hard`` maximises macro-F1, ``soft`` is the highest
+threshold at which 95 % of supported claims are still kept or rewritten (capped at
+``hard``). The data file is read, never copied.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from asmr.verify.support import FEATURES, SupportModel, pair_features
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "attributionbench_dev.jsonl"
+DEFAULT_OUT = ROOT / "python" / "asmr" / "verify" / "support_model.json"
+BASELINES = {
+    "cosine": ("cos_max",),
+    "cosine+facts+lexical": ("cos_max", "facts_share", "recall"),
+}
+L2_GRID = (0.1, 1.0, 10.0, 100.0)
+# Cues that can only speak against support: a fit that gives one a positive weight (noise in a
+# small dev set) drops it instead, so a missing number or a negated claim never raises a score.
+NONPOSITIVE = ("missing_number", "missing_date", "missing_entity", "missing_code", "neg_mismatch",
+               "negation_conflicts", "antonym", "novel_log")
+SOFT_RECALL = 0.95
+
+
+# ---- data and features ------------------------------------------------------------------------
+
+def load_rows(path: Path) -> list[dict]:
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            label = r.get("attribution_label")
+            if label not in ("attributable", "not attributable"):
+                raise ValueError(f"{path}:{n}: attribution_label {label!r} is neither 'attributable' nor "
+                                 "'not attributable'")
+            rows.append(r)
+    return rows
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are kept on disk by text hash, so reruns embed nothing."""
+
+    def __init__(self, inner, path: Path):
+        self.inner, self.path = inner, path
+        self.name, self.dim = inner.name, inner.dim
+        self.rows: dict[bytes, np.ndarray] = {}
+        if path.exists():
+            z = np.load(path)
+            self.rows = dict(zip((bytes(k) for k in z["keys"]), z["vecs"]))
+        self.dirty = False
+
+    @staticmethod
+    def _key(text: str) -> bytes:
+        return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+    def embed(self, texts, *, progress: bool = False) -> np.ndarray:
+        keys = [self._key(t) for t in texts]
+        todo = [i for i, k in enumerate(keys) if k not in self.rows]
+        if todo:
+            vecs = self.inner.embed([texts[i] for i in todo], progress=progress)
+            for i, v in zip(todo, vecs):
+                self.rows[keys[i]] = v
+            self.dirty = True
+        return np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
+
+    def save(self) -> None:
+        if self.dirty:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            keys = np.array([np.frombuffer(k, np.uint8) for k in self.rows])
+            np.savez(self.path, keys=keys, vecs=np.stack(list(self.rows.values())))
+
+
+# ---- logistic regression, folds, metrics --------------------------------------------------------
+
+def standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    return mean, scale
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, nonpositive: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, float]:
+    """L2-penalised logistic regression on standardised features; columns flagged ``nonpositive``
+    whose weight comes out positive are dropped (weight 0) and the rest refitted."""
+    free = np.ones(x.shape[1], bool)
+    while True:
+        w_free, b = _newton(x[:, free], y, l2)
+        w = np.zeros(x.shape[1])
+        w[free] = w_free
+        bad = free & (w > 0) & (nonpositive if nonpositive is not None else False)
+        if not bad.any():
+            return w, b
+        free &= ~bad
+
+
+def _newton(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 30) -> tuple[np.ndarray, float]:
+    """Newton's method; the bias is not penalised."""
+    a = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(a.shape[1])
+    reg = l2 * np.eye(len(w))
+    reg[0, 0] = 0.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-np.clip(a @ w, -40, 40)))
+        grad = a.T @ (p - y) + reg @ w
+        hess = (a * (p * (1 - p))[:, None]).T @ a + reg + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w[1:], float(w[0])
+
+
+def predict(x, mean, scale, w, b):
+    return 1 / (1 + np.exp(-np.clip(((x - mean) / scale) @ w + b, -40, 40)))
+
+
+def macro_f1(y: np.ndarray, pred: np.ndarray) -> float:
+    f = []
+    for c in (0, 1):
+        tp = np.sum((pred == c) & (y == c))
+        fp = np.sum((pred == c) & (y != c))
+        fn = np.sum((pred != c) & (y == c))
+        f.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return float(np.mean(f))
+
+
+def best_threshold(y: np.ndarray, p: np.ndarray) -> float:
+    """The threshold maximising macro-F1 (midpoint between neighbouring scores)."""
+    s = np.unique(p)
+    cands = np.concatenate([[0.0], (s[:-1] + s[1:]) / 2, [1.0]]) if len(s) > 1 else np.array([0.5])
+    scores = [macro_f1(y, (p >= t).astype(int)) for t in cands]
+    return float(cands[int(np.argmax(scores))])
+
+
+def recall_threshold(y: np.ndarray, p: np.ndarray, recall: float) -> float:
+    """The highest threshold at which at least ``recall`` of the positives score at or above it."""
+    pos = np.sort(p[y == 1])
+    k = int(np.floor((1 - recall) * len(pos)))
+    return float(pos[k]) if len(pos) else 0.0
+
+
+def group_folds(groups: list[str], strata: list[str], k: int, seed: int) -> np.ndarray:
+    """A fold per row: rows of one group share a fold; folds balance the strata (greedy)."""
+    rng = np.random.default_rng(seed)
+    members: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    order = list(members)
+    rng.shuffle(order)
+    order.sort(key=lambda g: -len(members[g]))  # big groups first, ties in random order
+    counts: dict[tuple[int, str], int] = {}
+    size = np.zeros(k)
+    fold = np.empty(len(groups), np.int64)
+    for g in order:
+        need: dict[str, int] = {}
+        for i in members[g]:
+            need[strata[i]] = need.get(strata[i], 0) + 1
+        cost = [sum(counts.get((f, s), 0) * c for s, c in need.items()) + 1e-3 * size[f] for f in range(k)]
+        f = int(np.argmin(cost))
+        for s, c in need.items():
+            counts[(f, s)] = counts.get((f, s), 0) + c
+        size[f] += len(members[g])
+        fold[members[g]] = f
+    return fold
+
+
+def fit_select(x: np.ndarray, y: np.ndarray, groups: list[str], strata: list[str], seed: int,
+               neg: np.ndarray):
+    """Fit with the L2 strength chosen by inner 4-fold CV (log-loss); returns params and threshold."""
+    inner = group_folds(groups, strata, 4, seed + 1)
+    best = None
+    for l2 in L2_GRID:
+        oof = np.empty(len(y))
+        for f in range(4):
+            tr, te = inner != f, inner == f
+            mean, scale = standardize(x[tr])
+            w, b = fit_logistic((x[tr] - mean) / scale, y[tr], l2, neg)
+            oof[te] = predict(x[te], mean, scale, w, b)
+        loss = -np.mean(y * np.log(oof + 1e-12) + (1 - y) * np.log(1 - oof + 1e-12))
+        if best is None or loss < best[0]:
+            best = (loss, l2, oof)
+    _, l2, oof = best
+    mean, scale = standardize(x)
+    w, b = fit_logistic((x - mean) / scale, y, l2, neg)
+    return mean, scale, w, b, l2, best_threshold(y, oof), oof
+
+
+def evaluate(x, y, groups, strata, sources, seed: int, neg: np.ndarray) -> dict:
+    folds = group_folds(groups, strata, 5, seed)
+    oof = np.empty(len(y))
+    pred = np.empty(len(y), np.int64)
+    for f in range(5):
+        tr, te = folds != f, folds == f
+        g_tr = [g for g, t in zip(groups, tr) if t]
+        s_tr = [s for s, t in zip(strata, tr) if t]
+        mean, scale, w, b, _, thr, _ = fit_select(x[tr], y[tr], g_tr, s_tr, seed, neg)
+        oof[te] = predict(x[te], mean, scale, w, b)
+        pred[te] = oof[te] >= thr
+    out = {"cv5": {"accuracy": float(np.mean(pred == y)), "macro_f1": macro_f1(y, pred)}}
+    per_source = {}
+    for src in sorted(set(sources)):
+        m = np.array([s == src for s in sources])
+        per_source[src] = {"n": int(m.sum()), "macro_f1": macro_f1(y[m], pred[m])}
+    out["cv5"]["by_source"] = per_source
+    lodo = {}
+    for src in sorted(set(sources)):
+        te = np.array([s == src for s in sources])
+        tr = ~te
+        g_tr = [g for g, t in zip(groups, tr) if t]
+        s_tr = [s for s, t in zip(strata, tr) if t]
+        mean, scale, w, b, _, thr, _ = fit_select(x[tr], y[tr], g_tr, s_tr, seed, neg)
+        p = predict(x[te], mean, scale, w, b)
+        lodo[src] = {"n": int(te.sum()), "accuracy": float(np.mean((p >= thr) == y[te])),
+                     "macro_f1": macro_f1(y[te], (p >= thr).astype(int))}
+    out["leave_one_source_out"] = lodo
+    out["leave_one_source_out_mean_macro_f1"] = float(np.mean([v["macro_f1"] for v in lodo.values()]))
+    return out, oof, folds
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the fitted model goes")
+    ap.add_argument("--no-write", action="store_true", help="report only; leave the shipped model alone")
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "asmr" / "support_vectors.npz",
+                    help="sentence-vector cache (outside the repository)")
+    ap.add_argument("--embedder", default="all-MiniLM-L6-v2")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.data.exists():
+        print(f"calibrate_support: {args.data} not found (AttributionBench dev lives in ../shared/data)",
+              file=sys.stderr)
+        return 2
+    rows = load_rows(args.data)
+    claims = [r["claim"] for r in rows]
+    evidences = ["\n\n".join(r["references"]) for r in rows]
+    y = np.array([r["attribution_label"] == "attributable" for r in rows], float)
+    sources = [r.get("src_dataset", "?") for r in rows]
+    groups = [r.get("question") or r.get("id") or str(i) for i, r in enumerate(rows)]
+    strata = [f"{s}|{int(t)}" for s, t in zip(sources, y)]
+
+    from asmr.embed.models import get_embedder
+    emb = CachedEmbedder(get_embedder(args.embedder), args.cache)
+    t0 = time.perf_counter()
+    x = pair_features(claims, evidences, embedder=emb)
+    t_feat = time.perf_counter() - t0
+    emb.save()
+
+    report: dict = {"n": len(rows), "features_seconds": round(t_feat, 1), "models": {}}
+    for name, feats in {**BASELINES, "full": FEATURES}.items():
+        cols = [FEATURES.index(f) for f in feats]
+        neg = np.array([f in NONPOSITIVE for f in feats])
+        res, oof, _ = evaluate(x[:, cols], y, groups, strata, sources, args.seed, neg)
+        report["models"][name] = res
+        if name == "full":
+            full_oof = oof
+
+    mean, scale, w, b, l2, _, _ = fit_select(x, y, groups, strata, args.seed,
+                                             np.array([f in NONPOSITIVE for f in FEATURES]))
+    hard = best_threshold(y, full_oof)
+    soft = min(recall_threshold(y, full_oof, SOFT_RECALL), hard)
+    full = report["models"]["full"]
+    meta = {
+        "trained_on": f"AttributionBench dev ({len(rows)} pairs), by bench/calibrate_support.py",
+        "l2": l2,
+        "thresholds": {"rule": "hard: the threshold maximising macro-F1 of the 5-fold out-of-fold probabilities; "
+                               f"soft: the highest threshold keeping {SOFT_RECALL:.0%} of supported claims at or "
+                               "above it (out-of-fold), capped at hard"},
+        "cv": {"accuracy": round(full["cv5"]["accuracy"], 4), "macro_f1": round(full["cv5"]["macro_f1"], 4),
+               "leave_one_source_out_macro_f1": {k: round(v["macro_f1"], 4)
+                                                 for k, v in full["leave_one_source_out"].items()}},
+    }
+    model = SupportModel(features=FEATURES, mean=mean, scale=scale, weights=w, bias=b, hard=hard, soft=soft,
+                         embedder=args.embedder, meta=meta)
+    report["thresholds"] = {"hard": hard, "soft": soft}
+    report["weights"] = {f: round(float(v), 3) for f, v in zip(FEATURES, w)}
+    if not args.no_write:
+        model.save(args.out)
+        report["written"] = str(args.out)
+
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"AttributionBench dev: {len(rows)} pairs, features in {t_feat:.1f} s")
+    print(f"{'model':<24}{'cv5 acc':>9}{'cv5 F1':>9}  leave-one-source-out macro-F1")
+    for name, res in report["models"].items():
+        lodo = "  ".join(f"{k}={v['macro_f1']:.3f}" for k, v in res["leave_one_source_out"].items())
+        print(f"{name:<24}{res['cv5']['accuracy']:>9.3f}{res['cv5']['macro_f1']:>9.3f}  {lodo}  "
+              f"mean={res['leave_one_source_out_mean_macro_f1']:.3f}")
+    print("cv5 macro-F1 by source (full): " + "  ".join(
+        f"{k}={v['macro_f1']:.3f}" for k, v in full["cv5"]["by_source"].items()))
+    print(f"thresholds: hard={hard:.3f} soft={soft:.3f}  (l2={l2})")
+    print("weights: " + ", ".join(f"{f}={v:+.2f}" for f, v in report["weights"].items()))
+    if not args.no_write:
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

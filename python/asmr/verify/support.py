@@ -1,0 +1,700 @@
+"""The "supports" check: the probability that a piece of evidence supports a claim.
+
+A cited sentence is first reduced to its core claim (:func:`core_claim`: hedges such
+as "according to the analysis above" and citation markers removed). Each (claim,
+evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
+
+- meaning: the cosine between the claim and its best-matching evidence sentences, and
+  the whole evidence (sentence embeddings, gathered by the native ``pair_cosine``);
+- words: how much of the claim's content words, word pairs and word runs the evidence
+  contains, overall and in its best sentence, with light stemming and a prefix match
+  for variants ("cycling"/"cycle");
+- key facts (:mod:`asmr.redundancy.facts`): numbers, dates, versions, codes and names
+  of the claim missing from the evidence; a changed number or date is strong evidence
+  of non-support;
+- contradiction cues: a negation on one side only, antonyms ("increase"/"decrease").
+
+A logistic regression over standardised features (:class:`SupportModel`, weights in
+``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
+dev split) turns them into a probability. Two thresholds split it three ways: at or
+above ``hard`` keep the citation; at or above ``soft`` ask the generator for one
+rewrite grounded in the unit; below ``soft`` fail.
+
+Everything is batched: one embedding call for all claims and evidence sentences not
+yet seen (sentence vectors are cached per text, units being cited over and over), one
+kernel call for all the cosines; the rest is string work on short texts.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from asmr.decoding.markers import marker_pattern
+from asmr.redundancy.facts import key_facts, missing_facts
+from asmr.units.sentences import cut_long, sentence_ends
+
+DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
+
+# ---- the core claim ---------------------------------------------------------------------------
+
+_SOURCE = (r"(?:the\s+|this\s+|that\s+|these\s+|our\s+|my\s+)?(?:above\s+|previous\s+|preceding\s+|cited\s+|given\s+|"
+           r"provided\s+|following\s+|retrieved\s+)?(?:source|document|article|passage|text|report|analysis|"
+           r"study|studies|unit|reference|evidence|context|information|data|material|research|paper|author|"
+           r"website|page|record|excerpt|search\s+results?|results?|findings)s?(?:\s+(?:above|below|provided))?")
+_SAYS = (r"(?:says|said|states|stated|notes|noted|shows|showed|indicates|indicated|suggests|suggested|reports|"
+         r"reported|mentions|mentioned|explains|explained|claims|claimed|confirms|confirmed|finds|found|"
+         r"describes|described|reveals|revealed|highlights|argues|points\s+out|tells\s+us)")
+_LEADING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
+    r"^(?:according\s+to|based\s+on|as\s+per|in\s+light\s+of|judging\s+(?:by|from))"
+    r"(?:\s+[^,，]{0,80})?[,，]\s*",
+    r"^as\s+(?:noted|stated|mentioned|described|shown|reported|explained|discussed|indicated|seen|"
+    r"outlined|cited|suggested)(?:\s+(?:in|by|above|below|earlier|previously|before))?[^,，]{0,60}[,，]\s*",
+    rf"^{_SOURCE}\s+{_SAYS}\s+(?:that\s+)?",
+    rf"^(?:it\s+(?:is|was|has\s+been)\s+(?:reported|noted|stated|said|claimed|shown|known|mentioned|suggested|"
+    rf"found|believed|estimated|argued|established)\s+(?:that\s+)?)",
+    r"^(?:reportedly|apparently|allegedly|notably|importantly|interestingly|specifically|essentially|"
+    r"basically|indeed|in\s+fact|in\s+summary|in\s+conclusion|in\s+short|overall|additionally|"
+    r"furthermore|moreover|also|however|therefore|thus|hence|so|then|finally|similarly|likewise|"
+    r"in\s+addition|for\s+example|for\s+instance|on\s+the\s+other\s+hand|meanwhile)\s*[,，]?\s+",
+    r"^(?:根据|依据|按照|据)(?:上文|上述|以上|前文|资料|来源|文档|文献|分析|报道|报告|材料|信息|研究)[^，,。]{0,20}[，,]\s*",
+    r"^(?:如上所述|如前所述|综上所述|总之|此外|另外|然而|因此|据报道|据悉|据了解|据称|资料显示|研究表明|报告显示|"
+    r"数据显示|文档显示|来源显示)[，,：:]?\s*",
+    r"^据[^，,。]{1,12}(?:称|介绍|报道|显示|表示)[，,]\s*",
+)]
+_TRAILING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
+    r"[,，]?\s*(?:according\s+to|as\s+(?:noted|stated|reported|mentioned|described|shown)\s+(?:in|by))\s+"
+    r"[^,，.。]{0,80}(?=[.。!?！？]?\s*$)",
+    rf"[,，]?\s*as\s+{_SOURCE}\s+{_SAYS}(?=[.。!?！？]?\s*$)",
+    r"\s*[(（](?:see|cf\.?|source|sources|参见|见|来源)[:：]?\s*[^)）]{0,80}[)）]",
+)]
+# First words (and CJK first characters) that can open a hedge: other sentences skip the patterns.
+_LEAD_WORDS = frozenset("""
+according based as per from in judging the this that these our my above previous preceding cited given
+provided following retrieved source sources document documents article articles passage passages text
+report reports analysis study studies unit reference references evidence context information data
+material research paper author website page record excerpt search results result findings it
+reportedly apparently allegedly notably importantly interestingly specifically essentially basically
+indeed overall additionally furthermore moreover also however therefore thus hence so then finally
+similarly likewise for on meanwhile
+""".split())
+_LEAD_CJK = frozenset("根依按据如综总此另然因资研报数文来")
+_NUMERIC_MARKERS = re.compile(r"\s*\[(?:\d+(?:\s*[,\-–]\s*\d+)*)\]|\s*【\d+】")
+_SPACE_RUN = re.compile(r"[ \t]{2,}")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?。，；：！？])")
+
+
+@lru_cache(maxsize=1)
+def _markers() -> re.Pattern[str]:
+    return marker_pattern()
+
+
+def core_claim(sentence: str) -> str:
+    """``sentence`` without attributions, hedges and citation markers: what it asserts.
+
+    "According to the analysis above, the port is 8080 [cite:memo://kb/a/b]." → "the port is 8080."
+    Markers are the project's (``[cite:ID]``, ``【引用:ID】``) and numeric ones (``[2]``).
+    """
+    if not isinstance(sentence, str):
+        raise ValueError(f"core_claim: sentence must be a string, got {type(sentence).__name__}")
+    text = _markers().sub("", sentence)
+    text = _NUMERIC_MARKERS.sub("", text).strip()
+    first = text[:12].split(" ", 1)[0].lower().rstrip(",")
+    rounds = 3 if first in _LEAD_WORDS or text[:1] in _LEAD_CJK else 0
+    for _ in range(rounds):  # "Moreover, according to [2], the source says that …"
+        before = text
+        for p in _LEADING_HEDGES:
+            text = p.sub("", text, count=1)
+        if text == before:
+            break
+    low = text.lower()
+    if "accord" in low or "as " in low or "(" in text or "（" in text:
+        for p in _TRAILING_HEDGES:
+            text = p.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACE_RUN.sub(" ", text)).strip()
+    return text or sentence.strip()
+
+
+# ---- words ------------------------------------------------------------------------------------
+
+_STOP = frozenset("""
+a an the this that these those it its it's he she they them we us you i me his her hers their theirs our
+your my mine him in on at of for to from by with as and or but if when while after before during since
+until because although though however there here what which who whom whose where why how all any each
+every some such is are was were be been being am has have had having do does did doing can could may
+might must shall should will would about above below between into onto over under up down out off
+again further then once also than too very just so only own same both either neither nor more most
+other others another much many few several lot lots one ones s t etc via per within without upon
+whether yet still even ever well like i.e e.g eg ie thing things way ways include includes including
+""".split())
+_NEGATIONS = frozenset("""
+not no never none nobody nothing neither nor cannot can't won't don't doesn't didn't isn't aren't wasn't
+weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't without lack lacks lacking unable fail
+fails failed absent
+""".split())
+_CJK_NEG = re.compile(r"[不没无未非否别]")
+_ANTONYMS = {}
+for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), ("ris", "fall"), ("more", "less"),
+               ("more", "fewer"), ("higher", "lower"), ("larger", "smaller"), ("bigger", "smaller"),
+               ("greater", "lesser"), ("before", "after"), ("positiv", "negativ"), ("true", "false"),
+               ("safe", "dangerous"), ("safe", "unsaf"), ("legal", "illegal"), ("possibl", "impossibl"),
+               ("includ", "exclud"), ("win", "los"), ("won", "lost"), ("first", "last"), ("maximum", "minimum"),
+               ("above", "below"), ("majority", "minority"), ("strong", "weak"), ("early", "late"),
+               ("earlier", "later"), ("success", "failur"), ("allow", "prohibit"), ("allow", "forbid"),
+               ("accept", "reject"), ("benefit", "harm"), ("cheap", "expensiv"), ("old", "young"),
+               ("old", "new"), ("good", "bad"), ("better", "wors"), ("best", "worst"), ("hot", "cold"),
+               ("warm", "cold"), ("fast", "slow"), ("faster", "slower"), ("long", "short"),
+               ("longer", "shorter"), ("high", "low"), ("same", "different"), ("similar", "different"),
+               ("always", "never"), ("all", "none"), ("male", "femal"), ("men", "women"), ("buy", "sell"),
+               ("open", "clos"), ("start", "end"), ("begin", "end"), ("north", "south"), ("east", "west"),
+               ("left", "right"), ("up", "down"), ("gain", "loss"), ("profit", "loss"), ("support", "oppos"),
+               ("agre", "disagre"), ("common", "rare"), ("effectiv", "ineffectiv"), ("healthy", "unhealthy"),
+               ("increas", "lower"), ("enhanc", "impair"), ("promot", "inhibit"), ("activ", "inactiv"),
+               ("增加", "减少"), ("上升", "下降"), ("提高", "降低"), ("增长", "下降"), ("之前", "之后"), ("最大", "最小"),
+               ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误")):
+    _ANTONYMS.setdefault(_a, set()).add(_b)
+    _ANTONYMS.setdefault(_b, set()).add(_a)
+_HEDGE_WORDS = frozenset("may might could can possibly perhaps likely unlikely often sometimes generally "
+                         "usually typically some many various several potentially suggest suggests".split())
+_CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_WORD = re.compile(rf"[{_CJK_CLASS}]+|[a-z0-9]+(?:['’][a-z]+)?|[^\W_{_CJK_CLASS}]+")
+_IS_CJK = re.compile(rf"[{_CJK_CLASS}]")
+_URL = re.compile(r"https?://\S+|www\.\S+")
+_REF_HEAD = re.compile(r"^\s*(?:\[\d+\]\s*)?(?:Title:|Text:|Section:)?\s*", re.MULTILINE)
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """A light suffix stripper: enough for "released"/"release", "cities"/"city", "cycling"/"cycle"."""
+    w = word
+    if w.endswith("'s") or w.endswith("’s"):
+        w = w[:-2]
+    n = len(w)
+    if n > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif n > 4 and w.endswith("sses"):
+        w = w[:-2]
+    elif n > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    n = len(w)
+    if n > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif n > 4 and w.endswith("ed"):
+        w = w[:-2]
+    elif n > 5 and w.endswith("ly"):
+        w = w[:-2]
+    elif n > 6 and w.endswith(("ment", "ness")):
+        w = w[:-4]
+    elif n > 5 and w.endswith(("tion", "sion")):
+        w = w[:-3]
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]  # "stopp(ed)" -> "stop"
+    return w
+
+
+def _words(text: str) -> list[str]:
+    """Lower-cased words; CJK runs become character bigrams (single characters when alone)."""
+    raw = _WORD.findall(text.lower())
+    if text.isascii():
+        return raw
+    out: list[str] = []
+    for w in raw:
+        if _IS_CJK.match(w):
+            out.extend([w] if len(w) == 1 else [w[i:i + 2] for i in range(len(w) - 1)])
+        else:
+            out.append(w)
+    return out
+
+
+def _content(words: list[str]) -> list[str]:
+    return [_stem(w) for w in words if w not in _STOP and (len(w) > 1 or not w.isascii())]
+
+
+def _negated(words: list[str], text: str) -> bool:
+    return any(w in _NEGATIONS or w.endswith("n't") for w in words) or (
+        not text.isascii() and _CJK_NEG.search(text) is not None)
+
+
+# ---- evidence, split and indexed once ---------------------------------------------------------
+
+MAX_SENTENCE_CHARS = 400
+MAX_CANDIDATES = 12  # evidence sentences per pair whose cosine is computed
+
+
+@dataclass
+class _Evidence:
+    sentences: list[str]
+    sent_tokens: list[frozenset[str]]
+    sent_neg: list[bool]
+    tokens: frozenset[str]
+    prefixes: frozenset[str]
+    bigrams: frozenset[tuple[str, str]]
+    trigrams: frozenset[tuple[str, str, str]]
+    n_words: int
+    postings: dict[str, list[int]] = field(default_factory=dict)
+
+
+def _split_sentences(text: str) -> list[str]:
+    text = _URL.sub(" ", text)
+    out: list[str] = []
+    for line in text.split("\n"):
+        line = _REF_HEAD.sub("", line, count=1)
+        if len(line.strip()) < 3:
+            continue
+        start = 0
+        for end in sentence_ends(line) + [len(line)]:
+            if end > start:
+                out.extend(piece for _, _, piece in cut_long(line, start, end, MAX_SENTENCE_CHARS) if len(piece) > 2)
+            start = end
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _evidence(text: str) -> _Evidence:
+    sentences = _split_sentences(text) or [text.strip() or "-"]
+    sent_tokens, sent_neg, words_all = [], [], []
+    postings: dict[str, list[int]] = {}
+    for i, s in enumerate(sentences):
+        words = _words(s)
+        words_all.extend(words)
+        toks = frozenset(_content(words))
+        sent_tokens.append(toks)
+        sent_neg.append(_negated(words, s))
+        for t in toks:
+            postings.setdefault(t, []).append(i)
+    tokens = frozenset().union(*sent_tokens)
+    content = _content(words_all)
+    stems = [_stem(w) for w in words_all]
+    return _Evidence(
+        sentences=sentences, sent_tokens=sent_tokens, sent_neg=sent_neg, tokens=tokens,
+        prefixes=frozenset(t[:4] for t in tokens if len(t) >= 4),
+        bigrams=frozenset(zip(content, content[1:])),
+        trigrams=frozenset(zip(stems, stems[1:], stems[2:])),
+        n_words=len(words_all), postings=postings)
+
+
+_CLAUSE_SPLIT = re.compile(r"\s*(?:[;；:：]|[,，]\s*(?:while|whereas|but|although|though|and|which|who|as well as|"
+                           r"including|with|making|leading to|resulting in)?|\s(?:while|whereas|but|although)\s|"
+                           r"(?:但是|但|而|并且|同时|以及))\s*", re.IGNORECASE)
+MIN_CLAUSE_WORDS = 3
+
+
+@dataclass
+class _Claim:
+    core: str
+    words: list[str]
+    stems: list[str]
+    content: list[str]
+    neg: bool
+    clauses: list[str]  # the parts of a compound claim, each of which must be supported; [] when one
+
+
+def _clauses(core: str) -> list[str]:
+    """The parts of a compound claim: "A decreases X, while B increases it" → the two halves.
+
+    Parts with fewer than MIN_CLAUSE_WORDS content words join their neighbour.
+    """
+    parts = [p for p in _CLAUSE_SPLIT.split(core) if p and p.strip()]
+    merged: list[str] = []
+    for part in parts:
+        if merged and len(_content(_words(merged[-1]))) < MIN_CLAUSE_WORDS:
+            merged[-1] = f"{merged[-1]}, {part}"
+        elif merged and len(_content(_words(part))) < MIN_CLAUSE_WORDS:
+            merged[-1] = f"{merged[-1]}, {part}"
+        else:
+            merged.append(part)
+    return merged if len(merged) > 1 else []
+
+
+def _claim(sentence: str) -> _Claim:
+    core = core_claim(sentence)
+    words = _words(core)
+    return _Claim(core=core, words=words, stems=[_stem(w) for w in words], content=_content(words),
+                  neg=_negated(words, core), clauses=_clauses(core))
+
+
+def _candidates(claim: _Claim, ev: _Evidence, k: int = MAX_CANDIDATES) -> list[int]:
+    """Indices of the evidence sentences sharing the most content words with the claim (up to k)."""
+    n = len(ev.sentences)
+    if n <= k:
+        return list(range(n))
+    hits: dict[int, int] = {}
+    for t in set(claim.content):
+        for i in ev.postings.get(t, ()):
+            hits[i] = hits.get(i, 0) + 1
+    ranked = sorted(hits, key=lambda i: (-hits[i], i))[:k]
+    if len(ranked) < k:
+        ranked += [i for i in range(n) if i not in hits][:k - len(ranked)]
+    return sorted(ranked)
+
+
+# ---- features ---------------------------------------------------------------------------------
+
+FEATURES = (
+    "cos_max", "cos_top2", "cos_doc", "cos_best_lex",
+    "recall", "recall_soft", "recall_best_sent", "recall_best_pair", "recall_cos_sent",
+    "bigram_recall", "trigram_recall", "novel_log",
+    "facts_n", "facts_share", "missing_number", "missing_date", "missing_entity", "missing_code",
+    "neg_mismatch", "antonym", "hedged", "claim_len_log", "evidence_len_log",
+    "clause_min_cos", "clause_min_recall", "negation_conflicts",
+)
+
+
+def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, float]:
+    content = claim.content
+    n = len(content)
+    f: dict[str, float] = {}
+    if n == 0:
+        f.update(recall=1.0, recall_soft=1.0, recall_best_sent=1.0, recall_best_pair=1.0, recall_cos_sent=1.0,
+                 bigram_recall=1.0, novel_log=0.0, antonym=0.0)
+    else:
+        found = [t in ev.tokens for t in content]
+        hit = sum(found)
+        soft = hit + sum(0.5 for t, ok in zip(content, found) if not ok and len(t) >= 4 and t[:4] in ev.prefixes)
+        f["recall"] = hit / n
+        f["recall_soft"] = soft / n
+        cset = set(content)
+        per_sent = [len(cset & s) for s in ev.sent_tokens]
+        best = max(per_sent)
+        pair = max((per_sent[i] + len((cset - ev.sent_tokens[i]) & ev.sent_tokens[i + 1])
+                    for i in range(len(per_sent) - 1)), default=best)
+        f["recall_best_sent"] = best / len(cset)
+        f["recall_best_pair"] = max(best, pair) / len(cset)
+        f["recall_cos_sent"] = per_sent[best_cos_sent] / len(cset)
+        bigrams = list(zip(content, content[1:]))
+        f["bigram_recall"] = (sum(b in ev.bigrams for b in bigrams) / len(bigrams)) if bigrams else f["recall"]
+        f["novel_log"] = math.log1p(n - hit)
+        ant = 0
+        for t, ok in zip(content, found):
+            if not ok:
+                for a in _ANTONYMS.get(t, ()):
+                    if a in ev.tokens:
+                        ant += 1
+                        break
+        f["antonym"] = float(ant)
+    tri = list(zip(claim.stems, claim.stems[1:], claim.stems[2:]))
+    f["trigram_recall"] = (sum(t in ev.trigrams for t in tri) / len(tri)) if tri else f["bigram_recall"]
+    f["hedged"] = float(any(w in _HEDGE_WORDS for w in claim.words))
+    f["claim_len_log"] = math.log1p(len(claim.words))
+    f["evidence_len_log"] = math.log1p(ev.n_words)
+    return f
+
+
+NEGATION_SCOPE = 4  # words after a negation that it covers
+
+
+def _negated_stems(words: list[str]) -> set[str]:
+    """Content stems within NEGATION_SCOPE words after a negation ("not able to benefit" → able, benefit)."""
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        if w in _NEGATIONS or w.endswith("n't"):
+            for v in words[i + 1:i + 1 + NEGATION_SCOPE]:
+                if v not in _STOP:
+                    out.add(_stem(v))
+    return out
+
+
+def _negation_conflicts(claim: _Claim, sentence: str) -> int:
+    """Shared content words negated on one side only: "X will not benefit" against "X could benefit"."""
+    words = _words(sentence)
+    ev_stems = {_stem(w) for w in words}
+    claim_stems = set(claim.content)
+    shared = claim_stems & ev_stems
+    if not shared:
+        return 0
+    return len((_negated_stems(claim.words) ^ _negated_stems(words)) & shared)
+
+
+def _recall(content: list[str], tokens: frozenset[str]) -> float:
+    return sum(t in tokens for t in content) / len(content) if content else 1.0
+
+
+def _fact_features(claim: _Claim, evidence: str) -> dict[str, float]:
+    facts = key_facts(claim.core)
+    missing = missing_facts(claim.core, evidence)
+    kinds = [m.kind for m in missing]
+    return {
+        "facts_n": math.log1p(len(facts)),
+        "facts_share": 1.0 - len(missing) / len(facts) if facts else 1.0,
+        "missing_number": float(kinds.count("number")),
+        "missing_date": float(kinds.count("date")),
+        "missing_entity": float(kinds.count("entity")),
+        "missing_code": float(kinds.count("code") + kinds.count("version")),
+    }
+
+
+class _VectorCache:
+    """Sentence vectors by text, least recently used dropped first."""
+
+    def __init__(self, capacity: int = 50_000):
+        self.capacity = capacity
+        self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def embed(self, embedder, texts: Sequence[str]) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if t not in self._rows))
+        if todo:
+            vecs = np.asarray(embedder.embed(todo), dtype=np.float32)
+            for t, v in zip(todo, vecs):
+                self._rows[t] = v
+        out = np.empty((len(texts), embedder.dim), np.float32)
+        for i, t in enumerate(texts):
+            out[i] = self._rows[t]
+            self._rows.move_to_end(t)
+        while len(self._rows) > self.capacity:
+            self._rows.popitem(last=False)
+        return out
+
+
+PARALLEL_PAIRS = 50_000  # fewer pairs than this run on one thread
+
+
+def _cosines(a: np.ndarray, b: np.ndarray, ai: np.ndarray, bi: np.ndarray) -> np.ndarray:
+    """``cos(a[ai[k]], b[bi[k]])`` by the native kernel (a NumPy fallback only if it is not built)."""
+    try:
+        from asmr_kernels import pair_cosine
+    except ImportError:  # pragma: no cover - the kernels are part of every build
+        na = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+        nb = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+        return np.einsum("ij,ij->i", na[ai], nb[bi]).astype(np.float32)
+    # A verifier batch is small: waking an OpenMP team costs more than the dot products.
+    return pair_cosine(a, b, ai, bi, num_threads=1 if len(ai) < PARALLEL_PAIRS else 0)
+
+
+def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=None,
+                  claim_vecs: np.ndarray | None = None, evidence_vecs: np.ndarray | None = None,
+                  cache: _VectorCache | None = None) -> np.ndarray:
+    """The feature matrix ``(len(claims), len(FEATURES))`` of (claim, evidence) pairs.
+
+    ``claim_vecs`` are the vectors of the claims' core text (:func:`core_claim`) and
+    ``evidence_vecs`` those of the whole evidence texts, when the caller already has
+    them; everything else is embedded here in one batch by ``embedder`` (default MiniLM).
+    """
+    claims, evidences = list(claims), list(evidences)
+    if len(claims) != len(evidences):
+        raise ValueError(f"pair_features: {len(claims)} claims but {len(evidences)} evidences")
+    for name, seq in (("claims", claims), ("evidences", evidences)):
+        bad = next((i for i, s in enumerate(seq) if not isinstance(s, str)), None)
+        if bad is not None:
+            raise ValueError(f"pair_features: {name}[{bad}] must be a string, got {type(seq[bad]).__name__}")
+    n = len(claims)
+    if n == 0:
+        return np.zeros((0, len(FEATURES)), np.float64)
+    for name, vecs in (("claim_vecs", claim_vecs), ("evidence_vecs", evidence_vecs)):
+        if vecs is not None and (np.ndim(vecs) != 2 or len(vecs) != n):
+            raise ValueError(f"pair_features: {name} must have one row per pair ({n}), got shape {np.shape(vecs)}")
+    cache = cache if cache is not None else _VectorCache()
+    cl = [_claim(c) for c in claims]
+    evs = [_evidence(e) for e in evidences]
+    cands = [_candidates(c, e) for c, e in zip(cl, evs)]
+
+    texts: list[str] = []
+    if claim_vecs is None or evidence_vecs is None or any(cands):
+        if embedder is None:
+            from asmr.embed.models import get_embedder
+            embedder = get_embedder()
+    sent_texts = [ev.sentences[j] for ev, cs in zip(evs, cands) for j in cs]
+    clause_texts = [q for c in cl for q in c.clauses]
+    texts = sent_texts + clause_texts
+    if claim_vecs is None:
+        texts += [c.core for c in cl]
+    if evidence_vecs is None:
+        texts += [e[:2000] for e in evidences]  # the embedder reads ~256 word pieces anyway
+    vecs = cache.embed(embedder, texts)
+    m, q = len(sent_texts), len(clause_texts)
+    sent_vecs = vecs[:m]
+    clause_vecs = vecs[m:m + q]
+    pos = m + q
+    if claim_vecs is None:
+        claim_vecs = vecs[pos:pos + n]
+        pos += n
+    if evidence_vecs is None:
+        evidence_vecs = vecs[pos:pos + n]
+    claim_vecs = np.asarray(claim_vecs, np.float32)
+    evidence_vecs = np.asarray(evidence_vecs, np.float32)
+
+    counts = np.array([len(c) for c in cands], np.int64)
+    pair_claim = np.repeat(np.arange(n, dtype=np.int64), counts)
+    cos = _cosines(claim_vecs, sent_vecs, pair_claim, np.arange(m, dtype=np.int64))
+    cos_doc = _cosines(claim_vecs, evidence_vecs, np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64))
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    # every clause against its pair's candidate sentences
+    n_clauses = np.array([len(c.clauses) for c in cl], np.int64)
+    clause_pair = np.repeat(np.arange(n, dtype=np.int64), n_clauses)
+    per_clause = counts[clause_pair]
+    cq = np.repeat(np.arange(q, dtype=np.int64), per_clause)
+    starts = np.repeat(offsets[:-1][clause_pair], per_clause)
+    within = np.arange(cq.size, dtype=np.int64) - np.repeat(np.cumsum(per_clause) - per_clause, per_clause)
+    clause_cos = _cosines(clause_vecs, sent_vecs, cq, starts + within) if cq.size else np.zeros(0, np.float32)
+    clause_best = np.full(q, -1.0, np.float32)
+    if cq.size:
+        np.maximum.at(clause_best, cq, clause_cos)
+    clause_offsets = np.concatenate([[0], np.cumsum(n_clauses)])
+
+    out = np.zeros((n, len(FEATURES)), np.float64)
+    for i in range(n):
+        c, ev, cs = cl[i], evs[i], cands[i]
+        seg = cos[offsets[i]:offsets[i + 1]]
+        f: dict[str, float] = {}
+        if seg.size:
+            order = np.argsort(-seg)
+            best = cs[int(order[0])]
+            f["cos_max"] = float(seg[order[0]])
+            f["cos_top2"] = float(seg[order[:2]].mean())
+            # the cosine of the sentence sharing most words with the claim
+            cset = set(c.content)
+            lex = [len(cset & ev.sent_tokens[j]) for j in cs]
+            f["cos_best_lex"] = float(seg[int(np.argmax(lex))])
+        else:
+            best = 0
+            f["cos_max"] = f["cos_top2"] = f["cos_best_lex"] = float(cos_doc[i])
+        f["cos_doc"] = float(cos_doc[i])
+        f.update(_lexical(c, ev, best))
+        f.update(_fact_features(c, evidences[i]))
+        f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
+        f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
+                                   if c.neg or ev.sent_neg[best] else 0.0)
+        if c.clauses and seg.size:
+            f["clause_min_cos"] = float(clause_best[clause_offsets[i]:clause_offsets[i + 1]].min())
+            f["clause_min_recall"] = min(_recall(_content(_words(t)), ev.tokens) for t in c.clauses)
+        else:
+            f["clause_min_cos"] = f["cos_max"]
+            f["clause_min_recall"] = f["recall"]
+        out[i] = [f[k] for k in FEATURES]
+    return out
+
+
+# ---- the model --------------------------------------------------------------------------------
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
+
+
+@dataclass
+class SupportModel:
+    """Logistic regression over standardised :data:`FEATURES`, with the keep/rewrite thresholds.
+
+    ``hard``: a probability at or above it keeps the citation. ``soft`` (<= ``hard``): at or
+    above it, below ``hard``, the generator is asked for one rewrite; below it the check fails.
+    """
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+    hard: float
+    soft: float
+    embedder: str = "all-MiniLM-L6-v2"
+    meta: dict = field(default_factory=dict)
+    _cache: _VectorCache = field(default_factory=_VectorCache, repr=False)
+    _embedder: object = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.features = tuple(self.features)
+        unknown = [f for f in self.features if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"support model: unknown features {unknown}; known: {list(FEATURES)}")
+        self.mean, self.scale, self.weights = (np.asarray(a, np.float64) for a in (self.mean, self.scale,
+                                                                                  self.weights))
+        k = len(self.features)
+        if not (self.mean.shape == self.scale.shape == self.weights.shape == (k,)):
+            raise ValueError(f"support model: mean, scale and weights need {k} values each")
+        if not np.all(self.scale > 0):
+            raise ValueError("support model: every scale must be > 0")
+        if not 0.0 <= self.soft <= self.hard <= 1.0:
+            raise ValueError(f"support model: thresholds must satisfy 0 <= soft ({self.soft}) <= "
+                             f"hard ({self.hard}) <= 1")
+        self._columns = np.array([FEATURES.index(f) for f in self.features], np.int64)
+
+    # -- persistence
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "SupportModel":
+        """The model in ``path``, by default the one shipped with asmr (``support_model.json``)."""
+        p = Path(path) if path is not None else DEFAULT_MODEL_PATH
+        try:
+            d = json.loads(p.read_text())
+        except FileNotFoundError:
+            raise ValueError(f"support model {p}: no such file") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"support model {p}: not JSON ({e})") from None
+        try:
+            return cls(features=d["features"], mean=d["mean"], scale=d["scale"], weights=d["weights"],
+                       bias=float(d["bias"]), hard=float(d["thresholds"]["hard"]),
+                       soft=float(d["thresholds"]["soft"]), embedder=d.get("embedder", "all-MiniLM-L6-v2"),
+                       meta={k: v for k, v in d.items() if k not in ("features", "mean", "scale", "weights",
+                                                                     "bias", "embedder")})
+        except KeyError as e:
+            raise ValueError(f"support model {p}: missing field {e}") from None
+
+    def to_dict(self) -> dict:
+        d = {"features": list(self.features), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+             "weights": self.weights.tolist(), "bias": self.bias, "embedder": self.embedder}
+        d.update(self.meta)
+        d["thresholds"] = {**self.meta.get("thresholds", {}), "hard": self.hard, "soft": self.soft}
+        return d
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
+
+    # -- scoring
+    def _get_embedder(self, embedder):
+        if embedder is not None:
+            return embedder
+        if self._embedder is None:
+            from asmr.embed.models import get_embedder
+            self._embedder = get_embedder(self.embedder)
+        return self._embedder
+
+    def features_of(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None,
+                    evidence_vecs=None, embedder=None) -> np.ndarray:
+        """The full feature matrix (all of :data:`FEATURES`) of the pairs."""
+        need = claim_vecs is None or evidence_vecs is None or len(claims) > 0
+        return pair_features(claims, evidences, embedder=self._get_embedder(embedder) if need else None,
+                             claim_vecs=claim_vecs, evidence_vecs=evidence_vecs, cache=self._cache)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""
+        z = ((np.asarray(x, np.float64)[:, self._columns] - self.mean) / self.scale) @ self.weights + self.bias
+        return _sigmoid(z)
+
+    def score(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
+              embedder=None) -> np.ndarray:
+        """The probability that ``evidences[i]`` supports ``claims[i]``, for every i (float64)."""
+        return self.predict(self.features_of(claims, evidences, claim_vecs=claim_vecs,
+                                             evidence_vecs=evidence_vecs, embedder=embedder))
+
+    def decide(self, p: float) -> str:
+        """``keep`` (>= hard), ``rewrite`` (>= soft) or ``fail``."""
+        return "keep" if p >= self.hard else "rewrite" if p >= self.soft else "fail"
+
+    def explain(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
+                embedder=None) -> list[dict]:
+        """Per pair: core claim, probability, decision, feature values, each feature's contribution to
+        the log-odds, and the claim's key facts missing from the evidence (for an audit record)."""
+        x = self.features_of(claims, evidences, claim_vecs=claim_vecs, evidence_vecs=evidence_vecs,
+                             embedder=embedder)
+        p = self.predict(x)
+        contrib = (x[:, self._columns] - self.mean) / self.scale * self.weights
+        out = []
+        for i, (c, e) in enumerate(zip(claims, evidences)):
+            core = core_claim(c)
+            out.append({
+                "claim": core,
+                "probability": round(float(p[i]), 4),
+                "decision": self.decide(float(p[i])),
+                "thresholds": {"hard": self.hard, "soft": self.soft},
+                "features": {k: round(float(v), 4) for k, v in zip(FEATURES, x[i])},
+                "contributions": {k: round(float(v), 4) for k, v in zip(self.features, contrib[i])},
+                "missing_facts": [{"kind": f.kind, "text": f.text} for f in missing_facts(core, e)],
+            })
+        return out

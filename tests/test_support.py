@@ -1,0 +1,182 @@
+"""The verifier's "supports" check: key facts, core claims, features and the shipped model."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from asmr.redundancy.facts import Fact, key_facts, missing_facts
+from asmr.verify.support import DEFAULT_MODEL_PATH, FEATURES, SupportModel, core_claim, pair_features
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "attributionbench_dev.jsonl"
+
+
+def norms(text, kind):
+    return [f.norm for f in key_facts(text) if f.kind == kind]
+
+
+# ---- key facts ---------------------------------------------------------------------------------
+
+def test_english_facts_by_kind():
+    text = ("Released on March 3, 2021 as v1.2.3, the server has 12 GB of RAM, costs $1,200 and grew 3.5% "
+            "(see ERR_42 and SKU-1234); Toby Keith played at Madison Square Garden.")
+    assert norms(text, "date") == ["2021-03-03"]
+    assert norms(text, "version") == ["1.2.3"]
+    assert set(norms(text, "number")) == {"12 gb", "1200 usd", "3.5 %"}
+    assert set(norms(text, "code")) == {"ERR42", "SKU1234"}
+    assert {"toby keith", "madison square garden"} <= set(norms(text, "entity"))
+    assert all(isinstance(f, Fact) for f in key_facts(text))
+    with pytest.raises(Exception):
+        key_facts(text)[0].norm = "x"  # frozen
+
+
+def test_numbers_normalise_separators_scales_and_words():
+    assert norms("It sold 1,200,000 copies.", "number") == ["1200000"]
+    assert norms("It sold 1.2 million copies.", "number") == ["1200000"]
+    assert norms("Growth was 3.5 percent.", "number") == ["3.5 %"]
+    assert norms("Python 3.11 is out; so is version 2.0.", "version") == ["3.11", "2.0"]
+    assert norms("In 2021-03-05 and in June 2019.", "date") == ["2021-03-05", "2019-06"]
+    assert norms("The A100 and COVID-19.", "number") == []  # codes, not numbers
+
+
+def test_chinese_facts():
+    text = "清华大学于2021年3月5日发布了《人工智能报告》，共有12万人参加，增长3.5%。"
+    assert norms(text, "date") == ["2021-03-05"]
+    assert set(norms(text, "number")) == {"120000 people", "3.5 %"}
+    assert {"清华大学", "人工智能报告"} <= set(norms(text, "entity"))
+    assert norms("东京大学在2020年发布了新版本2.0。", "version") == ["2.0"]
+
+
+def test_missing_numbers_dates_and_entities():
+    evidence = "The single sold over 2 million copies by March 14, 1970 and topped the chart for four weeks."
+    assert missing_facts("It sold 2 million copies in March 1970.", evidence) == []
+    assert missing_facts("It topped the chart for 4 weeks.", evidence) == []  # "four weeks"
+    assert [f.norm for f in missing_facts("It sold 3 million copies.", evidence)] == ["3000000"]
+    assert [f.norm for f in missing_facts("It sold 2 million copies in 1971.", evidence)] == ["1971"]
+    assert [f.norm for f in missing_facts("The file is 12 GB.", "The file is 12 MB.")] == ["12 gb"]
+    assert missing_facts("Toby Keith sang it.", "The song by Keith was a hit.") == []  # partial name
+    assert [f.norm for f in missing_facts("Garth Brooks sang it.", "Toby Keith sang it.")] == ["garth brooks"]
+    zh = missing_facts("北京大学于2022年发布了报告", "2021年3月5日，清华大学发布报告")
+    assert {f.norm for f in zh} == {"2022", "北京大学"}
+    assert missing_facts("清华大学于2021年3月发布了报告", "2021年3月5日，清华大学发布报告") == []
+
+
+# ---- core claim --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence, core", [
+    ("According to the analysis above, the port is 8080 [cite:memo://kb/a/b].", "the port is 8080."),
+    ("The source says that the port is 8080.", "the port is 8080."),
+    ("It is reported that sales rose 5% [2].", "sales rose 5%."),
+    ("Sales rose 5%, as noted in [cite:memo://kb/x/y].", "Sales rose 5%."),
+    ("Paris is the capital of France, according to the source.", "Paris is the capital of France."),
+    ("Moreover, according to [2], the source says that prices fell.", "prices fell."),
+    ("根据上文，端口是8080【引用:memo://kb/a/b】。", "端口是8080。"),
+    ("From 2010, prices rose.", "From 2010, prices rose."),  # not a hedge: the date stays
+])
+def test_core_claim_strips_hedges_and_markers(sentence, core):
+    assert core_claim(sentence) == core
+
+
+# ---- features and the model ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def model():
+    return SupportModel.load()
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from asmr.embed import get_embedder
+
+    pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
+    return get_embedder()
+
+
+def test_shipped_model_loads_with_ordered_thresholds(model):
+    assert DEFAULT_MODEL_PATH.exists()
+    assert 0.0 <= model.soft <= model.hard <= 1.0
+    assert set(model.features) <= set(FEATURES)
+    raw = json.loads(DEFAULT_MODEL_PATH.read_text())
+    assert "rule" in raw["thresholds"] and "cv" in raw
+    assert model.decide(model.hard) == "keep" and model.decide(0.0) == "fail"
+    if model.soft < model.hard:
+        assert model.decide((model.soft + model.hard) / 2) == "rewrite"
+
+
+def test_model_file_is_checked(tmp_path):
+    bad = tmp_path / "m.json"
+    d = json.loads(DEFAULT_MODEL_PATH.read_text())
+    d["thresholds"]["soft"], d["thresholds"]["hard"] = 0.9, 0.5
+    bad.write_text(json.dumps(d))
+    with pytest.raises(ValueError, match="thresholds"):
+        SupportModel.load(bad)
+    with pytest.raises(ValueError, match="no such file"):
+        SupportModel.load(tmp_path / "missing.json")
+
+
+EVIDENCE = ("Title: Go Outside in the Rain\n\n\"Go Outside in the Rain\" is a R&B song by Milira released in "
+            "1990. The track reached number 36 on Billboard's Hot R&B Singles chart.")
+
+
+def test_supported_scores_above_contradicted(model, embedder):
+    claims = [
+        "Milira released the song 'Go Outside in the Rain' in 1990 [cite:memo://kb/a/b].",
+        "Milira released the song 'Go Outside in the Rain' in 1994.",  # date changed
+        "The track reached number 12 on Billboard's Hot R&B Singles chart.",  # number changed
+        "The track did not chart on Billboard's Hot R&B Singles chart; it was never released.",  # negation
+        "The Eiffel Tower was completed in 1889 for the World's Fair.",  # unrelated
+    ]
+    p = model.score(claims, [EVIDENCE] * len(claims), embedder=embedder)
+    assert p.shape == (5,) and np.all((p >= 0) & (p <= 1))
+    assert p[0] > max(p[1:]), p
+    assert p[0] >= model.soft
+    assert p[4] < model.soft
+
+
+def test_features_flag_missing_facts_and_negation(embedder):
+    claims = ["The track reached number 36 on the chart.", "The track reached number 12 on the chart.",
+              "The track did not reach number 36 on the chart."]
+    x = pair_features(claims, [EVIDENCE] * 3, embedder=embedder)
+    col = {f: i for i, f in enumerate(FEATURES)}
+    assert x[0, col["missing_number"]] == 0 and x[1, col["missing_number"]] == 1
+    assert x[2, col["negation_conflicts"]] >= 1 and x[0, col["negation_conflicts"]] == 0
+    assert x[0, col["recall"]] == 1.0
+
+
+def test_given_vectors_are_used_and_checked(model, embedder):
+    claims = ["Milira released a song in 1990."]
+    cv = embedder.embed([core_claim(claims[0])])
+    ev = embedder.embed([EVIDENCE])
+    a = model.score(claims, [EVIDENCE], claim_vecs=cv, evidence_vecs=ev, embedder=embedder)
+    b = model.score(claims, [EVIDENCE], embedder=embedder)
+    np.testing.assert_allclose(a, b, atol=1e-4)
+    with pytest.raises(ValueError, match="one row per pair"):
+        model.score(claims, [EVIDENCE], claim_vecs=np.vstack([cv, cv]), embedder=embedder)
+    with pytest.raises(ValueError, match="2 claims but 1 evidences"):
+        model.score(claims * 2, [EVIDENCE], embedder=embedder)
+    assert model.score([], [], embedder=embedder).shape == (0,)
+
+
+def test_explain_gives_an_audit_record(model, embedder):
+    rec = model.explain(["Milira released it in 1994 [cite:memo://kb/a/b]."], [EVIDENCE], embedder=embedder)[0]
+    assert rec["claim"] == "Milira released it in 1994."
+    assert rec["decision"] in ("keep", "rewrite", "fail")
+    assert set(rec["features"]) == set(FEATURES)
+    assert [f["text"] for f in rec["missing_facts"]] == ["1994"]
+    assert rec["contributions"]["missing_date"] < 0
+
+
+def test_hash_embedder_works_too(model):
+    from asmr.embed import get_embedder
+
+    p = model.score(["Milira released the song in 1990."], [EVIDENCE], embedder=get_embedder("hash-384"))
+    assert 0.0 <= float(p[0]) <= 1.0
+
+
+@pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} not found (AttributionBench dev lives in ../shared/data)")
+def test_shipped_model_beats_chance_on_a_dev_sample(model, embedder):
+    # a sanity check of the shipped weights, in-sample (they were fitted on this file); bench/ reports CV
+    rows = [r for r in map(json.loads, DATA.open()) if sum(map(len, r["references"])) < 1500][::24]
+    p = model.score([r["claim"] for r in rows], ["\n\n".join(r["references"]) for r in rows], embedder=embedder)
+    y = np.array([r["attribution_label"] == "attributable" for r in rows])
+    assert len(rows) > 30 and np.mean((p >= model.hard) == y) > 0.6
