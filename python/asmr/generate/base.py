@@ -41,8 +41,9 @@ class Generator(Protocol):
     def generate(self, question: str, sources: Sequence[Source], *, redundancy: str = "",
                  marker: Marker = CITE, require_citation: bool = True) -> Generation: ...
 
-    def rewrite(self, sentence: str, source: Source, *, marker: Marker = CITE) -> str:
-        """One sentence restated so that ``source`` supports it (the verifier's soft zone)."""
+    def rewrite(self, sentence: str, unit_text: str) -> str:
+        """One sentence restated so that the unit supports it, without its marker
+        (the verifier's soft zone; it puts the marker back)."""
         ...
 
 

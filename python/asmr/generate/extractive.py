@@ -3,7 +3,10 @@
 No model writes anything, so nothing can be invented: every sentence of the
 answer is a sentence of a source, followed by that source's marker. Sentences
 are ranked by cosine to the question (the memory's embedder) plus the share
-of the question's content words they contain. Deterministic and fast.
+of the question's content words they contain; the best one is always taken,
+the next ones only when they score near it. Questions (an FAQ's headings) and
+whole tables (their rows are units of their own) are never quoted.
+Deterministic.
 """
 from __future__ import annotations
 
@@ -29,13 +32,15 @@ def split_sentences(text: str) -> list[str]:
     """The sentences of a unit's text; a table row (header line + row line) stays one sentence."""
     flat = text.replace("\r\n", "\n")
     lines = [ln for ln in flat.split("\n") if ln.strip()]
-    if len(lines) == 2 and all("|" in ln for ln in lines):  # a table row under its header line
+    if len(lines) >= 2 and all("|" in ln for ln in lines):
+        if len(lines) > 2:  # a whole table: its rows are units of their own, each read below
+            return []
         cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
         return ["; ".join(f"{h}: {v}" if h else v for h, v in zip(*cells) if v)]
     out, start = [], 0
     for end in sentence_ends(flat) + [len(flat)]:
         piece = trim(flat, start, end)
-        if piece:
+        if piece and not piece[2].endswith(("?", "？")):  # a question (FAQ heading) answers nothing
             out.append(" ".join(piece[2].split()))
         start = end
     return out
@@ -64,7 +69,7 @@ class ExtractiveGenerator:
     name = "extractive"
 
     def __init__(self, embedder=None, *, max_sentences: int = 3, min_score: float = 0.25,
-                 lexical_weight: float = 0.5) -> None:
+                 relative_score: float = 0.8, lexical_weight: float = 0.5) -> None:
         if max_sentences < 1:
             raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
         if embedder is None:
@@ -73,6 +78,7 @@ class ExtractiveGenerator:
         self.embedder = embedder
         self.max_sentences = max_sentences
         self.min_score = min_score
+        self.relative_score = relative_score
         self.lexical_weight = lexical_weight
 
     def _ranked(self, question: str, sources: Sequence[Source]) -> list[tuple[float, int, str]]:
@@ -96,7 +102,9 @@ class ExtractiveGenerator:
         ranked = self._ranked(question, sources)
         chosen, seen = [], set()
         for score, i, s in ranked:
-            if len(chosen) == self.max_sentences or (chosen and score < self.min_score):
+            # After the best sentence, only near-equals join it: a second fact, not filler.
+            if len(chosen) == self.max_sentences or (chosen and (
+                    score < self.min_score or score < self.relative_score * ranked[0][0])):
                 break
             if s.lower() in seen:
                 continue
@@ -105,7 +113,7 @@ class ExtractiveGenerator:
         return Generation(" ".join(chosen), self.name, time.perf_counter() - t0,
                           info={"candidates": len(ranked), "sentences": len(chosen)})
 
-    def rewrite(self, sentence: str, source: Source, *, marker: Marker = CITE) -> str:
-        """The source's own sentence closest to ``sentence``, cited."""
-        ranked = self._ranked(sentence, [source])
-        return cite(ranked[0][2], source.id, marker) if ranked else ""
+    def rewrite(self, sentence: str, unit_text: str) -> str:
+        """The unit's own sentence closest to ``sentence`` (the verifier puts the marker back)."""
+        ranked = self._ranked(sentence, [Source("unit", unit_text)])
+        return ranked[0][2] if ranked else ""
