@@ -84,3 +84,67 @@ def _save_converted(model, tokenizer, target: Path) -> None:
         pass
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+class LocalGenerator:
+    """SmolLM2-135M-Instruct on the CPU, greedy, with the citation-closure processor on.
+
+    Every marker the model writes spells an allowlisted id and closes; with
+    ``require_citation`` the answer cannot end before one has. A marker cut
+    off by ``max_new_tokens`` is left to the verifier, which never shows it.
+    """
+
+    name = "local"
+
+    def __init__(self, *, max_new_tokens: int = 64, threads: int | None = 1) -> None:
+        import torch
+        if max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be positive, got {max_new_tokens}")
+        # One thread: on two shared cores a second made each decoding step ~6x slower.
+        if threads:
+            torch.set_num_threads(threads)
+        self.model, self.tokenizer = load_smollm2()
+        self.max_new_tokens = max_new_tokens
+
+    def _run(self, messages: list[dict], processors, max_new_tokens: int) -> tuple[str, int]:
+        import torch
+        prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        inputs = self.tokenizer(prompt, return_tensors="pt")
+        with torch.no_grad():
+            out = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False,
+                                      logits_processor=processors, pad_token_id=self.tokenizer.eos_token_id)
+        new = out[0, inputs["input_ids"].shape[1]:]
+        return self.tokenizer.decode(new, skip_special_tokens=True).strip(), int(new.shape[0])
+
+    def generate(self, question: str, sources, *, redundancy: str = "", marker=None,
+                 require_citation: bool = True):
+        import time
+
+        from transformers import LogitsProcessorList
+
+        from asmr.decoding.hf import CitationLogitsProcessor, citation_grammar_for
+        from asmr.decoding.markers import CITE
+
+        from .base import Generation, check_sources
+        from .prompt import build_messages
+
+        t0 = time.perf_counter()
+        sources = check_sources(sources)
+        marker = marker or CITE
+        if not sources:
+            return Generation("", self.name, 0.0)
+        grammar = citation_grammar_for(self.tokenizer, size=self.model.config.vocab_size)
+        processor = CitationLogitsProcessor(grammar, [s.id for s in sources], require_citation=require_citation)
+        text, n = self._run(build_messages(question, sources, redundancy=redundancy, marker=marker),
+                            LogitsProcessorList([processor]), self.max_new_tokens)
+        return Generation(text, self.name, time.perf_counter() - t0, n,
+                          info={"sources": len(sources), "redundancy": bool(redundancy)})
+
+    def rewrite(self, sentence: str, unit_text: str) -> str:
+        """The sentence restated from the unit alone (no marker: the verifier puts it back)."""
+        from asmr.decoding.markers import marker_pattern
+        messages = [{"role": "system", "content": "Rewrite the sentence so that it says only what the source "
+                                                  "says. Reply with the rewritten sentence only."},
+                    {"role": "user", "content": f"Source: {unit_text}\n\nSentence: {sentence}"}]
+        text, _ = self._run(messages, None, 48)
+        return marker_pattern().sub("", text).strip()

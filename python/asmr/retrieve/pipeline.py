@@ -153,6 +153,10 @@ class Retriever:
         top = np.argsort(-scores, kind="stable")[:n]
         return rows[top], (1.0 / (1.0 + np.arange(len(top)) / self.config.seed_rank_scale)).astype(np.float32)
 
+    def clear_cache(self) -> None:
+        """Forget recent questions (benchmarks that time each method from cold)."""
+        self._cache.clear()
+
     def search(self, question: str, k: int | None = None) -> Result:
         t0 = time.perf_counter()
         cfg = self.config
