@@ -58,3 +58,47 @@ def test_no_sources_no_answer_and_bad_sources_refused(gen):
 def test_rewrite_returns_the_closest_source_sentence(gen):
     out = gen.rewrite("rollbacks finish in 15 minutes", SOURCES[0].text)
     assert out == "Rollbacks must finish within 15 minutes."
+
+
+def test_openai_backend_sends_the_allowlist_and_reads_the_answer():
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from asmr.generate import get_generator
+    seen = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            seen["path"] = self.path
+            seen["body"] = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen["auth"] = self.headers.get("Authorization")
+            out = json.dumps({"choices": [{"message": {"content": "Deploys start at 02:00 UTC "
+                                                                  "[cite:memo://kb/ops.deploy/aaa]."}}],
+                              "usage": {"completion_tokens": 12}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        gen = get_generator("openai", base_url=f"http://127.0.0.1:{server.server_port}/v1", model="m", api_key="k")
+        out = gen.generate("When do deploys start?", SOURCES)
+        assert out.text.endswith("[cite:memo://kb/ops.deploy/aaa].") and out.tokens == 12
+        assert seen["path"] == "/v1/chat/completions" and seen["auth"] == "Bearer k"
+        assert seen["body"]["vllm_xargs"]["asmr_allowlist"] == [s.id for s in SOURCES]
+        assert "Deploys start at 02:00" in seen["body"]["messages"][1]["content"]
+    finally:
+        server.shutdown()
+    with pytest.raises(ValueError, match="base URL"):
+        get_generator("openai", base_url="", model="m")
+    with pytest.raises(RuntimeError, match="cannot reach"):
+        get_generator("openai", base_url="http://127.0.0.1:9/v1", model="m", timeout=2).generate("q", SOURCES)
+    with pytest.raises(ValueError, match="must be one of"):
+        get_generator("gpt")
