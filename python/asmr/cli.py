@@ -121,8 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("audit", help="print the verifier's audit records: every sentence, citation, check and "
                                      "outcome",
-                       description="Audit records are written by the verifier to <memory>/audit/<date>.jsonl, one "
-                                   "line per verified answer. Exits 3 when there is no record to print.")
+                       description="Every verified answer leaves one record in <memory>/audit/<date>.jsonl: each "
+                                   "sentence, its citations, the exists/active/allowed/supports checks with "
+                                   "scores, and the outcome. Exits 3 when there is no record to print.")
     _memory_arg(p)
     p.add_argument("--last", type=int, default=None, metavar="N", help="only the last N records")
     p.add_argument("--turn", default=None, metavar="ID",
