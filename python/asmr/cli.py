@@ -81,7 +81,31 @@ def build_parser() -> argparse.ArgumentParser:
     _retrieve_args(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    p = sub.add_parser("eval", help="evaluate retrieval on a corpus and its questions, or the citation verifier")
+    p = sub.add_parser("ask", help="answer a question from the memory, with verified citations",
+                       description="Recalls units for the question, lets only those be cited in this turn, asks "
+                                   "the generator (the citation-closure processor keeps every marker on an "
+                                   "allowed id), verifies every cited sentence and prints the answer with "
+                                   "numbered citations. Below the retrieval confidence threshold the answer is "
+                                   "'not found', with the closest candidates.")
+    p.add_argument("question")
+    _memory_arg(p)
+    _answer_args(p)
+    p.add_argument("--explain", action="store_true", help="also print the recall path of each cited unit and "
+                                                          "the verifier's decisions")
+    p.add_argument("--json", action="store_true", help="print the answer, citations and audit as JSON")
+
+    p = sub.add_parser("chat", help="a conversation: one question a line, turn-scoped allowlists",
+                       description="Reads questions from standard input, one a line, and answers each as "
+                                   "`asmr ask` does. A unit allowed in one turn is citable in the next only if "
+                                   "that turn recalls it again. --conversation keeps the turns in a JSON file "
+                                   "across runs.")
+    _memory_arg(p)
+    _answer_args(p)
+    p.add_argument("--conversation", type=Path, default=None, metavar="FILE",
+                   help="JSON file holding the conversation's turns (created if missing)")
+
+    p = sub.add_parser("eval", help="evaluate retrieval, the citation verifier or answers; generate the "
+                                    "synthetic knowledge base")
     esub = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", required=True)
     pe = esub.add_parser("retrieval", help="Recall@2/@5 and latency of bm25, dense, hybrid, ppr and asmr",
                          description="Ingests the corpus (or reuses a memory that already holds it; unchanged "
@@ -119,6 +143,43 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--turns", type=int, default=8, help="conversation turns, one real answer each (default 8)")
     pv.add_argument("--json", action="store_true", help="print one JSON object")
 
+    ps = esub.add_parser("synth", help="generate the synthetic enterprise knowledge base and its questions",
+                         description="Writes OUT/docs/v1 and OUT/docs/v2 (Markdown with sections, lists and "
+                                     "tables; v2 revises v1), OUT/queries.jsonl (single-fact, multi-document, "
+                                     "conflict and unanswerable questions) and OUT/README.md. Deterministic "
+                                     "for a seed.")
+    ps.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
+    ps.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ps.add_argument("--units", type=int, default=5000, help="units after chunking, about (default 5000)")
+    ps.add_argument("--questions", type=int, default=800, help="questions (default 800)")
+    ps.add_argument("--json", action="store_true", help="print the report as JSON")
+    pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
+                         description="Answers every question with each method and the same generator and "
+                                     "reports memory accuracy, hallucination rate, refusal rates, citation "
+                                     "precision and recall, key-fact recall and latency (definitions in the "
+                                     "report). Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
+                                     "or --corpus/--queries in the format of ../shared/data.")
+    src = pa.add_mutually_exclusive_group(required=True)
+    src.add_argument("--synth", type=Path, metavar="DIR", help="output of asmr eval synth")
+    src.add_argument("--corpus", type=Path, help='JSONL of {"pid"|"id", "title", "text"} (with --queries)')
+    pa.add_argument("--queries", type=Path, help='JSONL of {"qid", "question", "answers", "gold_pids"}')
+    pa.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
+                    help="with --corpus: remove the gold passages of this share of the questions")
+    pa.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
+    _memory_arg(pa)
+    pa.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
+    pa.add_argument("--generator", choices=("local", "extractive", "openai"), default="extractive",
+                    help="generator for every method (default extractive: no model, fast)")
+    pa.add_argument("--base-url", default=None, help="openai generator: endpoint (or ASMR_OPENAI_BASE_URL)")
+    pa.add_argument("--model", default=None, help="openai generator: model name (or ASMR_OPENAI_MODEL)")
+    pa.add_argument("--methods", default="dense_rag,hybrid_rag,asmr,asmr_verified",
+                    help="comma-separated subset of dense_rag,hybrid_rag,asmr,asmr_verified")
+    pa.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions")
+    pa.add_argument("--out", type=Path, default=None, metavar="DIR",
+                    help="write report.md, report.json, outcomes.jsonl and PNG charts here")
+    pa.add_argument("--json", action="store_true", help="print one JSON object")
+    pa.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     p = sub.add_parser("audit", help="print the verifier's audit records: every sentence, citation, check and "
                                      "outcome",
                        description="Every verified answer leaves one record in <memory>/audit/<date>.jsonl: each "
@@ -142,6 +203,9 @@ def _retrieve_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seeds", type=int, default=None, help="fused dense+BM25 seeds (default 20)")
     g.add_argument("--depth", type=int, default=None, help="spreading hops (default 2)")
     g.add_argument("--edge-threshold", type=float, default=None, help="edges below it are not followed (0.65)")
+    g.add_argument("--confidence-threshold", type=float, default=None, metavar="P",
+                   help="below this confidence the result is 'not found' (default 0.75, calibrated for "
+                        "all-MiniLM-L6-v2)")
     g.add_argument("--mix", default=None, metavar="SIM,PATH,CENT",
                    help="score weights of similarity, path strength, centrality (default 0.5,0.5,0)")
 
@@ -152,8 +216,11 @@ def _retrieve_config(args):
     from .retrieve import RetrieveConfig
 
     cfg = RetrieveConfig()
-    changes = {name: getattr(args, name) for name in ("k", "seeds", "depth", "edge_threshold")
+    changes = {name: getattr(args, name) for name in ("k", "seeds", "depth", "edge_threshold",
+                                                      "confidence_threshold")
                if getattr(args, name) is not None}
+    if not 0.0 <= changes.get("confidence_threshold", 0.0) <= 1.0:
+        raise ValueError(f"--confidence-threshold {changes['confidence_threshold']}: must be in [0, 1]")
     for name in ("k", "seeds"):
         if name in changes and changes[name] < 1:
             raise ValueError(f"--{name} {changes[name]}: must be at least 1")
@@ -464,6 +531,205 @@ def cmd_audit(args) -> int:
     return EXIT_OK
 
 
+def _answer_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--generator", choices=("local", "extractive", "openai"), default="local",
+                   help="local: SmolLM2-135M with the citation processor (default); extractive: no model, the "
+                        "units' own sentences; openai: an OpenAI-compatible endpoint")
+    p.add_argument("--base-url", default=None, help="openai generator: endpoint (or ASMR_OPENAI_BASE_URL)")
+    p.add_argument("--model", default=None, help="openai generator: model name (or ASMR_OPENAI_MODEL)")
+    p.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
+                   help="key-fact block after the sources (default list)")
+    p.add_argument("--no-verify", action="store_true", help="show the generator's answer unverified")
+    p.add_argument("--no-audit", action="store_true", help="do not append the audit record to <memory>/audit")
+    _retrieve_args(p)
+
+
+def _answerer(args, memory):
+    from .answer import AnswerConfig, Answerer
+    from .embed import get_embedder
+    from .generate import get_generator
+
+    embedder = get_embedder(memory.embed_model)
+    options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
+    generator = get_generator(args.generator, embedder=embedder, **options)
+    return Answerer(memory, generator, embedder=embedder, retrieve_config=_retrieve_config(args),
+                    config=AnswerConfig(redundancy=args.redundancy, verify=not args.no_verify))
+
+
+def _print_answer(ans, explain: bool) -> None:
+    if not ans.found:
+        print(f"Not found in memory ({ans.retrieval.reason}). The closest candidates:")
+        for h in ans.retrieval.hits[:3]:
+            print(f"  {h.score:.3f}  {h.unit_id}")
+        return
+    print(ans.numbered() or "(no sentence of the answer could be confirmed)")
+    for c in ans.citations:
+        text = " ".join(c.text.split())
+        print(f"\n[{c.number}] {c.unit_id}\n    {c.doc_id}{' > ' + c.section if c.section else ''}\n    "
+              f"{text[:300]}{'...' if len(text) > 300 else ''}")
+    if explain:
+        hits = {h.unit_id: h for h in ans.retrieval.hits}
+        print(f"\nrecall: confidence {ans.retrieval.confidence:.2f}")
+        for c in ans.citations:
+            h = hits.get(c.unit_id)
+            if h is not None:
+                path = " -> ".join(f"[{p.edge_kind} {p.edge_weight:.2f}] {p.node}" if p.edge_kind else p.node
+                                   for p in h.path) or c.unit_id
+                print(f"  [{c.number}] score {h.score:.3f}, hop {h.hop}: {path}")
+        if ans.verification is not None:
+            print("verifier:")
+            for rec in ans.verification.audit:
+                print(f"  {rec['outcome']:>6}  {rec['sentence'][:100]}")
+    print(f"\n({ans.timings.get('total_ms', 0):.0f} ms)")
+
+
+def _audit(args, memory, ans) -> None:
+    if ans.verification is not None and not args.no_audit:
+        from .verify import audit
+        audit.append(memory.directory, ans.verification, answer=ans.generation.text if ans.generation else None,
+                     question=ans.question)
+
+
+def cmd_ask(args) -> int:
+    from .store import Memory
+
+    if not args.question.strip():
+        return _fail("question: empty", EXIT_BAD_INPUT)
+    with Memory(_memory_dir(args)) as m:
+        if m.generation == 0:
+            return _fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
+        try:
+            answerer = _answerer(args, m)
+        except ValueError as exc:
+            return _fail(str(exc), EXIT_BAD_INPUT)
+        ans = answerer.ask(args.question)
+        _audit(args, m, ans)
+    if args.json:
+        print(json.dumps(ans.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_answer(ans, args.explain)
+    return EXIT_OK
+
+
+def cmd_chat(args) -> int:
+    from .store import Memory
+    from .verify.allowlist import Conversation
+
+    conv = (Conversation.load(args.conversation) if args.conversation and args.conversation.exists()
+            else Conversation())
+    with Memory(_memory_dir(args)) as m:
+        if m.generation == 0:
+            return _fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
+        try:
+            answerer = _answerer(args, m)
+        except ValueError as exc:
+            return _fail(str(exc), EXIT_BAD_INPUT)
+        interactive = sys.stdin.isatty()
+        while True:
+            if interactive:
+                print("> ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line:
+                break
+            if not line.strip():
+                continue
+            ans = answerer.ask(line.strip(), conv)
+            _audit(args, m, ans)
+            print(f"[turn {ans.allowlist.turn_id}]")
+            _print_answer(ans, False)
+            if args.conversation:
+                conv.save(args.conversation)
+    return EXIT_OK
+
+
+def cmd_eval_synth(args) -> int:
+    from .eval.synth import generate
+
+    try:
+        report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions)
+    except ValueError as exc:
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    d = report.to_dict()
+    print(json.dumps(d, indent=2) if args.json else
+          f"wrote {args.out}: {d['documents']} documents a version, {d['units_v2']} units in v2, "
+          f"questions {d['questions']}")
+    return EXIT_OK
+
+
+def cmd_eval_answers(args) -> int:
+    from tqdm import tqdm
+
+    from .embed import get_embedder
+    from .eval.answers import METHODS, AnswerEval, queries_from_corpus, queries_from_synth, write_report
+    from .generate import get_generator
+    from .store import Memory
+    from .store.writer import ingest
+    from .units.read import read_path
+
+    methods = [x.strip() for x in args.methods.split(",") if x.strip()]
+    bad = [x for x in methods if x not in METHODS]
+    if bad or not methods:
+        return _fail(f"--methods: unknown {bad}; choose from {', '.join(METHODS)}", EXIT_BAD_INPUT)
+    memory_dir = args.memory
+    unanswerable: set[str] = set()
+    if args.synth:
+        if not (args.synth / "queries.jsonl").is_file():
+            return _fail(f"--synth {args.synth}: no queries.jsonl (run asmr eval synth --out {args.synth})",
+                         EXIT_BAD_INPUT)
+        memory_dir = memory_dir or args.synth / "memory"
+        for version in ("v1", "v2"):
+            root = args.synth / "docs" / version
+            ingest(memory_dir, [read_path(p, root=root) for p in sorted(root.rglob("*.md"))],
+                   embedder=args.embedder, progress=not args.no_progress)
+        queries = queries_from_synth(args.synth / "queries.jsonl")
+    else:
+        if args.queries is None:
+            return _fail("--corpus needs --queries", EXIT_BAD_INPUT)
+        from .eval.retrieval import load_queries, split_unanswerable
+        from .units.read import iter_jsonl
+        drop: set[str] = set()
+        if args.unanswerable is not None:
+            unanswerable, drop = split_unanswerable(load_queries(args.queries), args.unanswerable, args.seed)
+        memory_dir = memory_dir or Path(f"{args.corpus}.answers-memory")
+        ingest(memory_dir, [d for d in iter_jsonl(args.corpus) if d.doc_id not in drop],
+               embedder=args.embedder, progress=not args.no_progress)
+        queries = queries_from_corpus(args.queries, unanswerable)
+    if args.limit:
+        queries = queries[:args.limit]
+    with Memory(memory_dir) as m:
+        embedder = get_embedder(m.embed_model)
+        options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
+        try:
+            generator = get_generator(args.generator, embedder=embedder, **options)
+        except ValueError as exc:
+            return _fail(str(exc), EXIT_BAD_INPUT)
+        bar = None if args.no_progress else tqdm(total=0, unit="q", leave=False)
+
+        def progress(name, i, n):
+            if bar is not None:
+                if i == 0:
+                    bar.reset(total=n)
+                    bar.set_description(name)
+                bar.update(1)
+        report = AnswerEval(m, generator, embedder=embedder).run(queries, methods, progress=progress)
+        if bar is not None:
+            bar.close()
+    if args.out:
+        write_report(report, args.out)
+    slim = {k: v for k, v in report.items() if k != "outcomes"}
+    if args.json:
+        print(json.dumps(slim, indent=2))
+    else:
+        from .eval.answers import METRICS
+        print(f"{report['questions']} questions, generator {report['generator']}")
+        print(f"{'method':<26}" + "".join(f"{k[:14]:>15}" for k in METRICS))
+        for name, row in report["methods"].items():
+            print(f"{name:<26}" + "".join(f"{row[k]:>15.3f}" for k in METRICS))
+        if args.out:
+            print(f"report: {args.out / 'report.md'}")
+    return EXIT_OK
+
+
 def cmd_check(args) -> int:
     from .store import check_memory
 
@@ -491,8 +757,9 @@ def main(argv: list[str] | None = None) -> int:
     from .units.model import InputError
 
     handlers = {"ingest": cmd_ingest, "check": cmd_check, "search": cmd_search, "audit": cmd_audit,
-                "eval": {"retrieval": cmd_eval_retrieval,
-                         "verifier": cmd_eval_verifier}.get(getattr(args, "eval_command", None)),
+                "ask": cmd_ask, "chat": cmd_chat,
+                "eval": {"retrieval": cmd_eval_retrieval, "verifier": cmd_eval_verifier, "synth": cmd_eval_synth,
+                         "answers": cmd_eval_answers}.get(getattr(args, "eval_command", None)),
                 "units": {"show": cmd_units_show}.get(getattr(args, "units_command", None)),
                 "doc": {"history": cmd_doc_history}.get(getattr(args, "doc_command", None))}
     try:

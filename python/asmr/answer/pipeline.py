@@ -1,0 +1,149 @@
+"""One question end to end: retrieve → allowlist → prompt → generate → verify.
+
+The allowlist of the turn is built from what retrieval recalled; the generator
+sees only the recalled units that are not superseded alternatives; the answer
+it writes is verified against the same allowlist, and what the verifier
+cannot confirm is weakened or dropped. When retrieval is not confident the
+answer is "not found", with the closest candidates, and no generator runs.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
+from asmr.generate.base import Generation, Source
+from asmr.redundancy.block import MODES, redundancy_block
+from asmr.retrieve.pipeline import Result, Retriever, RetrieveConfig
+from asmr.verify.allowlist import Allowlist, Conversation
+from asmr.verify.verifier import Verification, Verifier
+
+NOT_FOUND = "Not found in memory."
+
+
+@dataclass(frozen=True)
+class AnswerConfig:
+    redundancy: str = "list"     # off | list | full
+    verify: bool = True          # run the verifier (off: the raw generation is the answer)
+    refuse: bool = True          # say "not found" below the retrieval confidence threshold
+    max_sources: int = 6         # recalled units shown to the generator
+    require_citation: bool = True
+
+    def __post_init__(self) -> None:
+        if self.redundancy not in MODES:
+            raise ValueError(f"redundancy {self.redundancy!r}: must be one of {', '.join(MODES)}")
+        if self.max_sources < 1:
+            raise ValueError(f"max_sources must be at least 1, got {self.max_sources}")
+
+
+@dataclass
+class Citation:
+    number: int
+    unit_id: str
+    doc_id: str
+    section: str
+    text: str
+
+
+@dataclass
+class Answer:
+    question: str
+    text: str            # the verified answer, markers as written ([cite:ID])
+    found: bool
+    citations: list[Citation]
+    retrieval: Result
+    allowlist: Allowlist
+    generation: Generation | None = None
+    verification: Verification | None = None
+    redundancy: str = ""
+    timings: dict = field(default_factory=dict)
+
+    def numbered(self) -> str:
+        """The answer with each marker replaced by its citation number, ``[1]``."""
+        by_id = {c.unit_id: c.number for c in self.citations}
+        pat = marker_pattern(DEFAULT_MARKERS)
+
+        def number(m):
+            uid = next(g for g in m.groups() if g)
+            return f"[{by_id[uid]}]" if uid in by_id else ""
+        return pat.sub(number, self.text)
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "answer": self.text, "answer_numbered": self.numbered(),
+                "found": self.found, "confidence": self.retrieval.confidence, "reason": self.retrieval.reason,
+                "citations": [c.__dict__ for c in self.citations],
+                "candidates": [h.unit_id for h in self.retrieval.hits] if not self.found else [],
+                "turn": self.allowlist.turn_id, "redundancy": self.redundancy,
+                "verification": self.verification.to_dict() if self.verification else None,
+                "generator": self.generation.backend if self.generation else None, "timings": self.timings}
+
+
+class Answerer:
+    """Answers questions from one memory snapshot with one generator."""
+
+    def __init__(self, memory, generator, *, config: AnswerConfig | None = None,
+                 retrieve_config: RetrieveConfig | None = None, embedder=None,
+                 retriever: Retriever | None = None, verifier: Verifier | None = None) -> None:
+        from asmr.embed.models import get_embedder
+        self.memory = memory
+        self.generator = generator
+        self.config = config or AnswerConfig()
+        embedder = embedder or get_embedder(memory.embed_model)
+        self.retriever = retriever or Retriever(memory, embedder, retrieve_config)
+        self.verifier = verifier or Verifier(memory, embedder=embedder, rewrite=getattr(generator, "rewrite", None))
+
+    def ask(self, question: str, conversation: Conversation | None = None) -> Answer:
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("question: must be a non-empty string")
+        t0 = time.perf_counter()
+        return self.answer(question, self.retriever.search(question), conversation, started=t0)
+
+    def answer(self, question: str, result: Result, conversation: Conversation | None = None, *,
+               started: float | None = None) -> Answer:
+        """Answer from a given recall (ASMR's, or a baseline's ranked units)."""
+        t0 = time.perf_counter() if started is None else started
+        t_retrieve = time.perf_counter()
+        # Without refusal (a baseline), the best candidates are answered from all the same.
+        recalled = result if result.found or self.config.refuse else replace(result, found=True)
+        allowlist = (conversation.new_turn(recalled) if conversation is not None
+                     else Allowlist.from_result(recalled, turn=1))
+        timings = {"retrieve_ms": (t_retrieve - t0) * 1e3}
+        if not recalled.found or not allowlist.ids:
+            timings["total_ms"] = (time.perf_counter() - t0) * 1e3
+            return Answer(question, NOT_FOUND, False, [], result, allowlist, timings=timings)
+        hits = [h for h in result.hits if h.unit_id in allowlist and not h.alternative_to]
+        units = {u.id: u for u in self.memory.units_at_rows([h.row for h in hits])}
+        sources = [Source(h.unit_id, units[h.unit_id].content, units[h.unit_id].doc_id,
+                          " / ".join(units[h.unit_id].section_path), h.score)
+                   for h in hits[:self.config.max_sources] if h.unit_id in units]
+        block = redundancy_block(question, sources, mode=self.config.redundancy)
+        t_gen = time.perf_counter()
+        generation = self.generator.generate(question, sources, redundancy=block,
+                                             require_citation=self.config.require_citation)
+        timings["generate_ms"] = (time.perf_counter() - t_gen) * 1e3
+        verification = None
+        text = generation.text
+        if self.config.verify:
+            t_ver = time.perf_counter()
+            verification = self.verifier.verify(text, allowlist)
+            text = verification.text
+            timings["verify_ms"] = (time.perf_counter() - t_ver) * 1e3
+        citations = self._citations(text, units)
+        timings["total_ms"] = (time.perf_counter() - t0) * 1e3
+        return Answer(question, text, True, citations, result, allowlist, generation, verification, block,
+                      timings)
+
+    def _citations(self, text: str, units: dict) -> list[Citation]:
+        out: list[Citation] = []
+        seen: set[str] = set()
+        for m in marker_pattern(DEFAULT_MARKERS).finditer(text):
+            uid = next(g for g in m.groups() if g)
+            if uid in seen:
+                continue
+            seen.add(uid)
+            unit = units.get(uid) or self.memory.unit(uid)
+            if unit is None:  # only reachable without verification: say so rather than invent
+                out.append(Citation(len(out) + 1, uid, "", "", "(no such unit)"))
+                continue
+            out.append(Citation(len(out) + 1, uid, unit.doc_id, " / ".join(unit.section_path), unit.content))
+        return out

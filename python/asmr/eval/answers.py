@@ -1,0 +1,322 @@
+"""Answer accuracy: retrieval + generation + verification, per method, side by side.
+
+Methods (all with the same generator, over the same memory):
+
+- ``dense_rag``: the top units of the faiss index, no refusal, no verification;
+- ``hybrid_rag``: dense and BM25 fused by reciprocal rank, no refusal, no verification;
+- ``asmr``: ASMR's recall (graph spreading, conflicts), no refusal, no verification;
+- ``asmr_verified``: ASMR's recall with refusal below the confidence threshold and the
+  verifier (unsupported citations weakened or dropped).
+
+With a model generator each also runs with the redundancy block (``NAME+redundancy``);
+the extractive generator ignores the prompt, so it runs each method once.
+
+Metrics, fractions in [0, 1]:
+
+- ``memory_accuracy``: answerable question: the answer states every key fact (any
+  accepted form), does not state a stale value, and cites a unit that holds the answer;
+  unanswerable question: the system refuses;
+- ``hallucination_rate``: share of all questions answered although no cited unit holds
+  the answer, or answered although memory has no answer;
+- ``refusal_rate_answerable`` / ``refusal_rate_unanswerable``: share refused ("not found",
+  or no citation survived) among answerable / unanswerable questions;
+- ``citation_precision``: of all citations in answers to answerable questions, the share
+  whose unit holds the answer (a gold unit, or a unit stating a key fact);
+- ``citation_recall``: per answerable question, the share of its gold units cited, averaged;
+- ``key_fact_recall``: per answerable question, the share of its key facts stated, averaged;
+- ``p50_ms`` / ``p95_ms``: latency per question, retrieval to verified answer.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from asmr.answer.pipeline import Answerer, AnswerConfig
+from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
+from asmr.retrieve.pipeline import Hit, Result, RetrieveConfig, Retriever
+
+METHODS = ("dense_rag", "hybrid_rag", "asmr", "asmr_verified")
+METRICS = ("memory_accuracy", "hallucination_rate", "refusal_rate_answerable", "refusal_rate_unanswerable",
+           "citation_precision", "citation_recall", "key_fact_recall", "p50_ms", "p95_ms")
+
+
+@dataclass(frozen=True)
+class AnswerQuery:
+    qid: str
+    question: str
+    type: str                              # single | multi | conflict | unanswerable
+    key_facts: tuple[tuple[str, ...], ...]  # each fact: its accepted surface forms
+    gold_docs: tuple[str, ...] = ()
+    gold_texts: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+
+    @property
+    def answerable(self) -> bool:
+        return self.type != "unanswerable"
+
+
+def queries_from_synth(path: str | Path) -> list[AnswerQuery]:
+    """The questions of ``asmr eval synth`` (queries.jsonl)."""
+    from .synth import load_queries, surface_forms
+    return [AnswerQuery(q["qid"], q["question"], q["type"],
+                        tuple(tuple(surface_forms(f)) for f in q["key_facts"]),
+                        tuple(q["gold_docs"]), tuple(q["gold_texts"]), tuple(q.get("stale_answers", ())))
+            for q in load_queries(path)]
+
+
+def queries_from_corpus(path: str | Path, unanswerable: set[str] = frozenset()) -> list[AnswerQuery]:
+    """Questions in the format of ../shared/data (answers any of, gold passages); qids in
+    ``unanswerable`` had their gold passages removed from the memory."""
+    from .retrieval import load_queries
+    answers = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip():
+                r = json.loads(line)
+                answers[str(r.get("qid", n))] = tuple(str(a) for a in r.get("answers") or ())
+    out = []
+    for q in load_queries(path):
+        raw = answers.get(q.qid, ())
+        if not raw and q.qid not in unanswerable:
+            raise ValueError(f"{path}: question {q.qid} has no answers to grade against")
+        facts = (raw,) if q.qid not in unanswerable else ()
+        out.append(AnswerQuery(q.qid, q.question, "unanswerable" if q.qid in unanswerable else "multi",
+                               facts, tuple(q.gold) if q.qid not in unanswerable else ()))
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _states(text: str, forms: Sequence[str]) -> bool:
+    t = _norm(text)
+    return any(_norm(f) in t for f in forms if f.strip())
+
+
+@dataclass
+class _Outcome:
+    qid: str
+    method: str
+    refused: bool
+    stated: list[bool]
+    stale: bool
+    cited: list[str]
+    cited_ok: list[bool]
+    gold_cited: float
+    seconds: float
+    answer: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def _flat_result(memory, question: str, rows: np.ndarray, scores: np.ndarray, seconds: float) -> Result:
+    """A baseline's ranked units as a retrieval Result (found: baselines never refuse)."""
+    ids = memory.ids_at_rows(rows)
+    hits = tuple(Hit(ids[int(r)], int(r), float(s), float(s), 0.0, 0.0, 0, True, ())
+                 for r, s in zip(rows, scores) if int(r) in ids)
+    return Result(question, hits, seconds, confidence=1.0, found=True)
+
+
+class AnswerEval:
+    """Runs every method over the questions and scores the answers."""
+
+    def __init__(self, memory, generator, *, embedder=None, retrieve_config: RetrieveConfig | None = None,
+                 kb: str = "kb", max_sources: int = 6) -> None:
+        from asmr.embed.models import get_embedder
+        self.memory = memory
+        self.generator = generator
+        self.embedder = embedder or get_embedder(memory.embed_model)
+        self.retriever = Retriever(memory, self.embedder, retrieve_config)
+        self.kb = kb
+        self.max_sources = max_sources
+        self._unit_text: dict[str, str] = {}
+        self._gold_units: dict[str, set[str]] = {}
+
+    def _answerer(self, *, verify: bool, refuse: bool, redundancy: str) -> Answerer:
+        cfg = AnswerConfig(redundancy=redundancy, verify=verify, refuse=refuse, max_sources=self.max_sources)
+        return Answerer(self.memory, self.generator, config=cfg, embedder=self.embedder, retriever=self.retriever)
+
+    def _recall(self, method: str, question: str) -> Result:
+        t0 = time.perf_counter()
+        if method in ("asmr", "asmr_verified"):
+            return self.retriever.search(question)
+        qvec = self.embedder.embed([question])[0]
+        if method == "dense_rag":
+            rows, scores = self.memory.search_dense(qvec[None], self.max_sources)
+            keep = rows[0] >= 0
+            rows, scores = rows[0][keep], scores[0][keep]
+        else:
+            rows, scores = self.retriever.seeds(question, qvec, self.max_sources)
+        return _flat_result(self.memory, question, rows, scores, time.perf_counter() - t0)
+
+    def _text(self, uid: str) -> str:
+        if uid not in self._unit_text:
+            u = self.memory.unit(uid)
+            self._unit_text[uid] = u.content if u is not None else ""
+        return self._unit_text[uid]
+
+    def gold_units(self, q: AnswerQuery) -> set[str]:
+        """Active units of the gold documents that hold a gold text."""
+        if q.qid not in self._gold_units:
+            found: set[str] = set()
+            for doc, text in zip(q.gold_docs, q.gold_texts or [""] * len(q.gold_docs)):
+                for u in self.memory.units_of(self.kb, doc):
+                    if (text and text.strip() in u.content) or (not text and q.key_facts and any(
+                            _states(u.content, forms) for forms in q.key_facts)):
+                        found.add(u.id)
+            self._gold_units[q.qid] = found
+        return self._gold_units[q.qid]
+
+    def _holds(self, q: AnswerQuery, uid: str) -> bool:
+        return uid in self.gold_units(q) or any(_states(self._text(uid), forms) for forms in q.key_facts)
+
+    def run(self, queries: Sequence[AnswerQuery], methods: Sequence[str] = METHODS, *,
+            redundancy_variants: bool | None = None,
+            progress: Callable[[str, int, int], None] | None = None) -> dict:
+        """``{"methods": {name: metrics}, "questions": n, ...}`` plus per-question outcomes."""
+        for m in methods:
+            if m not in METHODS:
+                raise ValueError(f"method {m!r}: must be one of {', '.join(METHODS)}")
+        if redundancy_variants is None:
+            redundancy_variants = self.generator.name != "extractive"
+        variants = [(m, "off") for m in methods] + ([(m, "list") for m in methods] if redundancy_variants else [])
+        pat = marker_pattern(DEFAULT_MARKERS)
+        report: dict = {"methods": {}, "questions": len(queries), "generator": self.generator.name,
+                        "types": {t: sum(q.type == t for q in queries) for t in sorted({q.type for q in queries})}}
+        outcomes: list[_Outcome] = []
+        for method, redundancy in variants:
+            name = method + ("+redundancy" if redundancy != "off" else "")
+            answerer = self._answerer(verify=method == "asmr_verified", refuse=method == "asmr_verified",
+                                      redundancy=redundancy)
+            self.retriever.clear_cache()  # every method pays for its own recall
+            rows = []
+            for i, q in enumerate(queries):
+                if progress:
+                    progress(name, i, len(queries))
+                t0 = time.perf_counter()
+                ans = answerer.answer(q.question, self._recall(method, q.question), started=t0)
+                seconds = time.perf_counter() - t0
+                cited = [next(g for g in m.groups() if g) for m in pat.finditer(ans.text)]
+                refused = not ans.found or not cited
+                plain = pat.sub("", ans.text)
+                gold = self.gold_units(q)
+                rows.append(_Outcome(
+                    q.qid, name, refused, [_states(plain, forms) for forms in q.key_facts],
+                    any(_states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
+                    len(gold & set(cited)) / len(gold) if gold else 0.0, seconds, ans.text))
+            report["methods"][name] = _metrics(rows, {q.qid: q for q in queries})
+            outcomes += rows
+        report["outcomes"] = [o.__dict__ for o in outcomes]
+        return report
+
+
+def _metrics(rows: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
+    ans = [r for r in rows if queries[r.qid].answerable]
+    una = [r for r in rows if not queries[r.qid].answerable]
+
+    def correct(r: _Outcome) -> bool:
+        q = queries[r.qid]
+        if not q.answerable:
+            return r.refused
+        return not r.refused and all(r.stated) and not r.stale and any(r.cited_ok)
+
+    def hallucinated(r: _Outcome) -> bool:
+        return not r.refused and (not queries[r.qid].answerable or not any(r.cited_ok))
+
+    answered = [r for r in ans if not r.refused]
+    cites = [ok for r in answered for ok in r.cited_ok]
+    ms = [r.seconds * 1e3 for r in rows]
+    mean = lambda xs: float(statistics.fmean(xs)) if xs else 0.0  # noqa: E731
+    return {
+        "memory_accuracy": mean([correct(r) for r in rows]),
+        "hallucination_rate": mean([hallucinated(r) for r in rows]),
+        "refusal_rate_answerable": mean([r.refused for r in ans]),
+        "refusal_rate_unanswerable": mean([r.refused for r in una]),
+        "citation_precision": mean(cites),
+        "citation_recall": mean([r.gold_cited for r in ans]),
+        "key_fact_recall": mean([mean(r.stated) if r.stated else 0.0 for r in ans]),
+        "p50_ms": float(np.percentile(ms, 50)) if ms else 0.0,
+        "p95_ms": float(np.percentile(ms, 95)) if ms else 0.0,
+        "by_type": {t: mean([correct(r) for r in rows if queries[r.qid].type == t])
+                    for t in sorted({q.type for q in queries.values()})},
+        "stale_rate": mean([r.stale for r in ans if queries[r.qid].type == "conflict"]),
+    }
+
+
+def write_report(report: dict, out: str | Path) -> list[Path]:
+    """report.md, report.json and PNG charts (accuracy and hallucination per method, the effect
+    of redundancy, latency) in ``out``; returns the files written."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(report["methods"])
+    written = []
+    fig, ax = plt.subplots(figsize=(8, 4))
+    x = np.arange(len(names))
+    for off, key in ((-0.2, "memory_accuracy"), (0.2, "hallucination_rate")):
+        ax.bar(x + off, [report["methods"][n][key] for n in names], 0.4, label=key.replace("_", " "))
+    ax.set_xticks(x, names, rotation=20, ha="right")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.set_title(f"Answers ({report['generator']} generator, {report['questions']} questions)")
+    fig.tight_layout()
+    fig.savefig(out / "accuracy.png", dpi=120)
+    plt.close(fig)
+    written.append(out / "accuracy.png")
+    pairs = [(n, n + "+redundancy") for n in names if n + "+redundancy" in report["methods"]]
+    if pairs:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        x = np.arange(len(pairs))
+        ax.bar(x - 0.2, [report["methods"][a]["key_fact_recall"] for a, _ in pairs], 0.4, label="redundancy off")
+        ax.bar(x + 0.2, [report["methods"][b]["key_fact_recall"] for _, b in pairs], 0.4, label="redundancy on")
+        ax.set_xticks(x, [a for a, _ in pairs])
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("key-fact recall")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "redundancy.png", dpi=120)
+        plt.close(fig)
+        written.append(out / "redundancy.png")
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for n in names:
+        ms = [o["seconds"] * 1e3 for o in report.get("outcomes", []) if o["method"] == n]
+        if ms:
+            ax.hist(ms, bins=40, histtype="step", label=n)
+    ax.set_xlabel("ms per question")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "latency.png", dpi=120)
+    plt.close(fig)
+    written.append(out / "latency.png")
+
+    lines = [f"# Answer accuracy ({report['generator']} generator)", "",
+             f"{report['questions']} questions: " + ", ".join(f"{n} {t}" for t, n in report["types"].items()), "",
+             "| method | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
+    for n in names:
+        m = report["methods"][n]
+        lines.append(f"| {n} | " + " | ".join(f"{m[k]:.1f}" if k.endswith("_ms") else f"{m[k]:.3f}"
+                                             for k in METRICS) + " |")
+    lines += ["", "Memory accuracy by question type:", "", "| method | " + " | ".join(report["types"]) + " |",
+              "|---|" + "---:|" * len(report["types"])]
+    for n in names:
+        lines.append(f"| {n} | " + " | ".join(f"{report['methods'][n]['by_type'][t]:.3f}" for t in report["types"])
+                     + " |")
+    lines += ["", (__doc__ or "").split("Metrics, fractions in [0, 1]:")[1].strip() if __doc__ else "", "",
+              "![accuracy](accuracy.png)", "![latency](latency.png)"]
+    if pairs:
+        lines.append("![redundancy](redundancy.png)")
+    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    slim = {k: v for k, v in report.items() if k != "outcomes"}
+    (out / "report.json").write_text(json.dumps(slim, indent=2), encoding="utf-8")
+    (out / "outcomes.jsonl").write_text("".join(json.dumps(o) + "\n" for o in report.get("outcomes", [])),
+                                        encoding="utf-8")
+    return written + [out / "report.md", out / "report.json", out / "outcomes.jsonl"]
