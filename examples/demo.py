@@ -6,7 +6,8 @@ Ingests examples/handbook (Markdown, HTML, Chinese notes) with the default
 embedder, then the revised handbook in examples/handbook-v2, and shows what the
 store keeps: unit addresses and spans, superseded and deprecated units with
 their successors, a document's version history, recall with paths and a
-"not found", BM25 search, and the integrity check. Everything it prints comes from the store it just wrote.
+"not found", BM25 search, answers with verified citations (a changed fact, a
+question over two documents, one with no answer), and the integrity check. Everything it prints comes from the store it just wrote.
 """
 from __future__ import annotations
 
@@ -84,6 +85,30 @@ def main() -> None:
         print("\nBM25 search '备份 保留':")
         for u, s in zip(m.units_at_rows(rows), scores):
             print(f"  {s:.3f}  {u.id}  {u.content[:40]!r}")
+
+    # Answers with verified citations. The extractive generator (no model) keeps the demo
+    # within a minute or two; `asmr ask --generator local` runs SmolLM2 with the citation processor.
+    from asmr.answer import Answerer
+    from asmr.embed import get_embedder
+    from asmr.generate import get_generator
+
+    with Memory(memory) as m:
+        embedder = get_embedder(m.embed_model)
+        answerer = Answerer(m, get_generator("extractive", embedder=embedder), embedder=embedder)
+        for kind, question in (("conflict: the port changed in release 2.4", "Which port does the API server use?"),
+                               ("two documents: the changelog and the FAQ",
+                                "Release 2.3 moved the logs somewhere: how long are they kept there?"),
+                               ("no answer in memory", "Who is the chief executive of the company?")):
+            ans = answerer.ask(question)
+            print(f"\nask ({kind}): {question}")
+            if not ans.found:
+                print(f"  not found ({ans.retrieval.reason})")
+                continue
+            print(f"  {ans.numbered()}")
+            for c in ans.citations:
+                print(f"  [{c.number}] {c.unit_id}  ({c.doc_id}{' > ' + c.section if c.section else ''})")
+            counts = ans.verification.counts
+            print(f"  verifier: {counts['keep']} kept, {counts['weaken']} weakened, {counts['drop']} dropped")
 
     report = check_memory(memory)
     print(f"\nasmr check: {'ok' if report.ok else report.problems}  {report.counts}")
