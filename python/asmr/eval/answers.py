@@ -74,18 +74,11 @@ def queries_from_corpus(path: str | Path, unanswerable: set[str] = frozenset()) 
     """Questions in the format of ../shared/data (answers any of, gold passages); qids in
     ``unanswerable`` had their gold passages removed from the memory."""
     from .retrieval import load_queries
-    answers = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                r = json.loads(line)
-                answers[str(r.get("qid", n))] = tuple(str(a) for a in r.get("answers") or ())
     out = []
     for q in load_queries(path):
-        raw = answers.get(q.qid, ())
-        if not raw and q.qid not in unanswerable:
+        if not q.answers and q.qid not in unanswerable:
             raise ValueError(f"{path}: question {q.qid} has no answers to grade against")
-        facts = (raw,) if q.qid not in unanswerable else ()
+        facts = (q.answers,) if q.qid not in unanswerable else ()
         out.append(AnswerQuery(q.qid, q.question, "unanswerable" if q.qid in unanswerable else "multi",
                                facts, tuple(q.gold) if q.qid not in unanswerable else ()))
     return out
@@ -260,32 +253,34 @@ def write_report(report: dict, out: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     names = list(report["methods"])
     written = []
-    fig, ax = plt.subplots(figsize=(8, 4))
-    x = np.arange(len(names))
-    for off, key in ((-0.2, "memory_accuracy"), (0.2, "hallucination_rate")):
-        ax.bar(x + off, [report["methods"][n][key] for n in names], 0.4, label=key.replace("_", " "))
-    ax.set_xticks(x, names, rotation=20, ha="right")
-    ax.set_ylim(0, 1)
-    ax.legend()
-    ax.set_title(f"Answers ({report['generator']} generator, {report['questions']} questions)")
-    fig.tight_layout()
-    fig.savefig(out / "accuracy.png", dpi=120)
-    plt.close(fig)
-    written.append(out / "accuracy.png")
-    pairs = [(n, n + "+redundancy") for n in names if n + "+redundancy" in report["methods"]]
-    if pairs:
+
+    def bars(path: str, labels: list[str], groups: dict[str, list[float]], **axes) -> None:
+        """One chart of side-by-side bars (two groups), values in [0, 1]."""
         fig, ax = plt.subplots(figsize=(8, 4))
-        x = np.arange(len(pairs))
-        ax.bar(x - 0.2, [report["methods"][a]["key_fact_recall"] for a, _ in pairs], 0.4, label="redundancy off")
-        ax.bar(x + 0.2, [report["methods"][b]["key_fact_recall"] for _, b in pairs], 0.4, label="redundancy on")
-        ax.set_xticks(x, [a for a, _ in pairs])
+        x = np.arange(len(labels))
+        for off, (label, values) in zip((-0.2, 0.2), groups.items()):
+            ax.bar(x + off, values, 0.4, label=label)
+        ax.set_xticks(x, labels, rotation=20, ha="right")
         ax.set_ylim(0, 1)
-        ax.set_ylabel("key-fact recall")
+        ax.set(**axes)
         ax.legend()
+        save(fig, path)
+
+    def save(fig, path: str) -> None:
         fig.tight_layout()
-        fig.savefig(out / "redundancy.png", dpi=120)
+        fig.savefig(out / path, dpi=120)
         plt.close(fig)
-        written.append(out / "redundancy.png")
+        written.append(out / path)
+
+    m = report["methods"]
+    bars("accuracy.png", names, {k.replace("_", " "): [m[n][k] for n in names]
+                                 for k in ("memory_accuracy", "hallucination_rate")},
+         title=f"Answers ({report['generator']} generator, {report['questions']} questions)")
+    pairs = [(n, n + "+redundancy") for n in names if n + "+redundancy" in m]
+    if pairs:
+        bars("redundancy.png", [a for a, _ in pairs],
+             {"redundancy off": [m[a]["key_fact_recall"] for a, _ in pairs],
+              "redundancy on": [m[b]["key_fact_recall"] for _, b in pairs]}, ylabel="key-fact recall")
     fig, ax = plt.subplots(figsize=(8, 4))
     for n in names:
         ms = [o["seconds"] * 1e3 for o in report.get("outcomes", []) if o["method"] == n]
@@ -293,17 +288,13 @@ def write_report(report: dict, out: str | Path) -> list[Path]:
             ax.hist(ms, bins=40, histtype="step", label=n)
     ax.set_xlabel("ms per question")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "latency.png", dpi=120)
-    plt.close(fig)
-    written.append(out / "latency.png")
+    save(fig, "latency.png")
 
     lines = [f"# Answer accuracy ({report['generator']} generator)", "",
              f"{report['questions']} questions: " + ", ".join(f"{n} {t}" for t, n in report["types"].items()), "",
              "| method | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
     for n in names:
-        m = report["methods"][n]
-        lines.append(f"| {n} | " + " | ".join(f"{m[k]:.1f}" if k.endswith("_ms") else f"{m[k]:.3f}"
+        lines.append(f"| {n} | " + " | ".join(f"{m[n][k]:.1f}" if k.endswith("_ms") else f"{m[n][k]:.3f}"
                                              for k in METRICS) + " |")
     lines += ["", "Memory accuracy by question type:", "", "| method | " + " | ".join(report["types"]) + " |",
               "|---|" + "---:|" * len(report["types"])]

@@ -15,7 +15,6 @@ averaged over questions. Latency is per question, including its embedding.
 """
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import numpy as np
 from asmr_kernels import CSRGraph, diffuse
 
 from ..retrieve import RetrieveConfig, Retriever
+from .jsonl import records
 
 METHODS = ("bm25", "dense", "hybrid", "ppr", "asmr")
 DEPTH = 50  # units each method ranks before they become documents
@@ -38,19 +38,17 @@ class Query:
     qid: str
     question: str
     gold: tuple[str, ...]  # document ids
+    answers: tuple[str, ...] = ()  # accepted answers, where the file gives them
 
 
 def load_queries(path: str | Path) -> list[Query]:
     out = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                out.append(Query(str(r.get("qid", n)), r["question"], tuple(str(p) for p in r["gold_pids"])))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{n}: not a query record with question and gold_pids ({exc})") from None
+    for where, r in records(path):
+        try:
+            out.append(Query(str(r.get("qid", where.rsplit(":", 1)[1])), r["question"],
+                             tuple(str(p) for p in r["gold_pids"]), tuple(str(a) for a in r.get("answers") or ())))
+        except (AttributeError, KeyError, TypeError) as exc:
+            raise ValueError(f"{where}: not a query record with question and gold_pids ({exc})") from None
     if not out:
         raise ValueError(f"{path}: no queries")
     return out

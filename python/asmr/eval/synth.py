@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..units.ids import doc_id_from_path
+from .jsonl import records
 from ..units.model import Document
 from ..units.read import chunk_document
 
@@ -1143,20 +1144,12 @@ def load_queries(path: str | Path) -> list[dict]:
     """The questions of a ``queries.jsonl``; a ValueError naming ``path:line`` for a bad one."""
     out = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{where}: bad JSON: {e.msg} at column {e.colno}") from None
-            _check_query(r, where)
-            if r["qid"] in seen:
-                raise ValueError(f"{where}: duplicate qid {r['qid']!r}")
-            seen.add(r["qid"])
-            out.append(r)
+    for where, r in records(path):
+        _check_query(r, where)
+        if r["qid"] in seen:
+            raise ValueError(f"{where}: duplicate qid {r['qid']!r}")
+        seen.add(r["qid"])
+        out.append(r)
     if not out:
         raise ValueError(f"{path}: no queries")
     return out

@@ -33,7 +33,6 @@ in-sample figures; its cross-validated ones are in its ``support_model.json``.
 """
 from __future__ import annotations
 
-import json
 import random
 import re
 import tempfile
@@ -47,6 +46,7 @@ from ..decoding.markers import CITE, CITE_ZH, DEFAULT_MARKERS
 from ..store.memory import UNIT_COLUMNS, Unit
 from ..units.sentences import sentence_ends
 from ..verify.allowlist import Conversation
+from .jsonl import records
 from ..verify.citations import scan_markers
 from ..verify.support import SupportModel, core_claim
 from ..verify.verifier import Verifier, VerifierConfig
@@ -221,22 +221,18 @@ def structural(memory, verifier: Verifier, retriever, *, turns: int = 8, seed: i
 def load_attribution(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
     """Claims, references (joined) and labels (True: attributable) of an AttributionBench JSONL file."""
     claims, evidences, labels = [], [], []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                refs = r["references"]
-                label = r["attribution_label"]
-                if not isinstance(refs, list) or label not in ("attributable", "not attributable"):
-                    raise ValueError("references must be a list, attribution_label "
-                                     "'attributable' or 'not attributable'")
-                claims.append(str(r["claim"]))
-                evidences.append("\n\n".join(str(x) for x in refs))
-                labels.append(label == "attributable")
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{n}: not an AttributionBench record ({exc})") from None
+    for where, r in records(path):
+        try:
+            refs = r["references"]
+            label = r["attribution_label"]
+            if not isinstance(refs, list) or label not in ("attributable", "not attributable"):
+                raise ValueError("references must be a list, attribution_label "
+                                 "'attributable' or 'not attributable'")
+            claims.append(str(r["claim"]))
+            evidences.append("\n\n".join(str(x) for x in refs))
+            labels.append(label == "attributable")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{where}: not an AttributionBench record ({exc})") from None
     if not claims:
         raise ValueError(f"{path}: no records")
     return claims, evidences, np.array(labels, bool)
