@@ -221,24 +221,31 @@ def chunk_document(doc: Document, **options) -> Chunked:
 # -- JSONL corpora --------------------------------------------------------------------------
 
 def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None = None,
-               on_error: Callable[[InputError], None] | None = None) -> Iterator[Document]:
+               on_error: Callable[[InputError], None] | None = None, start: int = 0, stop: int | None = None,
+               first_line: int = 1) -> Iterator[Document]:
     """Documents from a JSONL corpus: one ``{"pid"|"id", "title", "text", "type"?, "effective_date"?}``
     object a line. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
     raised, or passed to ``on_error`` and the line skipped.
+
+    ``start``/``stop`` read only the lines that begin in that byte range (``start`` must be the
+    start of a line, numbered ``first_line``), so that parallel readers can split one corpus.
     """
     _check_errors(errors)
     path = Path(path)
     if doc_type is not None:
         _check_type(str(path), doc_type)
-    offset = 0
+    offset = start
     try:
         f = open(path, "rb")
     except OSError as e:
         raise _input_error(str(path), f"cannot read: {e.strerror or e}") from None
     with f:
-        for number, data in enumerate(f, start=1):
+        f.seek(start)
+        for number, data in enumerate(f, start=first_line):
+            if stop is not None and offset >= stop:
+                break
             where = f"{path}:{number}"
-            if number == 1 and data.startswith(codecs.BOM_UTF8):
+            if offset == 0 and data.startswith(codecs.BOM_UTF8):
                 data = data[3:]
                 offset += 3
             try:
