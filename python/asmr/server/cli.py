@@ -1,0 +1,132 @@
+"""``asmr serve``: the command-line entry of the HTTP face."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+DESCRIPTION = """\
+Serve a memory over HTTP (FastAPI on uvicorn): POST /v1/search, /v1/answer, /v1/verify,
+/v1/ingest, /v1/chat/completions (OpenAI-compatible, streaming), GET /v1/units/{id},
+/v1/models, /healthz, /metrics; the OpenAPI document at /openapi.json, docs at /docs.
+
+API keys are bearer tokens with scope read or write: ASMR_API_KEYS=KEY,KEY:write (an entry
+without a suffix reads) and/or --api-keys FILE ('KEY [read|write]' a line, # comments). With
+no key, reads are open and writes are refused; with keys, every route but /healthz needs one
+and ingest needs write scope. Keys are never printed or logged.
+"""
+
+EPILOG = """\
+example:
+  ASMR_API_KEYS=$(cat reader.key),$(cat writer.key):write asmr serve --memory ./asmr-memory
+  curl -s localhost:8000/v1/search -H "Authorization: Bearer $(cat reader.key)" \\
+       -H 'content-type: application/json' -d '{"question": "Which port does the API use?"}'
+"""
+
+
+def register(sub, memory_arg) -> None:
+    from ..cli import _retrieve_args
+
+    p = sub.add_parser("serve", help="serve a memory over HTTP (search, answer, verify, ingest, OpenAI chat)",
+                       description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    memory_arg(p)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1, loopback only; 0.0.0.0 exposes it to the network)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="worker processes (default 1); each serves the newest commit within --poll-seconds; "
+                        "conversations, rate limits and metrics are per worker")
+    p.add_argument("--api-keys", metavar="FILE", default=None,
+                   help="API key file: one 'KEY [read|write]' a line (added to ASMR_API_KEYS)")
+    g = p.add_argument_group("answering")
+    g.add_argument("--generator", choices=("extractive", "local", "openai"), default="extractive",
+                   help="default generator of /v1/answer and the 'asmr' model (default extractive: no model, "
+                        "fast; local: SmolLM2, loaded on first use)")
+    g.add_argument("--base-url", default=None, help="openai generator: endpoint (or ASMR_OPENAI_BASE_URL)")
+    g.add_argument("--model", default=None, help="openai generator: model name (or ASMR_OPENAI_MODEL)")
+    g.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
+                   help="key-fact block after the sources (default list)")
+    g.add_argument("--no-audit", action="store_true", help="do not append audit records to <memory>/audit")
+    lim = p.add_argument_group("limits")
+    lim.add_argument("--max-body", type=int, default=10 * 1024 * 1024, metavar="BYTES",
+                     help="largest request body (default 10 MiB; larger: 413)")
+    lim.add_argument("--max-question", type=int, default=2000, metavar="CHARS",
+                     help="longest question (default 2000)")
+    lim.add_argument("--max-citations", type=int, default=64, metavar="N",
+                     help="most citation markers in an answer sent to /v1/verify (default 64)")
+    lim.add_argument("--max-documents", type=int, default=1000, metavar="N",
+                     help="most documents in one /v1/ingest (default 1000)")
+    lim.add_argument("--rate-limit", type=float, default=100.0, metavar="PER_SECOND",
+                     help="requests per second per key, or per client address without keys (default 100; "
+                          "0: off); per worker")
+    lim.add_argument("--burst", type=int, default=200, metavar="N", help="requests at once above the rate "
+                                                                         "(default 200)")
+    p.add_argument("--embedder", default=None,
+                   help="embedding model if the first POST /v1/ingest creates the memory: all-MiniLM-L6-v2 "
+                        "(default) or hash-<dim>; an existing memory keeps its own")
+    p.add_argument("--poll-seconds", type=float, default=0.2, metavar="S",
+                   help="how often to look for commits by other processes (default 0.2; 0: never)")
+    p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info")
+    _retrieve_args(p)
+    p.set_defaults(handler=run)
+
+
+def _config(args):
+    from ..cli import _memory_dir, _retrieve_config
+    from .context import ServerConfig
+    from .limits import Limits
+
+    cfg = _retrieve_config(args)  # validates the retrieval flags
+    retrieve = {name: getattr(cfg, name) for name in ("k", "seeds", "depth", "edge_threshold",
+                                                      "confidence_threshold", "mix")
+                if getattr(args, name) is not None}
+    if retrieve.get("mix") is not None:
+        retrieve["mix"] = list(cfg.mix)
+    limits = dict(max_body_bytes=args.max_body, max_question_chars=args.max_question,
+                  max_citations=args.max_citations, max_documents=args.max_documents,
+                  rate=args.rate_limit, burst=args.burst)
+    Limits(**limits)  # validates
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port {args.port}: must be in 1..65535")
+    if args.workers < 1:
+        raise ValueError(f"--workers {args.workers}: must be at least 1")
+    if args.embedder:
+        from ..embed import check_embedder_name
+        check_embedder_name(args.embedder)
+    if args.poll_seconds < 0:
+        raise ValueError(f"--poll-seconds {args.poll_seconds}: must be >= 0")
+    return ServerConfig(memory=str(_memory_dir(args)), generator=args.generator, base_url=args.base_url,
+                        model=args.model, redundancy=args.redundancy, audit=not args.no_audit, retrieve=retrieve,
+                        limits=limits, api_keys_file=args.api_keys, poll_seconds=args.poll_seconds,
+                        embedder=args.embedder)
+
+
+def run(args) -> int:
+    """Start the server; returns the exit code when it stops."""
+    import uvicorn
+
+    from ..cli import EXIT_BAD_INPUT, EXIT_MEMORY, EXIT_OK, _fail
+    from .auth import ENV_VAR, KeyConfigError, KeyRing
+
+    try:
+        config = _config(args)
+        keys = KeyRing.load(os.environ.get(ENV_VAR), args.api_keys)
+    except (ValueError, KeyConfigError) as exc:
+        return _fail(str(exc), EXIT_BAD_INPUT)
+    if not keys.configured and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"asmr serve: warning: no API keys and --host {args.host}: anyone who can reach this port can "
+              "read the memory", file=sys.stderr)
+    if os.path.exists(config.memory) and not os.path.isdir(config.memory):
+        return _fail(f"memory {config.memory}: exists and is not a directory", EXIT_MEMORY)
+    if not os.path.isdir(config.memory):
+        print(f"asmr serve: memory {config.memory} does not exist yet; the first POST /v1/ingest creates it",
+              file=sys.stderr)
+    common = dict(host=args.host, port=args.port, log_level=args.log_level, server_header=False)
+    if args.workers == 1:
+        from .app import create_app
+        uvicorn.run(create_app(config, keys=keys), **common)
+    else:
+        from .context import CONFIG_ENV
+        os.environ[CONFIG_ENV] = config.to_json()  # the workers' factory reads it
+        uvicorn.run("asmr.server.app:app_from_env", factory=True, workers=args.workers, **common)
+    return EXIT_OK

@@ -1,0 +1,224 @@
+"""The native endpoints: search, answer, verify, units, ingest, health and metrics.
+
+Handlers are plain ``def``: FastAPI runs them in its thread pool, and the work they do
+(embedding, faiss, the spreading kernel, SQLite) is blocking and mostly releases the GIL.
+Each takes one snapshot reference at its start and reads only from it.
+"""
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import Response
+
+from ..units.model import DOC_TYPES, Document, InputError
+from . import schemas as S
+from .context import Context, context, reader, writer
+from .errors import ApiError
+
+router = APIRouter()
+
+
+def hit_view(h, unit) -> dict:
+    """A retrieval hit with the unit's document, section and text (what a client quotes)."""
+    return {"unit_id": h.unit_id, "row": h.row, "score": h.score, "similarity": h.similarity,
+            "strength": h.strength, "centrality": h.centrality, "hop": h.hop, "seed": h.seed,
+            "path": [{"node": p.node, "edge_kind": p.edge_kind, "edge_weight": p.edge_weight} for p in h.path],
+            "effective_at": h.effective_at, "alternative_to": h.alternative_to,
+            "previous_version": h.previous_version, "doc_id": unit.doc_id,
+            "section": list(unit.section_path), "text": unit.content}
+
+
+@router.post("/v1/search", response_model=S.SearchResponse, tags=["read"],
+             summary="Recall units for a question: ranked, with scores and recall paths")
+def search(body: S.SearchRequest, request: Request, _=Depends(reader)):
+    ctx: Context = context(request)
+    question = ctx.check_question(body.question)
+    with ctx.holder.use() as snap:
+        result = snap.search(question, body.k)
+        units = {u.row: u for u in snap.memory.units_at_rows([h.row for h in result.hits])}
+        generation = snap.generation
+    ctx.metrics.observe_retrieval(result, "search")
+    return {"question": result.question, "found": result.found, "confidence": result.confidence,
+            "reason": result.reason, "hits": [hit_view(h, units[h.row]) for h in result.hits],
+            "seconds": result.seconds, "cached": result.cached, "generation": generation}
+
+
+def answer_question(ctx: Context, question: str, conversation: str | None, generator: str | None,
+                    k: int | None, endpoint: str):
+    """Recall, allowlist, generate and verify one turn; returns (Answer, conversation id, generation)."""
+    question = ctx.check_question(question)
+    cid = conversation or uuid.uuid4().hex[:16]
+    t0 = time.perf_counter()
+    with ctx.holder.use() as snap:
+        snap.require()
+        gen = ctx.generator(generator)
+        held = ctx.conversations.get(cid, create=True)
+        with held.lock:  # turns of one conversation are numbered in order
+            if len(held.conversation.turns) >= ctx.limits.max_turns:
+                raise ApiError(422, "invalid_request", f"conversation: has reached the limit of "
+                                                       f"{ctx.limits.max_turns} turns; start a new one",
+                               "conversation")
+            result = snap.search(question, k)
+            ans = snap.answerer(gen, ctx.answer_config).answer(question, result, held.conversation, started=t0)
+        if ans.verification is not None and ctx.config.audit:
+            from ..verify import audit
+            audit.append(snap.memory.directory, ans.verification,
+                         answer=ans.generation.text if ans.generation else None, question=question)
+        generation = snap.generation
+    ctx.metrics.observe_retrieval(result, endpoint)
+    ctx.metrics.observe_verification(ans.verification)
+    return ans, cid, generation
+
+
+@router.post("/v1/answer", response_model=S.AnswerResponse, tags=["read"],
+             summary="Answer from the memory only, with verified citations")
+def answer(body: S.AnswerRequest, request: Request, _=Depends(reader)):
+    ctx: Context = context(request)
+    ans, cid, generation = answer_question(ctx, body.question, body.conversation, body.generator, body.k,
+                                           "answer")
+    return {**ans.to_dict(), "conversation": cid, "generation": generation}
+
+
+@router.post("/v1/verify", response_model=S.VerifyResponse, tags=["read"],
+             summary="Check an answer's citations against one turn's allowlist")
+def verify(body: S.VerifyRequest, request: Request, _=Depends(reader)):
+    from ..verify.citations import scan_markers
+
+    ctx: Context = context(request)
+    if len(body.answer) > ctx.limits.max_answer_chars:
+        raise ApiError(422, "invalid_request", f"answer: longer than the limit of {ctx.limits.max_answer_chars} "
+                                               "characters", "answer")
+    cites, bad = scan_markers(body.answer)
+    if len(cites) + len(bad) > ctx.limits.max_citations:
+        raise ApiError(422, "invalid_request", f"answer: {len(cites) + len(bad)} citation markers, more than "
+                                               f"the limit of {ctx.limits.max_citations}", "answer")
+    held = ctx.conversations.get(body.conversation, create=False)
+    if held is None:
+        raise ApiError(404, "not_found", f"conversation {body.conversation!r}: unknown to this server (answer "
+                                         "a question in it first)", "conversation")
+    with held.lock:
+        turns = list(held.conversation.turns)
+    if not turns:
+        raise ApiError(404, "not_found", f"conversation {body.conversation!r}: has no turns", "conversation")
+    n = body.turn or len(turns)
+    if n > len(turns):
+        raise ApiError(404, "not_found", f"turn {n}: conversation {body.conversation!r} has {len(turns)} turn(s)",
+                       "turn")
+    with ctx.holder.use() as snap:
+        verification = snap.verifier().verify(body.answer, turns[n - 1])
+        if ctx.config.audit:
+            from ..verify import audit
+            audit.append(snap.memory.directory, verification, answer=body.answer)
+        generation = snap.generation
+    ctx.metrics.observe_verification(verification)
+    return {**verification.to_dict(), "generation": generation}
+
+
+@router.get("/v1/units/{unit_id:path}", response_model=S.UnitResponse, tags=["read"],
+            summary="One unit by its address, with its status, successor and links")
+def unit(request: Request, unit_id: str = Path(description="memo://<kb>/<doc>/<key>, as is or percent-encoded"),
+         _=Depends(reader)):
+    from ..units.ids import parse_unit_id
+
+    ctx: Context = context(request)
+    if unit_id.startswith("memo:/") and not unit_id.startswith("memo://"):
+        unit_id = "memo://" + unit_id[len("memo:/"):]  # some clients and proxies merge the '//' of a path
+    try:
+        parse_unit_id(unit_id)
+    except InputError as exc:
+        raise ApiError(422, "invalid_request", str(exc), "unit_id") from None
+    with ctx.holder.use() as snap:
+        u = snap.require().memory.unit(unit_id)
+        if u is None:
+            raise ApiError(404, "not_found", f"unit {unit_id}: not in memory", "unit_id")
+        links = snap.memory.links_from(unit_id)
+        return {**u.to_dict(), "links": links, "generation": snap.generation}
+
+
+def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
+    """The request's documents, every one checked before the writer opens (bad input writes nothing)."""
+    from ..units.ids import check_name
+    from ..units.read import check_date, first_h1, front_matter
+
+    if len(body.documents) > limit:
+        raise ApiError(422, "invalid_request", f"documents: {len(body.documents)} documents, more than the "
+                                               f"limit of {limit} a request", "documents")
+    docs, seen = [], {}
+    for i, d in enumerate(body.documents):
+        where = f"documents.{i}"
+        try:
+            check_name(d.id, "document id")
+        except InputError as exc:
+            raise ApiError(422, "invalid_request", f"{where}.id: {exc}", f"{where}.id") from None
+        if d.id in seen:
+            raise ApiError(422, "invalid_request", f"{where}.id: {d.id!r} is also documents.{seen[d.id]}.id",
+                           f"{where}.id")
+        seen[d.id] = i
+        if not d.text.strip():
+            raise ApiError(422, "invalid_request", f"{where}.text: empty document", f"{where}.text")
+        if d.effective_date is not None:
+            try:
+                check_date(f"{where}.effective_date", d.effective_date)
+            except InputError as exc:
+                raise ApiError(422, "invalid_request", str(exc), f"{where}.effective_date") from None
+        fmt = d.format or "text"
+        title, doc_type, date = d.title, d.type, d.effective_date
+        if fmt == "markdown":  # front matter fills what the request leaves out, as `asmr ingest` does
+            fields, body = front_matter(d.text)
+            title = title or fields.get("title") or first_h1(d.text, body)
+            doc_type = doc_type or fields.get("type") or None
+            date = date or fields.get("effective_date") or fields.get("date") or None
+            try:
+                if doc_type is not None and doc_type not in DOC_TYPES:
+                    raise InputError(f"front matter: document type {doc_type!r} is not one of "
+                                     f"{', '.join(DOC_TYPES)}")
+                if date is not None:
+                    check_date("front matter", date)
+            except InputError as exc:
+                raise ApiError(422, "invalid_request", f"{where}.text: {exc}", f"{where}.text") from None
+        docs.append(Document(doc_id=d.id, text=d.text, fmt=fmt, title=title or d.id, doc_type=doc_type or "other",
+                             effective_date=date, source=f"POST /v1/ingest {where}"))
+    return docs
+
+
+@router.post("/v1/ingest", response_model=S.IngestResponse, tags=["write"],
+             summary="Add or revise documents in one transaction (needs a write key)")
+def ingest(body: S.IngestRequest, request: Request, _=Depends(writer)):
+    from ..store import DEFAULT_KB
+    from ..units.ids import check_name
+
+    ctx: Context = context(request)
+    kb = body.kb or DEFAULT_KB
+    try:
+        check_name(kb, "knowledge base")
+    except InputError as exc:
+        raise ApiError(422, "invalid_request", f"kb: {exc}", "kb") from None
+    docs = _documents(body, ctx.limits.max_documents)
+    try:
+        report = ctx.holder.ingest(docs, kb)
+    except InputError as exc:  # found by the chunker; the transaction was rolled back
+        ctx.metrics.ingests.labels("rejected").inc()
+        raise ApiError(422, "invalid_request", f"{exc}; nothing was written", "documents") from None
+    except ApiError:
+        ctx.metrics.ingests.labels("busy").inc()
+        raise
+    ctx.metrics.ingests.labels("committed").inc()
+    return report.to_dict()
+
+
+@router.get("/healthz", response_model=S.HealthResponse, tags=["operations"],
+            summary="Liveness and the generation being served (no key needed)")
+def healthz(request: Request):
+    snap = context(request).holder.current
+    return {"status": "ok", "generation": snap.generation, "active_units": snap.active_units,
+            "embed_model": snap.memory.embed_model if snap.memory is not None else None, "worker": os.getpid()}
+
+
+@router.get("/metrics", tags=["operations"], summary="Prometheus metrics of this worker",
+            response_class=Response, responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}})
+def metrics(request: Request, _=Depends(reader)):
+    body, content_type = context(request).metrics.render()
+    return Response(body, media_type=content_type)

@@ -1,0 +1,277 @@
+"""Request and response bodies of the HTTP face (they are the OpenAPI document's schemas).
+
+The shapes of ``SearchRequest`` (``{"question", "k"?}``) and ``IngestRequest``
+(``{"documents": [{"id", "text", "title"?, "type"?, "effective_date"?}]}``) are relied on by
+other tools: add optional fields only. Limits that the operator sets at start
+(question length, documents per ingest, ...) are checked by the handlers, which
+answer 422 naming the field, so the schemas carry only fixed bounds.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..units.model import DOC_TYPES
+
+CONVERSATION_ID = r"^[A-Za-z0-9_.:-]{1,64}$"
+NAME = r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$"  # a kb or document name (asmr.units.ids.check_name)
+Generator = Literal["extractive", "local", "openai"]
+DocType = Literal[DOC_TYPES]  # type: ignore[valid-type]
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="machine-readable: invalid_request, unauthorized, forbidden, not_found, "
+                                  "conflict, body_too_large, rate_limited, memory_empty, ingest_busy, internal")
+    type: str = Field(description="OpenAI-style error type (invalid_request_error, authentication_error, ...)")
+    field: Optional[str] = Field(description="the request field at fault, dotted (documents.0.id), if any")
+    param: Optional[str] = Field(description="the same as field, under OpenAI's name")
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorDetail
+
+
+# -- search ----------------------------------------------------------------------------------
+
+class SearchRequest(BaseModel):
+    question: str = Field(min_length=1, description="the question; at most the server's question limit "
+                                                    "(default 2000 characters)")
+    k: Optional[int] = Field(None, ge=1, le=100, description="units returned (default: the server's k, 10)")
+
+
+class PathStep(BaseModel):
+    node: str
+    edge_kind: Optional[str]
+    edge_weight: Optional[float]
+
+
+class Hit(BaseModel):
+    unit_id: str
+    row: int
+    score: float
+    similarity: float
+    strength: float
+    centrality: float
+    hop: int
+    seed: bool
+    path: list[PathStep]
+    effective_at: str
+    alternative_to: Optional[str]
+    previous_version: Optional[str]
+    doc_id: str
+    section: list[str]
+    text: str
+
+
+class SearchResponse(BaseModel):
+    question: str
+    found: bool = Field(description="false: the memory is not confident it holds the answer (hits are the "
+                                    "closest candidates)")
+    confidence: float
+    reason: str
+    hits: list[Hit]
+    seconds: float
+    cached: bool
+    generation: int = Field(description="the memory generation (snapshot) every hit was read from")
+
+
+# -- answer and verify ----------------------------------------------------------------------
+
+class AnswerRequest(BaseModel):
+    question: str = Field(min_length=1)
+    conversation: Optional[str] = Field(None, pattern=CONVERSATION_ID,
+                                        description="conversation id; turns of one conversation get their "
+                                                    "own allowlists; a new id starts a conversation, none "
+                                                    "starts an anonymous one")
+    generator: Optional[Generator] = Field(None, description="default: the server's --generator")
+    k: Optional[int] = Field(None, ge=1, le=100)
+
+
+class Citation(BaseModel):
+    number: int
+    unit_id: str
+    doc_id: str
+    section: str
+    text: str
+
+
+class AnswerResponse(BaseModel):
+    question: str
+    answer: str = Field(description="the verified answer with [cite:ID] markers")
+    answer_numbered: str = Field(description="the same with [1], [2], ... for the citations")
+    found: bool
+    confidence: float
+    reason: str
+    citations: list[Citation]
+    candidates: list[str]
+    conversation: str
+    turn: str = Field(description="<conversation>/<n>: pass conversation and n to /v1/verify")
+    redundancy: str
+    verification: Optional[dict[str, Any]] = Field(description="the audit record: every sentence, its "
+                                                               "citations, checks and outcome")
+    generator: Optional[str]
+    timings: dict[str, float]
+    generation: int
+
+
+class VerifyRequest(BaseModel):
+    answer: str = Field(description="an answer with [cite:ID] markers; at most the server's citation limit")
+    conversation: str = Field(pattern=CONVERSATION_ID, description="the conversation whose turn allowed the ids")
+    turn: Optional[int] = Field(None, ge=1, description="the turn (default: the conversation's latest)")
+
+
+class VerifyResponse(BaseModel):
+    turn: str
+    text: str = Field(description="the answer after keep / weaken / drop")
+    counts: dict[str, int]
+    audit: list[dict[str, Any]]
+    seconds: float
+    config: dict[str, Any]
+    generation: int
+
+
+# -- units, ingest, health -------------------------------------------------------------------
+
+class Link(BaseModel):
+    kind: str
+    target: str
+    target_doc: Optional[str]
+    text: str
+
+
+class UnitResponse(BaseModel):
+    row: int
+    id: str
+    kb: str
+    doc_id: str
+    doc_version: int
+    ord: int
+    kind: str
+    parent_id: Optional[str]
+    section_path: list[str]
+    offset_start: int
+    offset_end: int
+    content: str
+    content_hash: str
+    created_at: str
+    effective_at: str
+    status: Literal["active", "superseded", "deprecated"]
+    superseded_by: Optional[str]
+    embed_model: str
+    links: list[Link]
+    generation: int
+
+
+class IngestDocument(BaseModel):
+    id: str = Field(pattern=NAME, description="document id: 1-128 letters, digits, '_', '.', '-', not starting "
+                                              "with '.' or '-', without '..'")
+    text: str = Field(description="the document's text (stored as given)")
+    title: Optional[str] = None
+    type: Optional[DocType] = None
+    effective_date: Optional[str] = Field(None, description="ISO 8601 date or datetime")
+    format: Optional[Literal["text", "markdown"]] = Field(None, description="default text")
+
+
+class IngestRequest(BaseModel):
+    documents: list[IngestDocument] = Field(min_length=1, description="at most the server's document limit "
+                                                                      "(default 1000)")
+    kb: Optional[str] = Field(None, pattern=NAME, description="knowledge base (default kb)")
+
+
+class IngestedDocument(BaseModel):
+    kb: str
+    doc_id: str
+    version: int
+    status: Literal["new", "revised", "unchanged"]
+    units: int
+    kept: int
+    added: int
+    superseded: int
+    deprecated: int
+
+
+class IngestResponse(BaseModel):
+    documents: list[IngestedDocument]
+    counts: dict[str, int]
+    embedded: int
+    reused_vectors: int
+    generation: int = Field(description="the generation readers answer from once this response is sent")
+    active_units: int
+    seconds: float
+    timings: dict[str, float]
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok"]
+    generation: int
+    active_units: int
+    embed_model: Optional[str]
+    worker: int = Field(description="process id of the worker that answered (with --workers N)")
+
+
+# -- OpenAI-compatible chat ------------------------------------------------------------------
+
+class ContentPart(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    text: Optional[str] = None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str
+    content: Union[str, list[ContentPart], None] = None
+
+
+class ChatRequest(BaseModel):
+    """OpenAI's chat request; fields this server does not use (temperature, top_p, ...) are accepted
+    and ignored. The question is the last user message."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str = Field(description="asmr (the server's generator) or asmr-<generator>; see GET /v1/models")
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: Optional[bool] = False
+    conversation: Optional[str] = Field(None, pattern=CONVERSATION_ID,
+                                        description="ASMR extension: conversation id for turn allowlists")
+
+
+class ChatResponseMessage(BaseModel):
+    role: Literal["assistant"]
+    content: str
+
+
+class ChatChoice(BaseModel):
+    index: int
+    message: ChatResponseMessage
+    finish_reason: str
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatResponse(BaseModel):
+    id: str
+    object: Literal["chat.completion"]
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: Usage
+    asmr: dict[str, Any] = Field(description="ASMR extension: found, citations, conversation, turn, snapshot "
+                                             "generation and the verifier's audit record")
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"]
+    created: int
+    owned_by: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"]
+    data: list[ModelCard]

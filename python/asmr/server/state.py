@@ -1,0 +1,325 @@
+"""The snapshot a request answers from, and how the server moves to a newer one.
+
+A ``Snapshot`` is one memory generation opened read-only (``Memory`` pins a SQLite
+read transaction and that generation's index files) with its retriever and
+verifiers. Requests take a reference once, at their start, through
+``SnapshotHolder.use()``, and use only that snapshot: a search never mixes units of two
+generations. An ingest (``SnapshotHolder.ingest``) writes with the single ``Writer``,
+then opens the new generation and swaps the reference; requests already running
+finish on the old snapshot, which is closed when the last of them lets go.
+
+Other processes (``asmr ingest``, other ``--workers``) commit too: a watcher thread
+reads the committed generation every ``poll_seconds`` (one indexed SQLite read) and
+swaps in the same way.
+
+Threads: handlers run in a thread pool and share a snapshot. Its SQLite connection
+is opened with ``check_same_thread=False`` and SQLite is built serialized
+(``sqlite3.threadsafety == 3``), so concurrent reads on it are safe. The retriever's
+question cache is an unlocked ``OrderedDict``, so ``Snapshot.search`` holds a lock
+around it, and the support model's vector cache likewise, so verification holds another;
+unit reads and generation run outside both (a local model has its own lock).
+"""
+from __future__ import annotations
+
+import fcntl
+import logging
+import threading
+import time
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..store import Memory, MemoryStateError, Writer
+from ..store import schema
+from ..verify.allowlist import Conversation
+from ..verify.verifier import Verifier
+from .errors import ApiError
+
+log = logging.getLogger("asmr.server")
+
+
+@contextmanager
+def _file_lock(path: Path):
+    """An exclusive flock on ``path``, if the memory directory lets us create it."""
+    try:
+        f = open(path, "a+")
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+    finally:
+        f.close()  # closing releases the lock
+
+
+class _LockedVerifier(Verifier):
+    """A Verifier whose ``verify`` runs under a lock: the support model's vector cache (shared by
+    every snapshot) is an unlocked LRU that concurrent evictions could break."""
+
+    def __init__(self, lock: threading.Lock, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._lock = lock
+
+    def verify(self, answer, allowlist):
+        with self._lock:
+            return super().verify(answer, allowlist)
+
+
+class Snapshot:
+    """One generation of a memory, with what answering from it needs. Empty when the memory
+    directory holds no committed generation yet (``memory`` is None or generation 0)."""
+
+    def __init__(self, memory: Memory | None, embedder=None, retrieve_config=None, support=None,
+                 verify_lock: threading.Lock | None = None):
+        from ..retrieve import Retriever
+
+        self.memory = memory
+        self._verify_lock = verify_lock or threading.Lock()
+        self.generation = memory.generation if memory is not None else 0
+        self.embedder, self.support = embedder, support
+        self.retriever = None
+        if self.generation > 0:
+            # Several workers notice a commit at once; the first builds the unit graph and saves it,
+            # the others wait and load the file instead of building it again.
+            with _file_lock(memory.directory / "graph.lock"):
+                self.retriever = Retriever(memory, embedder, retrieve_config)
+            self.active_units = int(memory.active.sum())
+        else:
+            self.active_units = 0
+        self._search_lock = threading.Lock()
+        self._cache_lock = threading.Lock()
+        self._verifiers: dict[str, object] = {}
+        self._answerers: dict[str, object] = {}
+        self.refs = 0
+        self.retired = False
+
+    @property
+    def empty(self) -> bool:
+        return self.retriever is None
+
+    def require(self) -> "Snapshot":
+        if self.empty:
+            raise ApiError(409, "memory_empty", "the memory holds no documents yet; POST /v1/ingest first")
+        return self
+
+    def search(self, question: str, k: int | None = None):
+        with self._search_lock:
+            return self.require().retriever.search(question, k)
+
+    def verifier(self, generator=None):
+        """The verifier of this snapshot; with a generator, one that may ask it to rewrite a sentence."""
+        name = getattr(generator, "name", "") if generator is not None else ""
+        with self._cache_lock:
+            v = self._verifiers.get(name)
+            if v is None:
+                v = self._verifiers[name] = _LockedVerifier(self._verify_lock, self.require().memory,
+                                                             support=self.support, embedder=self.embedder,
+                                                             rewrite=getattr(generator, "rewrite", None))
+            return v
+
+    def answerer(self, generator, config):
+        """An Answerer over this snapshot that reuses its retriever and verifier (cheap to make)."""
+        from ..answer import Answerer
+
+        with self._cache_lock:
+            a = self._answerers.get(generator.name)
+        if a is None:
+            a = Answerer(self.require().memory, generator, config=config, embedder=self.embedder,
+                         retriever=self.retriever, verifier=self.verifier(generator))
+            with self._cache_lock:
+                a = self._answerers.setdefault(generator.name, a)
+        return a
+
+    def close(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
+
+
+@dataclass
+class _Held:
+    conversation: Conversation
+    lock: threading.Lock
+
+
+class Conversations:
+    """Conversations by id, in this process's memory, least recently used dropped past ``capacity``.
+    A dropped or unknown id starts a new conversation (its earlier turns cannot be verified)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._items: OrderedDict[str, _Held] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, cid: str, *, create: bool) -> _Held | None:
+        with self._lock:
+            held = self._items.get(cid)
+            if held is None:
+                if not create:
+                    return None
+                held = self._items[cid] = _Held(Conversation(cid), threading.Lock())
+                while len(self._items) > self.capacity:
+                    self._items.popitem(last=False)
+            else:
+                self._items.move_to_end(cid)
+            return held
+
+
+class SnapshotHolder:
+    """Holds the current snapshot, swaps in newer ones, and runs the server's ingests."""
+
+    def __init__(self, directory: str | Path, *, retrieve_config=None, poll_seconds: float = 0.2,
+                 embedder_factory: Callable | None = None, new_embedder: str | None = None):
+        from ..embed import get_embedder
+        from ..verify.support import SupportModel
+
+        self.directory = Path(directory)
+        self.new_embedder = new_embedder
+        self.retrieve_config = retrieve_config
+        self.poll_seconds = poll_seconds
+        self._get_embedder = embedder_factory or get_embedder
+        self._embedder = None
+        self.support = SupportModel.load()
+        self._verify_lock = threading.Lock()  # the support model and its cache are shared by all snapshots
+        self._refs_lock = threading.Lock()  # guards every snapshot's refs/retired and _current
+        self._swap_lock = threading.Lock()  # one snapshot is built at a time
+        self._ingest_lock = threading.Lock()  # one ingest at a time in this process
+        self._watch_conn = None
+        self._watch_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self.on_swap: Callable[[Snapshot], None] | None = None
+        self._current = self._open()
+
+    # Snapshots
+    def embedder(self, name: str):
+        if self._embedder is None or self._embedder.name != name:
+            self._embedder = self._get_embedder(name)
+        return self._embedder
+
+    def _open(self) -> Snapshot:
+        if not (self.directory / schema.DB_FILE).exists():
+            return Snapshot(None)
+        memory = Memory(self.directory)
+        try:
+            if memory.generation == 0:
+                return Snapshot(memory)
+            return Snapshot(memory, self.embedder(memory.embed_model), self.retrieve_config, self.support,
+                            self._verify_lock)
+        except BaseException:
+            memory.close()
+            raise
+
+    @property
+    def current(self) -> Snapshot:
+        return self._current
+
+    @contextmanager
+    def use(self) -> Iterator[Snapshot]:
+        """The current snapshot, kept open until the block ends even if a newer one is swapped in."""
+        with self._refs_lock:
+            snap = self._current
+            snap.refs += 1
+        try:
+            yield snap
+        finally:
+            with self._refs_lock:
+                snap.refs -= 1
+                done = snap.retired and snap.refs == 0
+            if done:
+                snap.close()
+
+    def refresh(self) -> Snapshot:
+        """Swap in the newest committed generation, if it is not the one being served."""
+        with self._swap_lock:
+            if self.committed_generation() == self._current.generation:
+                return self._current
+            new = self._open()
+            with self._refs_lock:
+                old, self._current = self._current, new
+                old.retired = True
+                done = old.refs == 0
+            if done:
+                old.close()
+            if self.on_swap is not None:
+                self.on_swap(new)
+            log.info("serving generation %d", new.generation)
+            return new
+
+    def committed_generation(self) -> int:
+        """The generation the last commit wrote (one read outside any snapshot: sees every commit)."""
+        with self._watch_lock:
+            if self._watch_conn is None:
+                if not (self.directory / schema.DB_FILE).exists():
+                    return 0
+                try:
+                    self._watch_conn = schema.connect(self.directory, create=False)
+                except MemoryStateError:
+                    return 0  # a first ingest is creating the file right now: nothing committed yet
+            return int(schema.get_meta(self._watch_conn, "generation", "0"))
+
+    # Watching other writers
+    def warm_up(self) -> None:
+        """Load the support model's embedder now rather than in the first verified answer (seconds)."""
+        try:
+            with self._verify_lock:
+                self.support.score(["The server is starting."], ["The server is starting."])
+        except Exception:
+            log.exception("warm-up of the support model failed; the first verified answer will retry")
+
+    def start_watching(self) -> None:
+        if self._watcher is None and self.poll_seconds > 0:
+            self._watcher = threading.Thread(target=self._watch, name="asmr-snapshot-watcher", daemon=True)
+            self._watcher.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            try:
+                if self.committed_generation() != self._current.generation:
+                    self.refresh()
+            except Exception:  # a half-removed generation, a locked file: try again at the next tick
+                log.exception("could not move to the newest generation; retrying")
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
+        with self._swap_lock:
+            with self._watch_lock:
+                if self._watch_conn is not None:
+                    self._watch_conn.close()
+                    self._watch_conn = None
+            with self._refs_lock:
+                snap = self._current
+                snap.retired = True
+                done = snap.refs == 0
+            if done:
+                snap.close()
+
+    # Writing
+    def ingest(self, documents: list, kb: str, *, wait_seconds: float = 10.0):
+        """Ingest ``documents`` as one transaction, then serve the new generation.
+
+        Another process holding the writer lock is waited for up to ``wait_seconds`` (then 409).
+        An InputError leaves the memory as it was and propagates.
+        """
+        with self._ingest_lock:
+            deadline = time.monotonic() + wait_seconds
+            while True:
+                try:
+                    embed_model = self._current.memory.embed_model if self._current.memory else None
+                    writer = Writer(self.directory, progress=False,
+                                    embedder=self.embedder(embed_model) if embed_model else self.new_embedder)
+                    break
+                except MemoryStateError as exc:
+                    if "another ingest" not in str(exc) or time.monotonic() > deadline:
+                        raise ApiError(409, "ingest_busy", f"cannot write the memory now: {exc}") from None
+                    time.sleep(0.05)
+            try:
+                report = writer.ingest(documents, kb=kb)
+            finally:
+                writer.close()
+            self.refresh()
+            return report

@@ -1,0 +1,350 @@
+"""The HTTP face, run as a real `asmr serve` process: endpoints, auth, limits, snapshots under ingest."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import httpx
+import pytest
+
+from asmr.store.memory import Memory
+from serverproc import EXAMPLES, FILE_KEY, READ, READ_KEY, WRITE, WRITE_KEY, Server, build_memory
+
+PORT_QUESTION = "Which port does the API server listen on?"
+
+
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory):
+    return build_memory(tmp_path_factory.mktemp("served") / "memory")
+
+
+@pytest.fixture(scope="module")
+def server(memory, tmp_path_factory):
+    d = tmp_path_factory.mktemp("server")
+    keyfile = d / "keys"
+    keyfile.write_text(f"# operators\n{FILE_KEY} read\n\n")
+    s = Server(memory, d / "log", "--api-keys", str(keyfile), "--rate-limit", "0", "--max-body", "200000",
+               "--max-question", "300", "--max-citations", "4", "--max-documents", "3", "--poll-seconds", "0.1",
+               keys=f"{READ_KEY}, {WRITE_KEY}:write").wait()
+    yield s
+    s.stop()
+    log = s.log.read_text()
+    assert READ_KEY not in log and WRITE_KEY not in log and FILE_KEY not in log, "a key reached the log"
+    assert "Traceback" not in log, log[-3000:]
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with httpx.Client(base_url=server.url, timeout=60) as c:
+        yield c
+
+
+def _error(r: httpx.Response, status: int, field: str | None = None) -> dict:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/json")
+    err = r.json()["error"]
+    assert set(err) == {"code", "type", "field", "param", "message"} and err["message"]
+    assert "Traceback" not in err["message"]
+    if field is not None:
+        assert err["field"] == field == err["param"], err
+    return err
+
+
+def _active(directory) -> tuple[int, set[str]]:
+    with Memory(directory, load_indexes=False) as m:
+        return m.generation, {r[0] for r in m.conn.execute("SELECT id FROM units WHERE status='active'")}
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+def test_search_returns_ranked_units_of_one_generation(client, memory):
+    r = client.post("/v1/search", json={"question": PORT_QUESTION, "k": 5}, headers=READ)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    gen, active = _active(memory)
+    assert body["found"] and body["generation"] == gen and 0 < len(body["hits"]) <= 5
+    assert {h["unit_id"] for h in body["hits"]} <= active
+    assert any("8080" in h["text"] for h in body["hits"])
+    scores = [h["score"] for h in body["hits"]]
+    assert scores == sorted(scores, reverse=True)
+    again = client.post("/v1/search", json={"question": PORT_QUESTION, "k": 5}, headers=READ).json()
+    assert again["cached"] and [h["unit_id"] for h in again["hits"]] == [h["unit_id"] for h in body["hits"]]
+
+
+def test_answer_verify_and_units(client):
+    r = client.post("/v1/answer", json={"question": PORT_QUESTION, "conversation": "conv-1"}, headers=READ)
+    assert r.status_code == 200, r.text
+    ans = r.json()
+    assert ans["found"] and "8080" in ans["answer"] and ans["turn"] == "conv-1/1"
+    assert ans["citations"][0]["number"] == 1 and "[1]" in ans["answer_numbered"]
+    assert ans["verification"]["counts"]["keep"] >= 1 and ans["generator"] == "extractive"
+    cited = ans["citations"][0]["unit_id"]
+
+    # the answer as given verifies; an id this turn never allowed is weakened, not kept
+    v = client.post("/v1/verify", json={"answer": ans["answer"], "conversation": "conv-1"}, headers=READ).json()
+    assert v["turn"] == "conv-1/1" and v["counts"]["keep"] >= 1 and v["counts"]["weaken"] == 0
+    forged = "The API server listens on port 8080 [cite:memo://kb/ops.deploy/0123456789ab]."
+    v = client.post("/v1/verify", json={"answer": forged, "conversation": "conv-1", "turn": 1}, headers=READ)
+    assert v.status_code == 200 and v.json()["counts"]["keep"] == 0 and "[cite:" not in v.json()["text"]
+    _error(client.post("/v1/verify", json={"answer": forged, "conversation": "conv-1", "turn": 2}, headers=READ),
+           404, "turn")
+    _error(client.post("/v1/verify", json={"answer": forged, "conversation": "nobody"}, headers=READ),
+           404, "conversation")
+
+    u = client.get(f"/v1/units/{cited}", headers=READ)
+    assert u.status_code == 200 and u.json()["id"] == cited and u.json()["status"] == "active"
+    _error(client.get("/v1/units/memo://kb/ops.deploy/0123456789ab", headers=READ), 404, "unit_id")
+    _error(client.get("/v1/units/not-an-address", headers=READ), 422, "unit_id")
+
+
+def test_openai_chat_completions_plain_and_streamed(client):
+    request = {"model": "asmr", "messages": [{"role": "system", "content": "Be brief."},
+                                             {"role": "user", "content": PORT_QUESTION}],
+               "temperature": 0.2, "conversation": "chat-1"}
+    r = client.post("/v1/chat/completions", json=request, headers=READ)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["object"] == "chat.completion" and body["model"] == "asmr"
+    content = body["choices"][0]["message"]["content"]
+    assert "8080" in content and "[1]" in content and "Sources:" in content and "[cite:" not in content
+    ext = body["asmr"]
+    assert ext["found"] and ext["turn"] == "chat-1/1" and ext["audit"]["counts"]["keep"] >= 1
+    assert all(c["unit_id"] in content for c in ext["citations"])
+
+    with client.stream("POST", "/v1/chat/completions", json={**request, "stream": True}, headers=READ) as s:
+        assert s.status_code == 200 and s.headers["content-type"].startswith("text/event-stream")
+        events = [line[len("data: "):] for line in s.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+    assert "".join(c["choices"][0]["delta"].get("content", "") for c in chunks) == content
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop" and chunks[-1]["asmr"]["turn"] == "chat-1/2"
+
+    models = client.get("/v1/models", headers=READ).json()
+    assert "asmr" in [m["id"] for m in models["data"]]
+    _error(client.post("/v1/chat/completions", json={**request, "model": "gpt-4"}, headers=READ), 404, "model")
+    _error(client.post("/v1/chat/completions", json={**request, "messages": [{"role": "system", "content": "x"}]},
+                       headers=READ), 422, "messages")
+
+
+def test_healthz_and_metrics(client):
+    h = client.get("/healthz")  # no key needed
+    assert h.status_code == 200 and h.json()["status"] == "ok" and h.json()["active_units"] > 0
+    client.post("/v1/search", json={"question": "What is the capital of Atlantis in 1850?"}, headers=READ)
+    m = client.get("/metrics", headers=READ)
+    assert m.status_code == 200 and m.headers["content-type"].startswith("text/plain")
+    text = m.text
+    assert 'asmr_requests_total{method="POST",route="/v1/search",status="200"}' in text
+    assert 'asmr_request_seconds_bucket{le="0.025",route="/v1/search"}' in text
+    assert 'asmr_retrieval_cache_total{result="hit"}' in text
+    assert "asmr_verifier_outcomes_total{outcome=\"keep\"}" in text
+    assert "asmr_memory_generation" in text
+    _error(client.get("/metrics"), 401)
+
+
+# -- security and limits -------------------------------------------------------------------------
+
+def test_keys_and_scopes(client):
+    q = {"question": PORT_QUESTION}
+    err = _error(client.post("/v1/search", json=q), 401, "authorization")
+    assert err["code"] == "unauthorized"
+    r = client.post("/v1/search", json=q)
+    assert r.headers["www-authenticate"].startswith("Bearer")
+    _error(client.post("/v1/search", json=q, headers={"Authorization": "Bearer " + READ_KEY[:-1] + "X"}), 401)
+    _error(client.post("/v1/search", json=q, headers={"Authorization": "Basic " + READ_KEY}), 401)
+    assert client.post("/v1/search", json=q, headers={"Authorization": f"Bearer {FILE_KEY}"}).status_code == 200
+    assert client.post("/v1/search", json=q, headers=WRITE).status_code == 200  # write includes read
+    doc = {"documents": [{"id": "scoped", "text": "Scoped keys guard writes."}]}
+    _error(client.post("/v1/ingest", json=doc), 401)
+    err = _error(client.post("/v1/ingest", json=doc, headers=READ), 403, "authorization")
+    assert err["code"] == "forbidden"
+    _error(client.post("/v1/ingest", json=doc, headers={"Authorization": f"Bearer {FILE_KEY}"}), 403)
+
+
+def test_limits_are_json_errors_naming_the_field(client):
+    _error(client.post("/v1/search", json={"question": "x" * 301}, headers=READ), 422, "question")
+    _error(client.post("/v1/search", json={"question": "   "}, headers=READ), 422, "question")
+    _error(client.post("/v1/search", json={"question": PORT_QUESTION, "k": 0}, headers=READ), 422, "k")
+    _error(client.post("/v1/search", json={"k": 3}, headers=READ), 422, "question")
+    _error(client.post("/v1/search", content=b"{not json", headers={**READ, "content-type": "application/json"}),
+           422, "body")
+    big = {"documents": [{"id": "big", "text": "word " * 50_000}]}
+    _error(client.post("/v1/ingest", json=big, headers=WRITE), 413, "body")
+
+    def chunked():  # no Content-Length: counted as it arrives
+        yield b'{"question": "'
+        for _ in range(30):
+            yield b"y" * 10_000
+        yield b'"}'
+    _error(client.post("/v1/search", content=chunked(), headers={**READ, "content-type": "application/json"}),
+           413, "body")
+    five = " ".join(f"Port 80{i} [cite:memo://kb/ops.deploy/0123456789a{i}]." for i in range(5))
+    client.post("/v1/answer", json={"question": PORT_QUESTION, "conversation": "lim"}, headers=READ)
+    _error(client.post("/v1/verify", json={"answer": five, "conversation": "lim"}, headers=READ), 422, "answer")
+    docs = {"documents": [{"id": f"d{i}", "text": "Text."} for i in range(4)]}
+    _error(client.post("/v1/ingest", json=docs, headers=WRITE), 422, "documents")
+
+
+def test_bad_ingest_writes_nothing(client, memory):
+    before = _active(memory)
+    good = {"id": "cafeteria", "text": "The cafeteria opens at 7 am on weekdays."}
+    cases = [([good, {"id": "../escape", "text": "Bad id."}], "documents.1.id"),
+             ([good, {"text": "No id."}], "documents.1.id"),
+             ([good, {"id": "when", "text": "Bad date.", "effective_date": "yesterday"}], "documents.1.effective_date"),
+             ([good, {"id": "kind", "text": "Bad type.", "type": "poem"}], "documents.1.type"),
+             ([good, {"id": "cafeteria", "text": "Twice."}], "documents.1.id"),
+             ([good, {"id": "blank", "text": " \n "}], "documents.1.text")]
+    for docs, field in cases:
+        _error(client.post("/v1/ingest", json={"documents": docs}, headers=WRITE), 422, field)
+    assert _active(memory) == before
+    r = client.post("/v1/search", json={"question": "When does the cafeteria open?"}, headers=READ).json()
+    assert all("cafeteria" not in h["text"] for h in r["hits"])
+
+
+def test_no_keys_reads_open_writes_refused_and_rate_limited(memory, tmp_path):
+    s = Server(memory, tmp_path / "log", "--rate-limit", "0.5", "--burst", "3").wait()
+    try:
+        with httpx.Client(base_url=s.url, timeout=30) as c:
+            assert c.post("/v1/search", json={"question": PORT_QUESTION}).status_code == 200
+            err = _error(c.post("/v1/ingest", json={"documents": [{"id": "x", "text": "y"}]}), 403)
+            assert "ASMR_API_KEYS" in err["message"]
+            statuses = [c.post("/v1/search", json={"question": PORT_QUESTION}).status_code for _ in range(4)]
+            assert statuses.count(429) >= 2, statuses
+            r = c.post("/v1/search", json={"question": PORT_QUESTION})
+            _error(r, 429)
+            assert int(r.headers["retry-after"]) >= 1
+    finally:
+        s.stop()
+
+
+# -- snapshots ---------------------------------------------------------------------------------
+
+def _revision() -> dict:
+    text = (EXAMPLES / "handbook-v2" / "ops" / "deploy.md").read_text()
+    return {"documents": [{"id": "ops.deploy", "text": text, "format": "markdown"}]}
+
+
+def test_ingest_while_reading_never_fails_or_mixes_snapshots(client, server, memory):
+    g0, active0 = _active(memory)
+    deadline = time.monotonic() + 10
+    while client.get("/healthz").json()["generation"] != g0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    questions = [PORT_QUESTION, "How long does a rollout take?", "How much memory must be free?",
+                 "Which flag sets the TCP port?"]
+    results: list[tuple[float, int, int, list[str]]] = []  # (start, status, generation, ids)
+    stop = threading.Event()
+
+    def read(i: int) -> None:
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            n = 0
+            while not stop.is_set():
+                q = questions[(i + n) % len(questions)] + (" " * (n % 7))  # spaces: past the cache too
+                n += 1
+                t = time.monotonic()
+                try:
+                    r = c.post("/v1/search", json={"question": q, "k": 8}, headers=READ)
+                    body = r.json() if r.status_code == 200 else {}
+                    results.append((t, r.status_code, body.get("generation", -1),
+                                    [h["unit_id"] for h in body.get("hits", [])]))
+                except httpx.HTTPError as exc:
+                    results.append((t, -1, -1, [repr(exc)]))
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(3)]
+    def wait_for(enough) -> None:  # counts, not sleeps: the machine may be slow and shared
+        deadline = time.monotonic() + 60
+        while not enough() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    for t in threads:
+        t.start()
+    wait_for(lambda: len(results) >= 12)
+    r = client.post("/v1/ingest", json=_revision(), headers=WRITE)
+    committed = time.monotonic()
+    wait_for(lambda: sum(x[0] > committed for x in list(results)) >= 12)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert report["documents"][0]["status"] == "revised" and report["documents"][0]["superseded"] >= 1
+    g1, active1 = _active(memory)
+    assert report["generation"] == g1 == g0 + 1
+    active = {g0: active0, g1: active1}
+
+    failed = [x for x in results if x[1] != 200]
+    assert not failed, failed[:3]
+    assert {x[2] for x in results} == {g0, g1}
+    for start, _, gen, ids in results:
+        assert set(ids) <= active[gen], f"generation {gen} answered with units not active in it"
+        if start > committed:
+            assert gen == g1, "a read that started after the commit was answered from the old snapshot"
+    # the check has teeth: old-generation answers held units the new generation superseded
+    assert any(set(ids) - active1 for _, _, gen, ids in results if gen == g0)
+    after = client.post("/v1/search", json={"question": PORT_QUESTION}, headers=READ).json()
+    assert any("9090" in h["text"] for h in after["hits"]) and not any("8080" in h["text"] for h in after["hits"])
+
+
+def test_workers_start_empty_and_serve_each_others_commits(tmp_path):
+    mem = tmp_path / "memory"  # does not exist: the first ingest creates it
+    s = Server(mem, tmp_path / "log", "--rate-limit", "0", "--poll-seconds", "0.1", "--embedder", "hash-256",
+               keys=f"{WRITE_KEY}:write", workers=2).wait()
+    try:
+        with httpx.Client(base_url=s.url, timeout=60, headers=WRITE) as c:
+            assert _error(c.post("/v1/search", json={"question": PORT_QUESTION}), 409)["code"] == "memory_empty"
+            root = EXAMPLES / "handbook"
+            docs = [{"id": p.relative_to(root).with_suffix("").as_posix().replace("/", "."),
+                     "text": p.read_text(), "format": "markdown"} for p in sorted(root.rglob("*.md"))]
+            r = c.post("/v1/ingest", json={"documents": docs})
+            assert r.status_code == 200 and r.json()["generation"] == 1, r.text
+            r = c.post("/v1/ingest", json=_revision())
+            assert r.status_code == 200 and r.json()["generation"] == 2, r.text
+        assert _active(mem)[0] == 2
+        seen: dict[int, int] = {}  # worker pid -> generation it serves
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (len(seen) < 2 or set(seen.values()) != {2}):
+            h = httpx.get(s.url + "/healthz", headers={"Connection": "close"}).json()  # a new connection each time
+            seen[h["worker"]] = h["generation"]
+            time.sleep(0.02)
+        assert len(seen) == 2, f"only worker(s) {list(seen)} answered"
+        assert set(seen.values()) == {2}, seen
+        for _ in range(6):
+            body = httpx.post(s.url + "/v1/search", json={"question": PORT_QUESTION}, headers={**WRITE,
+                                                                                              "Connection": "close"})
+            assert body.json()["generation"] == 2
+    finally:
+        s.stop()
+    assert "Traceback" not in s.log.read_text()
+
+
+def test_a_held_snapshot_outlives_the_swap(tmp_path):
+    from asmr.server.state import SnapshotHolder
+    from asmr.units.model import Document
+
+    holder = SnapshotHolder(build_memory(tmp_path / "memory"), poll_seconds=0)
+    try:
+        with holder.use() as old:
+            holder.ingest([Document("cafeteria", "The cafeteria opens at 7 am.", "text")], "kb")
+            assert holder.current is not old and holder.current.generation == old.generation + 1
+            assert old.search(PORT_QUESTION).hits and old.memory.count_units() > 0  # still open, same data
+            assert old.memory.unit("memo://kb/cafeteria/000000000000") is None
+        with pytest.raises(Exception, match="closed"):
+            old.memory.count_units()  # released by its last user: closed
+        assert holder.current.search("When does the cafeteria open?").hits
+    finally:
+        holder.close()
+
+
+def test_serve_refuses_bad_settings_without_echoing_keys(tmp_path, capsys, monkeypatch):
+    from asmr.cli import main
+
+    keys = tmp_path / "keys"
+    keys.write_text(f"{READ_KEY} admin\n")
+    assert main(["serve", "--memory", str(tmp_path), "--api-keys", str(keys)]) == 2
+    monkeypatch.setenv("ASMR_API_KEYS", "short:write")
+    assert main(["serve", "--memory", str(tmp_path)]) == 2
+    monkeypatch.delenv("ASMR_API_KEYS")
+    assert main(["serve", "--memory", str(keys)]) == 4  # a file, not a memory directory
+    assert main(["serve", "--memory", str(tmp_path), "--rate-limit", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "keys:1: expected 'KEY [read|write]'" in err and READ_KEY not in err and "short" not in err
