@@ -194,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="verify the memory's integrity; exits 1 on any inconsistency")
     _memory_arg(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    # the HTTP face and the batch re-indexer own their subcommands (each sets its handler)
+    from .reindex.cli import register as register_reindex
+    from .server.cli import register as register_serve
+    register_serve(sub, _memory_arg)
+    register_reindex(sub, _memory_arg)
     return parser
 
 
@@ -266,7 +272,7 @@ def _read_inputs(args, errors: list[str]) -> Iterator:
         if not args.skip_bad:
             raise exc
         errors.append(str(exc))
-        print(f"asmr ingest: skipped {exc}", file=sys.stderr)
+        print(f"asmr {args.command}: skipped {exc}", file=sys.stderr)
 
     for path, root in _iter_inputs(args.paths):
         try:
@@ -762,8 +768,9 @@ def main(argv: list[str] | None = None) -> int:
                          "answers": cmd_eval_answers}.get(getattr(args, "eval_command", None)),
                 "units": {"show": cmd_units_show}.get(getattr(args, "units_command", None)),
                 "doc": {"history": cmd_doc_history}.get(getattr(args, "doc_command", None))}
+    handler = getattr(args, "handler", None) or handlers[args.command]
     try:
-        return handlers[args.command](args)
+        return handler(args)
     except MemoryStateError as exc:
         return _fail(str(exc), EXIT_MEMORY)
     except InputError as exc:
