@@ -272,7 +272,7 @@ def _read_inputs(args, errors: list[str]) -> Iterator:
         if not args.skip_bad:
             raise exc
         errors.append(str(exc))
-        print(f"asmr {args.command}: skipped {exc}", file=sys.stderr)
+        print(f"asmr {getattr(args, 'command', 'ingest')}: skipped {exc}", file=sys.stderr)
 
     for path, root in _iter_inputs(args.paths):
         try:
