@@ -203,8 +203,8 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
         t = time.perf_counter()
         pre.set_table(work.table())
         errors: list[str] = []
-        ns = argparse.Namespace(command="reindex", paths=list(sources), skip_bad=options.skip_bad, fmt=options.read.fmt,
-                                errors=options.read.errors, doc_type=options.read.doc_type,
+        ns = argparse.Namespace(command="reindex", paths=list(sources), skip_bad=options.skip_bad,
+                                fmt=options.read.fmt, errors=options.read.errors, doc_type=options.read.doc_type,
                                 effective_date=options.effective_date)
         report.ingest = writer.ingest(read_inputs(ns, errors), kb=options.kb)
         report.bad_inputs = errors
