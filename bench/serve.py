@@ -11,10 +11,11 @@ slow server cannot slow the offered load down (latency is measured from each
 request's scheduled send time, which counts queueing in the client too). Each
 rate of the ladder runs for --step-seconds; every request asks a different
 question of a pool larger than the server's question cache, so no answer comes
-from the cache. The soak holds the highest rate that met P95 <= 25 ms and
+from the cache. The soak holds 80% of the highest rate that met P95 <= 25 ms and
 samples the server's resident memory (all its processes) every 5 seconds.
 
-Printed: one row per offered rate (achieved rate, P50/P95/P99, errors), the
+The ladder ends after the first rate whose P95 passes --stop-ms (the server is
+saturated: higher rates only queue longer). Printed: one row per offered rate (achieved rate, P50/P95/P99, errors), the
 sustained rate at P95 <= 25 ms, the highest rate before P95 passes 50 ms, and the
 soak's memory samples with their least-squares slope.
 """
@@ -128,9 +129,12 @@ def client_main(args) -> None:
     for rate, seconds in plan["steps"]:
         lat, errors, achieved, nxt = asyncio.run(run_rate(url, questions, nxt, rate, seconds, plan["k"],
                                                           plan["concurrency"]))
+        p95 = float(np.percentile(lat, 95))
         print(json.dumps({"rate": rate, "seconds": seconds, "achieved": achieved, "errors": errors,
-                          "n": len(lat), "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
+                          "n": len(lat), "p50": float(np.percentile(lat, 50)), "p95": p95,
                           "p99": float(np.percentile(lat, 99))}), flush=True)
+        if p95 > plan["stop_ms"]:
+            break  # saturated: higher rates only queue longer
 
 
 def main() -> None:
@@ -140,10 +144,14 @@ def main() -> None:
                     help="embedder of the memory and of every question (default all-MiniLM-L6-v2)")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/asmr-bench-serve"))
     ap.add_argument("--workers", type=int, default=1, help="asmr serve --workers (default 1)")
-    ap.add_argument("--rates", default="10,20,30,40,50,60,80,100,120",
+    ap.add_argument("--rates", default="10,20,25,30,35,40,45,50,60,80",
                     help="offered requests/s, comma-separated, in order (default %(default)s)")
     ap.add_argument("--step-seconds", type=float, default=20.0, help="seconds per rate (default 20)")
     ap.add_argument("--soak-seconds", type=float, default=300.0, help="soak length (default 300; 0: none)")
+    ap.add_argument("--soak-rate", type=float, default=0.0,
+                    help="soak requests/s (default: 80%% of the sustained rate of the ladder)")
+    ap.add_argument("--stop-ms", type=float, default=500.0,
+                    help="end the ladder after a rate whose P95 passes this (saturated; default 500)")
     ap.add_argument("--k", type=int, default=10, help="units per search (default 10)")
     ap.add_argument("--concurrency", type=int, default=64, help="client connections at most (default 64)")
     ap.add_argument("--seed", type=int, default=3)
@@ -156,7 +164,7 @@ def main() -> None:
     memory = args.workdir / f"memory-{args.units}-{args.embedder}-{args.seed}"
     if not (memory / "memory.sqlite").exists():
         build_memory(memory, args.units, args.embedder, args.seed)
-    questions = questions_of(memory, 20_000, args.seed)  # the last 200 warm the server up
+    questions = questions_of(memory, 20_000, args.seed)  # the last ones warm the server up
     port = free_port()
     env = {**os.environ, "ASMR_API_KEYS": ""}
     server = subprocess.Popen([sys.executable, "-m", "asmr.cli", "serve", "--memory", str(memory), "--port",
@@ -176,17 +184,21 @@ def main() -> None:
                 if time.perf_counter() - t > 300:
                     sys.exit("asmr serve did not answer /healthz within 300 s")
                 time.sleep(0.5)
-        # warm-up, one request at a time: the first searches load the graph and the indexes (in
-        # every worker), which must not be timed as load
+        # warm-up, one request at a time for at least 20 s: the first searches load the graph and
+        # the indexes (in every worker) while the verifier's model loads in the background, none of
+        # which is load
         warm = []
-        for q in questions[-200:]:
+        t_warm = time.perf_counter()
+        for i, q in enumerate(questions[-2000:]):
+            if i >= 200 and time.perf_counter() - t_warm > 20:
+                break
             req = urllib.request.Request(base + "/v1/search", data=json.dumps({"question": q, "k": args.k}).encode(),
                                          headers={"Content-Type": "application/json"})
             t1 = time.perf_counter()
             urllib.request.urlopen(req, timeout=300).read()
             warm.append((time.perf_counter() - t1) * 1000)
         print(f"# server up in {time.perf_counter() - t:.1f} s (pid {server.pid}, {args.workers} worker(s)); "
-              f"first search {warm[0]:.0f} ms, then one at a time P50 {np.median(warm[100:]):.1f} ms; "
+              f"first search {warm[0]:.0f} ms, then one at a time P50 {np.median(warm[-100:]):.1f} ms; "
               f"rss {server_rss(server.pid) / 2**20:.0f} MiB", flush=True)
         rates = [float(r) for r in args.rates.split(",")]
         rows = run_client(base, questions, [(r, args.step_seconds) for r in rates], args)
@@ -203,8 +215,9 @@ def main() -> None:
               f"highest before P95 passes 50 ms: {max((r['rate'] for r in under50), default='none')} req/s; "
               f"errors in all steps: {sum(r['errors'] for r in rows)}")
         if args.soak_seconds > 0:
-            soak_rate = sustained or (min(rates) if not under50 else max(r["rate"] for r in under50))
-            soak(base, questions, soak_rate, args, server.pid)
+            # a ladder step is short: the soak runs below the sustained rate, as a service would be run
+            top = sustained or (max(r["rate"] for r in under50) if under50 else min(rates))
+            soak(base, questions, args.soak_rate or max(1.0, float(int(top * 0.8))), args, server.pid)
     finally:
         server.terminate()
         try:
@@ -213,9 +226,10 @@ def main() -> None:
             server.kill()
 
 
-def run_client(base: str, questions: list[str], steps, args, on_line=None) -> list[dict]:
+def run_client(base: str, questions: list[str], steps, args, on_line=None, stop_ms: float | None = None
+               ) -> list[dict]:
     plan = {"url": base + "/v1/search", "questions": questions, "steps": steps, "k": args.k,
-            "concurrency": args.concurrency}
+            "concurrency": args.concurrency, "stop_ms": args.stop_ms if stop_ms is None else stop_ms}
     client = subprocess.Popen([sys.executable, __file__, "--client"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     client.stdin.write(json.dumps(plan))
@@ -251,7 +265,7 @@ def soak(base: str, questions: list[str], rate: float, args, pid: int) -> None:
     sampler.start()
     step = 30.0
     rows = run_client(base, questions, [(rate, step)] * max(1, int(args.soak_seconds // step)), args,
-                      on_line=lambda r: None)
+                      on_line=lambda r: None, stop_ms=float("inf"))
     done.set()
     sampler.join()
     t = np.array([s[0] for s in samples])
