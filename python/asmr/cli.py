@@ -40,20 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="files or directories (searched for " + ", ".join(INPUT_SUFFIXES) + ")")
     _memory_arg(p)
-    p.add_argument("--kb", default=None, help="knowledge base name, the <kb> of memo://<kb>/<doc>/<key> (default: kb)")
-    p.add_argument("--type", dest="doc_type", choices=("spec", "manual", "faq", "changelog", "notes", "other"),
-                   help="document type, overriding front matter (default: front matter, else other)")
-    p.add_argument("--format", dest="fmt", choices=("markdown", "text", "html"),
-                   help="treat every file as this format (default: from the extension)")
-    p.add_argument("--effective-date", metavar="DATE",
-                   help="ISO date for documents that do not carry one (default: the time of ingest)")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: strict stops with the file and byte offset; replace uses U+FFFD")
-    p.add_argument("--skip-bad", action="store_true", help="report bad inputs and ingest the rest")
-    p.add_argument("--embedder", default=None,
-                   help="embedding model: all-MiniLM-L6-v2 (default for a new memory) or hash-<dim>")
-    p.add_argument("--flat-max", type=int, default=None, metavar="N",
-                   help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
+    document_args(p, "the time of ingest")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -201,6 +188,24 @@ def build_parser() -> argparse.ArgumentParser:
     register_serve(sub, _memory_arg)
     register_reindex(sub, _memory_arg)
     return parser
+
+
+def document_args(p, effective_default: str) -> None:
+    """The flags of how documents are read and stored, shared by `asmr ingest` and `asmr reindex`."""
+    p.add_argument("--kb", default=None, help="knowledge base name, the <kb> of memo://<kb>/<doc>/<key> (default: kb)")
+    p.add_argument("--type", dest="doc_type", choices=("spec", "manual", "faq", "changelog", "notes", "other"),
+                   help="document type, overriding front matter (default: front matter, else other)")
+    p.add_argument("--format", dest="fmt", choices=("markdown", "text", "html"),
+                   help="treat every file as this format (default: from the extension)")
+    p.add_argument("--effective-date", metavar="DATE",
+                   help=f"ISO date for documents that do not carry one (default: {effective_default})")
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8: strict stops with the file and byte offset; replace uses U+FFFD")
+    p.add_argument("--skip-bad", action="store_true", help="report bad inputs and ingest the rest")
+    p.add_argument("--embedder", default=None,
+                   help="embedding model: all-MiniLM-L6-v2 (default for a new memory) or hash-<dim>")
+    p.add_argument("--flat-max", type=int, default=None, metavar="N",
+                   help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
 
 
 def _retrieve_args(p: argparse.ArgumentParser) -> None:

@@ -115,3 +115,23 @@ class MemoryRecall:
         """Close the memory if it was opened here."""
         if self._owned:
             self.memory.close()
+
+
+class RecallHandle:
+    """reopen/close/with for a retriever that keeps its ``MemoryRecall`` in ``self._recall``."""
+
+    _recall: MemoryRecall
+
+    def reopen(self) -> None:
+        """Read the memory's newest committed state from now on."""
+        self._recall.reopen()
+
+    def close(self) -> None:
+        """Close the memory if this retriever opened it."""
+        self._recall.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

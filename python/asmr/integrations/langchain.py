@@ -34,10 +34,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from pydantic import PrivateAttr
 
 from ..retrieve import RetrieveConfig
-from .common import MemoryRecall
+from .common import MemoryRecall, RecallHandle
 
 
-class AsmrRetriever(BaseRetriever):
+class AsmrRetriever(RecallHandle, BaseRetriever):
     """Recalled units of an ASMR memory as LangChain ``Document`` objects.
 
     memory: a memory directory (opened here) or an open ``asmr.store.Memory`` (borrowed).
@@ -78,17 +78,3 @@ class AsmrRetriever(BaseRetriever):
                                 run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         _, recalled = self._recall.search(query, self.k, self.include_not_found)
         return [Document(page_content=r.unit.content, metadata=r.metadata, id=r.unit.id) for r in recalled]
-
-    def reopen(self) -> None:
-        """Read the memory's newest committed state from now on."""
-        self._recall.reopen()
-
-    def close(self) -> None:
-        """Close the memory if this retriever opened it."""
-        self._recall.close()
-
-    def __enter__(self) -> "AsmrRetriever":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()

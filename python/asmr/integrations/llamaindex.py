@@ -36,12 +36,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ..retrieve import RetrieveConfig
 from ..store import Memory
-from .common import MemoryRecall
+from .common import MemoryRecall, RecallHandle
 
 LLM_METADATA = ("id",)  # the address is what an answer cites; the rest is for programs
 
 
-class AsmrRetriever(BaseRetriever):
+class AsmrRetriever(RecallHandle, BaseRetriever):
     """Recalled units of an ASMR memory as LlamaIndex ``NodeWithScore`` objects.
 
     memory: a memory directory (opened here) or an open ``asmr.store.Memory`` (borrowed).
@@ -87,17 +87,3 @@ class AsmrRetriever(BaseRetriever):
                             excluded_llm_metadata_keys=[x for x in keys if x not in LLM_METADATA])
             out.append(NodeWithScore(node=node, score=r.score))
         return out
-
-    def reopen(self) -> None:
-        """Read the memory's newest committed state from now on."""
-        self._recall.reopen()
-
-    def close(self) -> None:
-        """Close the memory if this retriever opened it."""
-        self._recall.close()
-
-    def __enter__(self) -> "AsmrRetriever":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()

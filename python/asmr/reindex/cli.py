@@ -35,7 +35,7 @@ Exit codes: 0 ok, 2 bad input (nothing was written; --skip-bad ingests the rest 
 
 def register(sub, memory_arg) -> None:
     """Add the ``reindex`` subcommand to the ``asmr`` parser."""
-    from ..cli import INPUT_SUFFIXES
+    from ..cli import INPUT_SUFFIXES, document_args
 
     p = sub.add_parser("reindex", help="re-index many documents in parallel (local processes or a Ray cluster)",
                        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -43,20 +43,7 @@ def register(sub, memory_arg) -> None:
                    help="files or directories (searched for " + ", ".join(INPUT_SUFFIXES) + ")")
     memory_arg(p)
     g = p.add_argument_group("documents (as for asmr ingest)")
-    g.add_argument("--kb", default=None, help="knowledge base name, the <kb> of memo://<kb>/<doc>/<key> (default: kb)")
-    g.add_argument("--type", dest="doc_type", choices=("spec", "manual", "faq", "changelog", "notes", "other"),
-                   help="document type, overriding front matter (default: front matter, else other)")
-    g.add_argument("--format", dest="fmt", choices=("markdown", "text", "html"),
-                   help="treat every file as this format (default: from the extension)")
-    g.add_argument("--effective-date", metavar="DATE",
-                   help="ISO date for documents that do not carry one (default: the time of the commit)")
-    g.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: strict stops with the file and byte offset; replace uses U+FFFD")
-    g.add_argument("--skip-bad", action="store_true", help="report bad inputs and ingest the rest")
-    g.add_argument("--embedder", default=None,
-                   help="embedding model: all-MiniLM-L6-v2 (default for a new memory) or hash-<dim>")
-    g.add_argument("--flat-max", type=int, default=None, metavar="N",
-                   help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
+    document_args(g, "the time of the commit")
     g = p.add_argument_group("parallel embedding")
     g.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray Data on a local or remote cluster (default: local)")
