@@ -155,10 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     _memory_arg(pa)
     pa.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
-    pa.add_argument("--generator", choices=("local", "extractive", "openai"), default="extractive",
-                    help="generator for every method (default extractive: no model, fast)")
-    pa.add_argument("--base-url", default=None, help="openai generator: endpoint (or ASMR_OPENAI_BASE_URL)")
-    pa.add_argument("--model", default=None, help="openai generator: model name (or ASMR_OPENAI_MODEL)")
+    generator_args(pa, "extractive", "generator for every method (default extractive: no model, fast)")
     pa.add_argument("--methods", default="dense_rag,hybrid_rag,asmr,asmr_verified",
                     help="comma-separated subset of dense_rag,hybrid_rag,asmr,asmr_verified")
     pa.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions")
@@ -542,12 +539,16 @@ def cmd_audit(args) -> int:
     return EXIT_OK
 
 
-def _answer_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--generator", choices=("local", "extractive", "openai"), default="local",
-                   help="local: SmolLM2-135M with the citation processor (default); extractive: no model, the "
-                        "units' own sentences; openai: an OpenAI-compatible endpoint")
+def generator_args(p, default: str, help: str) -> None:
+    """--generator and the openai generator's endpoint flags (ask, chat, eval answers, serve)."""
+    p.add_argument("--generator", choices=("local", "extractive", "openai"), default=default, help=help)
     p.add_argument("--base-url", default=None, help="openai generator: endpoint (or ASMR_OPENAI_BASE_URL)")
     p.add_argument("--model", default=None, help="openai generator: model name (or ASMR_OPENAI_MODEL)")
+
+
+def _answer_args(p: argparse.ArgumentParser) -> None:
+    generator_args(p, "local", "local: SmolLM2-135M with the citation processor (default); extractive: no "
+                               "model, the units' own sentences; openai: an OpenAI-compatible endpoint")
     p.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
                    help="key-fact block after the sources (default list)")
     p.add_argument("--no-verify", action="store_true", help="show the generator's answer unverified")

@@ -25,7 +25,7 @@ example:
 
 
 def register(sub, memory_arg) -> None:
-    from ..cli import _retrieve_args
+    from ..cli import _retrieve_args, generator_args
 
     p = sub.add_parser("serve", help="serve a memory over HTTP (search, answer, verify, ingest, OpenAI chat)",
                        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -39,11 +39,8 @@ def register(sub, memory_arg) -> None:
     p.add_argument("--api-keys", metavar="FILE", default=None,
                    help="API key file: one 'KEY [read|write]' a line (added to ASMR_API_KEYS)")
     g = p.add_argument_group("answering")
-    g.add_argument("--generator", choices=("extractive", "local", "openai"), default="extractive",
-                   help="default generator of /v1/answer and the 'asmr' model (default extractive: no model, "
-                        "fast; local: SmolLM2, loaded on first use)")
-    g.add_argument("--base-url", default=None, help="openai generator: endpoint (or ASMR_OPENAI_BASE_URL)")
-    g.add_argument("--model", default=None, help="openai generator: model name (or ASMR_OPENAI_MODEL)")
+    generator_args(g, "extractive", "default generator of /v1/answer and the 'asmr' model (default extractive: "
+                                    "no model, fast; local: SmolLM2, loaded on first use)")
     g.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
                    help="key-fact block after the sources (default list)")
     g.add_argument("--no-audit", action="store_true", help="do not append audit records to <memory>/audit")
