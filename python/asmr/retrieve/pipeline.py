@@ -14,6 +14,7 @@ effective dates. Every hit carries its recall path.
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from datetime import datetime
@@ -128,6 +129,7 @@ class Retriever:
         memory.load_indexes()
         self.graph = graph or load_or_build(memory, self.config.graph)
         self._cache: OrderedDict[tuple, Result] = OrderedDict()
+        self._cache_lock = threading.Lock()  # servers search from many threads; recall itself needs no lock
         self._cache_generation = memory.generation
         self._titles: set[str] | None = None
         self._days: np.ndarray | None = None
@@ -155,28 +157,33 @@ class Retriever:
 
     def clear_cache(self) -> None:
         """Forget recent questions (benchmarks that time each method from cold)."""
-        self._cache.clear()
+        with self._cache_lock:
+            self._cache.clear()
 
     def search(self, question: str, k: int | None = None) -> Result:
         t0 = time.perf_counter()
         cfg = self.config
         k = cfg.k if k is None else k
-        if self.memory.generation != self._cache_generation:  # a reopened memory saw an ingest
-            self._cache.clear()
-            self._cache_generation = self.memory.generation
         key = (question, k)
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return replace(self._cache[key], seconds=time.perf_counter() - t0, cached=True)
+        with self._cache_lock:
+            if self.memory.generation != self._cache_generation:  # a reopened memory saw an ingest
+                self._cache.clear()
+                self._cache_generation = self.memory.generation
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+        if hit is not None:
+            return replace(hit, seconds=time.perf_counter() - t0, cached=True)
         qvec = self.embedder.embed([question])[0]
         hits, features = self.recall(question, qvec, k)
         confidence = self.confidence(features)
         found = confidence >= cfg.confidence_threshold
         reason = "" if found else _refusal_reason(features, confidence, cfg.confidence_threshold)
         result = Result(question, tuple(hits), time.perf_counter() - t0, confidence, found, reason)
-        self._cache[key] = result
-        if len(self._cache) > cfg.cache_size:
-            self._cache.popitem(last=False)
+        with self._cache_lock:
+            self._cache[key] = result
+            if len(self._cache) > cfg.cache_size:
+                self._cache.popitem(last=False)
         return result
 
     def confidence(self, features: dict[str, float]) -> float:

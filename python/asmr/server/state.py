@@ -14,10 +14,10 @@ swaps in the same way.
 
 Threads: handlers run in a thread pool and share a snapshot. Its SQLite connection
 is opened with ``check_same_thread=False`` and SQLite is built serialized
-(``sqlite3.threadsafety == 3``), so concurrent reads on it are safe. The retriever's
-question cache is an unlocked ``OrderedDict``, so ``Snapshot.search`` holds a lock
-around it, and the support model's vector cache likewise, so verification holds another;
-unit reads and generation run outside both (a local model has its own lock).
+(``sqlite3.threadsafety == 3``), so concurrent reads on it are safe. Searches run
+concurrently (the retriever locks its own question cache); the support model's vector
+cache is unlocked, so verification holds a lock; unit reads and generation run outside
+it (a local model has its own lock).
 """
 from __future__ import annotations
 
@@ -89,7 +89,6 @@ class Snapshot:
             self.active_units = int(memory.active.sum())
         else:
             self.active_units = 0
-        self._search_lock = threading.Lock()
         self._cache_lock = threading.Lock()
         self._verifiers: dict[str, object] = {}
         self._answerers: dict[str, object] = {}
@@ -106,8 +105,7 @@ class Snapshot:
         return self
 
     def search(self, question: str, k: int | None = None):
-        with self._search_lock:
-            return self.require().retriever.search(question, k)
+        return self.require().retriever.search(question, k)
 
     def verifier(self, generator=None):
         """The verifier of this snapshot; with a generator, one that may ask it to rewrite a sentence."""
