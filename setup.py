@@ -84,7 +84,11 @@ class CMakeBuild(build_ext):
                 raise RuntimeError(f"CMake did not produce {ext.target} in {out_dir}")
             dest = Path(self.get_ext_fullpath(ext.name))
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(built[0], dest)
+            # beside it, then renamed over it: a process that has the old module loaded keeps
+            # its mapped file (copying over it in place could crash a running server)
+            partial = dest.with_name(dest.name + ".partial")
+            shutil.copyfile(built[0], partial)
+            os.replace(partial, dest)
 
 
 ext_modules = [CMakeExtension("asmr_kernels._cpu", "_cpu")]

@@ -1,5 +1,6 @@
 """ASMR's native kernels: diffusion over CSR graphs, frontier spreading
-activation from seeds, and batched pair cosine.
+activation from seeds, batched pair cosine, BM25 top-k over posting lists,
+and citation token masks.
 
 The CPU kernels (C++/OpenMP) are always built. The CUDA kernels live in
 :mod:`asmr_kernels.cuda`, which reports why it is unavailable when the package
@@ -8,6 +9,7 @@ was built without CUDA or no GPU is present.
 
 from .cpu import (
     CSRGraph,
+    Postings,
     SpreadQuery,
     SpreadResult,
     as_graph,
@@ -20,6 +22,7 @@ from .cpu import (
 
 __all__ = [
     "CSRGraph",
+    "Postings",
     "SpreadQuery",
     "SpreadResult",
     "as_graph",

@@ -575,6 +575,68 @@ def pair_cosine(claims, units, claim_idx, unit_idx, *, prenormalized: bool = Fal
     return out
 
 
+# ---- BM25 --------------------------------------------------------------------------
+
+
+class Postings:
+    """BM25 posting lists of ``num_units`` units, validated once: CSC per token, token ``t``'s
+    units are ``indices[indptr[t]:indptr[t + 1]]`` with weights ``data`` (bm25s's score matrix).
+
+    ``rows`` (optional) maps each unit of the index to a row of the store, so that ``top_k`` can
+    leave out rows that are no longer active. Arrays are kept as given when they already have
+    the kernel's types (a memory-mapped index stays mapped).
+    """
+
+    def __init__(self, indptr, indices, data, num_units: int, rows=None):
+        self.num_units = _count("num_units", num_units, maximum=np.iinfo(np.int64).max)
+        self.indptr = np.ascontiguousarray(_index_array("indptr", indptr), dtype=np.int64)
+        self.indices = _index_array("indices", indices)
+        self.data = _float_array("data", data, ndim=(1,))
+        if len(self.indptr) < 1 or self.indptr[0] != 0:
+            raise ValueError("indptr must start at 0")
+        _check_monotone("indptr", self.indptr)
+        if self.indptr[-1] != len(self.indices) or len(self.data) != len(self.indices):
+            raise ValueError(f"indptr ends at {int(self.indptr[-1])} but indices has {len(self.indices)} "
+                             f"entries and data {len(self.data)}")
+        _check_range("indices", self.indices, self.num_units, "units")
+        self.num_tokens = len(self.indptr) - 1
+        self.rows, self._row_bound = None, 0
+        if rows is not None:
+            self.rows = np.ascontiguousarray(_index_array("rows", rows), dtype=np.int64)
+            if len(self.rows) != self.num_units:
+                raise ValueError(f"rows has {len(self.rows)} entries for {self.num_units} units")
+            if self.num_units:
+                if int(self.rows.min()) < 0:
+                    raise ValueError("rows holds negative row numbers")
+                self._row_bound = int(self.rows.max()) + 1
+
+    def top_k(self, tokens, k: int, *, active=None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best units for the query ``tokens`` (token ids; a repeat counts again) and
+        their scores, best first; units scoring 0 are left out. ``active`` (bool per store row,
+        needs ``rows``) leaves out units whose row is False. Returns (int64 units, float32 scores).
+        """
+        t = _index_array("tokens", tokens).astype(np.int64, copy=False)
+        _check_range("tokens", t, self.num_tokens, "tokens")
+        k = _count("k", k, maximum=np.iinfo(np.int64).max)
+        act = None
+        if active is not None:
+            if self.rows is None:
+                raise ValueError("active needs the rows the Postings were built with")
+            act = np.asarray(active)
+            if act.ndim != 1 or act.dtype != np.bool_:
+                raise ValueError(f"active must be a 1-D bool array, got {act.dtype} of shape {act.shape}")
+            if len(act) < self._row_bound:
+                raise ValueError(f"active has {len(act)} rows but the index names row {self._row_bound - 1}")
+            act = np.ascontiguousarray(act).view(np.uint8)
+        k = min(k, self.num_units)
+        if k == 0 or len(t) == 0 or len(self.indices) == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        units, scores = np.empty(k, np.int64), np.empty(k, np.float32)
+        n = _cpu.bm25_top_k(self.num_units, self.indptr, self.indices, self.data, t,
+                            self.rows if act is not None else None, act, k, units, scores)
+        return units[:n], scores[:n]
+
+
 def max_threads() -> int:
     """Threads a kernel uses when num_threads=0."""
     return _cpu.max_threads()

@@ -13,11 +13,14 @@ import os
 import re
 from array import array
 from collections import defaultdict
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable
 
 import bm25s
 import numpy as np
+
+from asmr_kernels import Postings
 
 _CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK_CLASS}]+|[^\W_{_CJK_CLASS}]+")
@@ -127,14 +130,15 @@ class LexicalIndex:
         if self.size == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         ids = self._bm25.get_tokens_ids(tokenize(query))
-        scores = self._bm25.get_scores_from_ids(ids) if ids else np.zeros(self.size, np.float32)
-        if active is not None:
-            scores = np.where(active[self.rows], scores, 0.0)
-        k = min(k, self.size)
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        top = top[scores[top] > 0]
-        return np.asarray(self.rows[top], np.int64), scores[top].astype(np.float32)
+        # the native kernel adds the query tokens' postings (bm25s's numpy scorer walks every
+        # posting with np.add.at, most of a search's time when common words have long lists)
+        units, scores = self._postings.top_k(ids, k, active=active)
+        return np.asarray(self.rows[units], np.int64), scores
+
+    @cached_property
+    def _postings(self) -> Postings:
+        m = self._bm25.scores
+        return Postings(m["indptr"], m["indices"], m["data"], self.size, rows=self.rows)
 
 
 def _fsync_tree(directory: Path) -> None:

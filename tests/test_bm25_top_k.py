@@ -1,0 +1,83 @@
+"""The native BM25 top-k returns what bm25s's own scorer ranks first, with the same scores."""
+import numpy as np
+import pytest
+
+from asmr.index.lexical import LexicalIndex, tokenize
+from asmr_kernels import Postings
+
+
+def reference(index: LexicalIndex, query: str, k: int, active=None):
+    """bm25s's scores for every unit, then the top k (what LexicalIndex.search did before the kernel)."""
+    ids = index._bm25.get_tokens_ids(tokenize(query))
+    if not ids:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    scores = index._bm25.get_scores_from_ids(ids)
+    if active is not None:
+        scores = np.where(active[index.rows], scores, 0.0)
+    order = np.lexsort((np.arange(len(scores)), -scores))[:k]  # best first, equal scores by unit
+    order = order[scores[order] > 0]
+    return np.asarray(index.rows[order], np.int64), scores[order].astype(np.float32)
+
+
+def corpus(rng, n):
+    """Units that all share a few boilerplate words (long posting lists), plus Zipf-distributed rarer words."""
+    common = ["the", "system", "team", "owns"]
+    vocab = [f"w{i}" for i in range(300)]
+    p = 1.0 / np.arange(1, len(vocab) + 1)
+    p /= p.sum()
+    return [" ".join(list(rng.choice(common, size=rng.integers(1, 5)))
+                     + list(rng.choice(vocab, size=rng.integers(1, 8), p=p))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_top_k_matches_bm25s(seed):
+    rng = np.random.default_rng(seed)
+    texts = corpus(rng, 3000)
+    rows = np.arange(len(texts)) * 2 + 1  # index units sit at other store rows
+    index = LexicalIndex.build(zip(rows.tolist(), texts))
+    active = np.zeros(2 * len(texts) + 1, bool)
+    active[rows] = rng.random(len(texts)) > 0.2
+    queries = [" ".join(rng.choice(texts[i].split(), size=3)) for i in rng.integers(0, len(texts), 60)]
+    queries += ["the system team owns", "the the w1", "w299 w298 the", "unknownword", "owns w0 w0"]
+    for q in queries:
+        for k in (1, 5, 20, 10_000):
+            for act in (None, active):
+                got_rows, got_scores = index.search(q, k, active=act)
+                ref_rows, ref_scores = reference(index, q, k, act)
+                np.testing.assert_array_equal(got_scores, ref_scores, err_msg=q)
+                np.testing.assert_array_equal(got_rows, ref_rows, err_msg=q)
+
+
+def test_top_k_small_case_by_hand():
+    # token 0: units 0,1,2 with weights 1,2,3; token 1: units 1,2 with .5,.25
+    p = Postings(np.array([0, 3, 5]), np.array([0, 1, 2, 1, 2], np.int32),
+                 np.array([1.0, 2.0, 3.0, 0.5, 0.25], np.float32), 3, rows=np.array([4, 5, 6]))
+    units, scores = p.top_k([0, 1], 3)
+    assert units.tolist() == [2, 1, 0]
+    np.testing.assert_allclose(scores, [3.25, 2.5, 1.0])
+    units, _ = p.top_k([1, 1], 3)  # a repeated token counts twice; unit 0 scores 0 and is left out
+    assert units.tolist() == [1, 2]
+    active = np.array([False] * 4 + [True, False, True])
+    assert p.top_k([0, 1], 2, active=active)[0].tolist() == [2, 0]
+    assert p.top_k([], 3)[0].size == 0
+    # the scratch is clean between queries: the same query twice gives the same scores
+    np.testing.assert_array_equal(p.top_k([0], 3)[1], p.top_k([0], 3)[1])
+
+
+def test_bad_postings_and_queries_are_refused_by_name():
+    ok = dict(indptr=np.array([0, 2]), indices=np.array([0, 1]), data=np.array([1.0, 2.0], np.float32))
+    with pytest.raises(ValueError, match="indices"):
+        Postings(ok["indptr"], np.array([0, 5]), ok["data"], 2)
+    with pytest.raises(ValueError, match="indptr"):
+        Postings(np.array([0, 3]), ok["indices"], ok["data"], 2)
+    with pytest.raises(ValueError, match="data"):
+        Postings(ok["indptr"], ok["indices"], np.array([1.0, np.nan]), 2)
+    with pytest.raises(ValueError, match="rows"):
+        Postings(**ok, num_units=2, rows=np.array([0]))
+    p = Postings(**ok, num_units=2, rows=np.array([0, 3]))
+    with pytest.raises(ValueError, match="tokens"):
+        p.top_k([1], 2)
+    with pytest.raises(ValueError, match="active"):
+        p.top_k([0], 2, active=np.ones(3, bool))  # row 3 is past its end
+    with pytest.raises(ValueError, match="active"):
+        Postings(**ok, num_units=2).top_k([0], 2, active=np.ones(2, bool))
