@@ -9,12 +9,15 @@ name: a path, or ``path:line`` for a JSONL record.
 from __future__ import annotations
 
 import codecs
+import io
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import BinaryIO
 
 from .chunk import chunk_text
 from .ids import check_name, doc_id_from_path
@@ -44,14 +47,29 @@ def _input_error(name: str, reason: str) -> InputError:
 
 # -- decoding -------------------------------------------------------------------------------
 
-def _decode_file(path: Path, name: str, errors: str) -> str:
-    """The file's text, decoded in blocks; the BOM, if any, is dropped."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
-    parts = []
-    offset = 0  # bytes read before the current block
-    with open(path, "rb") as f:
+def _decode_file(path: Path | BinaryIO, name: str, errors: str) -> str:
+    """The text of the file at ``path`` (or of an open binary file, which this closes), decoded in
+    blocks; the BOM, if any, is dropped."""
+    with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else path) as f:
+        try:
+            want = min(os.fstat(f.fileno()).st_size + 1, BLOCK_BYTES)  # not a 1 MB buffer for a 4 kB file
+        except (OSError, ValueError, io.UnsupportedOperation):
+            want = BLOCK_BYTES
+        block = f.read(want)
+        if len(block) < want:  # the whole file: a buffered read stops short only at the end
+            nul = block.find(b"\0")
+            if nul >= 0:
+                raise _input_error(name, f"binary file (NUL byte at offset {nul})")
+            try:
+                text = block.decode("utf-8", errors)
+            except UnicodeDecodeError as e:
+                raise _input_error(name, f"invalid UTF-8 at byte offset {e.start}; "
+                                         "pass --errors replace to accept it") from None
+            return text[1:] if text.startswith("\ufeff") else text
+        decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
+        parts = []
+        offset = 0  # bytes read before the current block
         while True:
-            block = f.read(BLOCK_BYTES)
             nul = block.find(b"\0")
             if nul >= 0:
                 raise _input_error(name, f"binary file (NUL byte at offset {offset + nul})")
@@ -64,8 +82,28 @@ def _decode_file(path: Path, name: str, errors: str) -> str:
             if not block:
                 break
             offset += len(block)
+            block = f.read(BLOCK_BYTES)
     text = "".join(parts)
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _realpath(path: str, fd: int | None = None, directory: bool = False) -> str:
+    """``os.path.realpath(path)``; for an open file (or an existing directory) the kernel's own answer
+    (one readlink of /proc/self/fd instead of an lstat per path component), where Linux gives it."""
+    own = None
+    try:
+        if fd is None and directory:
+            fd = own = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        if fd is not None:
+            real = os.readlink(f"/proc/self/fd/{fd}")
+            if real.startswith("/") and not real.endswith(" (deleted)"):
+                return real
+    except (OSError, AttributeError):
+        pass
+    finally:
+        if own is not None:
+            os.close(own)
+    return os.path.realpath(path)
 
 
 def _check_errors(errors: str) -> None:
@@ -158,26 +196,46 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
     _check_errors(errors)
     path = Path(path)
     name = str(path)
-    if root is not None:
-        try:
-            relpath = path.resolve().relative_to(Path(root).resolve()).as_posix()
-        except ValueError:
-            raise _input_error(name, f"is not under the ingest root {str(root)!r}") from None
-    else:
-        relpath = path.name
-    if fmt is None:
-        fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower())
-        if fmt is None:
-            raise _input_error(name, f"unknown file type {path.suffix!r} "
-                                     f"(known: {', '.join(s or 'no extension' for s in FORMAT_BY_SUFFIX)})")
-    elif fmt not in DOC_FORMATS:
-        raise _input_error(name, f"format {fmt!r} is not one of {', '.join(DOC_FORMATS)}")
-    if doc_type is not None:
-        _check_type(name, doc_type)
+    fd = opened = None
     try:
-        raw = _decode_file(path, name, errors)
+        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
     except OSError as e:
-        raise _input_error(name, f"cannot read: {e.strerror or e}") from None
+        opened = e
+    try:
+        if root is not None:
+            real, base = _realpath(name, fd), _realpath(os.fspath(root), directory=True)
+            prefix = base.rstrip("/") + "/"
+            if real == base:
+                relpath = "."
+            elif real.startswith(prefix):
+                relpath = real[len(prefix):]
+            else:
+                raise _input_error(name, f"is not under the ingest root {str(root)!r}")
+        else:
+            relpath = path.name
+        if fmt is None:
+            fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower())
+            if fmt is None:
+                known = ", ".join(s or "no extension" for s in FORMAT_BY_SUFFIX)
+                raise _input_error(name, f"unknown file type {path.suffix!r} (known: {known})")
+        elif fmt not in DOC_FORMATS:
+            raise _input_error(name, f"format {fmt!r} is not one of {', '.join(DOC_FORMATS)}")
+        if doc_type is not None:
+            _check_type(name, doc_type)
+        if opened is not None:
+            raise _input_error(name, f"cannot read: {opened.strerror or opened}")
+        try:
+            f = open(fd, "rb")  # owns the descriptor from here
+        except OSError as e:
+            raise _input_error(name, f"cannot read: {e.strerror or e}") from None
+        fd = None
+        try:
+            raw = _decode_file(f, name, errors)
+        except OSError as e:
+            raise _input_error(name, f"cannot read: {e.strerror or e}") from None
+    finally:
+        if fd is not None:
+            os.close(fd)
     try:
         doc_id = doc_id_from_path(relpath)
     except InputError as e:
