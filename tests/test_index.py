@@ -88,3 +88,24 @@ def test_hnsw_search_breadth_can_be_set_per_call():
     before = inner.hnsw.efSearch
     rows, _ = ix.search(vecs[:5], 3, ef_search=16)
     assert rows[:, 0].tolist() == [0, 1, 2, 3, 4] and inner.hnsw.efSearch == before
+
+
+def test_tokens_of_many_texts_at_once_match_one_by_one():
+    from asmr.index.lexical import Tokens
+
+    texts = ["Port 8080, workers: 4.", "", "...", "北京大学 in Beijing", "x\x01y", "Ends here", "A b C"]
+    for part in (texts, texts[:3], texts[5:], [t for t in texts if t.isascii() and "\x01" not in t]):
+        one, many = Tokens(), Tokens()
+        for row, text in enumerate(part):
+            one.add(row, text)
+        many.add_many(list(range(len(part))), part)
+        assert (one.rows, one.lengths, one.flat, dict(one.vocab)) == \
+            (many.rows, many.lengths, many.flat, dict(many.vocab))
+    joined = Tokens()
+    joined.add_many([0, 1], texts[:2])
+    later = Tokens(joined.vocab)
+    later.add(2, texts[5])
+    whole = LexicalIndex.from_tokens(joined.join(later))
+    ref = LexicalIndex.build(zip([0, 1, 2], [texts[0], texts[1], texts[5]]))
+    for q in ("port", "ends workers", "absent"):
+        assert whole.search(q, 3)[0].tolist() == ref.search(q, 3)[0].tolist()

@@ -47,10 +47,73 @@ def tokenize(text: str) -> list[str]:
 _ASCII_TABLE = bytes((c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() and c < 128 else 32 for c in range(256))
 
 
+# Texts tokenized together are joined by this byte, which the table keeps as a token of its
+# own: the break between two units (id 0 in every Tokens vocabulary, never a word).
+_UNIT_BREAK = b"\x01"
+_BATCH_TABLE = _ASCII_TABLE[:1] + _UNIT_BREAK + _ASCII_TABLE[2:]
+
+
 def _token_bytes(text: str) -> list[bytes]:
     if text.isascii():
         return text.encode().translate(_ASCII_TABLE).split()
     return [t.encode() for t in tokenize(text)]
+
+
+class Tokens:
+    """Token ids of unit texts, unit by unit, with the vocabulary that numbers them.
+
+    What ``LexicalIndex.from_tokens`` indexes. Texts can be tokenized as they arrive
+    (an ingest does it while it chunks) and stretches joined later in another order
+    with ``join``, as long as they share one vocabulary: BM25 scores do not depend on
+    how tokens are numbered.
+    """
+
+    __slots__ = ("vocab", "rows", "lengths", "flat", "_token_id")
+
+    def __init__(self, vocab: "defaultdict[bytes, int] | None" = None):
+        if vocab is None:
+            vocab = defaultdict()
+            vocab.default_factory = vocab.__len__  # a new token gets the next id
+            vocab[_UNIT_BREAK]  # id 0
+        self.vocab = vocab
+        self._token_id = vocab.__getitem__
+        self.rows, self.lengths, self.flat = array("q"), array("q"), array("q")
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def add(self, row: int, text: str) -> None:
+        toks = _token_bytes(text)
+        self.rows.append(row)
+        self.lengths.append(len(toks))
+        self.flat.extend(map(self._token_id, toks))
+
+    def add_many(self, rows: list[int], texts: list[str]) -> None:
+        """``add`` for each pair, ASCII texts in a few passes over all of them at once."""
+        joined = " \x01 ".join(texts)
+        if not texts or not joined.isascii() or joined.count("\x01") != len(texts) - 1:
+            for row, text in zip(rows, texts):
+                self.add(row, text)
+            return
+        toks = joined.encode().translate(_BATCH_TABLE).split()
+        ids = np.fromiter(map(self._token_id, toks), np.int64, len(toks))
+        breaks = np.flatnonzero(ids == 0)  # one between each two units
+        ends = np.append(breaks, len(ids))
+        starts = np.concatenate(([0], breaks + 1))
+        self.rows.extend(rows)
+        self.lengths.frombytes((ends - starts).astype(np.int64).tobytes())
+        self.flat.frombytes(ids[ids != 0].tobytes())
+
+    def join(self, *others: "Tokens") -> "Tokens":
+        """A Tokens holding this one's units, then each of ``others``' (all on this vocabulary)."""
+        out = Tokens(self.vocab)
+        for part in (self, *others):
+            if part.vocab is not self.vocab:
+                raise ValueError("Tokens.join: the parts must share one vocabulary")
+            out.rows.extend(part.rows)
+            out.lengths.extend(part.lengths)
+            out.flat.extend(part.flat)
+        return out
 
 
 class _VectorizedBM25(bm25s.BM25):
@@ -89,20 +152,21 @@ class LexicalIndex:
     @classmethod
     def build(cls, rows_and_texts: Iterable[tuple[int, str]]) -> "LexicalIndex":
         """Index (unit row, text) pairs, streamed: only token ids are kept."""
-        vocab: defaultdict[bytes, int] = defaultdict()
-        vocab.default_factory = vocab.__len__  # a new token gets the next id
-        token_id = vocab.__getitem__
-        row_ids, lengths, flat = array("q"), array("q"), array("q")
+        tokens = Tokens()
         for row, text in rows_and_texts:
-            toks = _token_bytes(text)
-            row_ids.append(row)
-            lengths.append(len(toks))
-            flat.extend(map(token_id, toks))
-        doc_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(np.frombuffer(lengths, np.int64), out=doc_ptr[1:])
+            tokens.add(row, text)
+        return cls.from_tokens(tokens)
+
+    @classmethod
+    def from_tokens(cls, tokens: "Tokens") -> "LexicalIndex":
+        """Index what ``tokens`` holds, in the order it was added."""
+        doc_ptr = np.zeros(len(tokens.lengths) + 1, dtype=np.int64)
+        np.cumsum(np.frombuffer(tokens.lengths, np.int64), out=doc_ptr[1:])
         bm25 = _VectorizedBM25(method="lucene")
-        bm25.index_flat(doc_ptr, np.frombuffer(flat, np.int64), {t.decode(): i for t, i in vocab.items()})
-        return cls(bm25, np.frombuffer(row_ids, np.int64).copy())
+        # Id 0 is the unit break, in the vocabulary but never among the tokens: words are numbered from 1.
+        bm25.index_flat(doc_ptr, np.frombuffer(tokens.flat, np.int64) - 1,
+                        {t.decode(): i - 1 for t, i in tokens.vocab.items() if i})
+        return cls(bm25, np.frombuffer(tokens.rows, np.int64).copy())
 
     @property
     def size(self) -> int:
