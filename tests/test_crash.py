@@ -30,11 +30,14 @@ def write_corpus(root, revised: bool):
         (root / "new.md").write_text("# New service\n\nIt listens on port 7000.\n")
 
 
-def run_ingest(src, memory, fault=None, wait=True):
+def run_ingest(src, memory, fault=None, wait=True, worker=None):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.pop("ASMR_FAULT", None)
+    env.pop("ASMR_INGEST_WORKER", None)
     if fault:
         env["ASMR_FAULT"] = fault
+    if worker is not None:
+        env["ASMR_INGEST_WORKER"] = str(worker)  # plan in a second process even for this small ingest
     cmd = [sys.executable, "-m", "asmr.cli", "ingest", str(src), "--memory", str(memory),
            "--embedder", "hash-64", "--no-progress"]
     if not wait:
@@ -66,13 +69,14 @@ def corpora(tmp_path_factory):
     return base / "v1", base / "v2", state(reference)
 
 
-@pytest.mark.parametrize("point", FAULT_POINTS)
-def test_sigkill_during_revision(tmp_path, corpora, point):
+@pytest.mark.parametrize("point,worker", [(p, None) for p in FAULT_POINTS] +
+                         [(p, 1) for p in ("after-embed", "after-dense", "in-transaction")])
+def test_sigkill_during_revision(tmp_path, corpora, point, worker):
     v1, v2, reference = corpora
     memory = tmp_path / "mem"
     assert run_ingest(v1, memory).returncode == 0
     before = state(memory)
-    killed = run_ingest(v2, memory, fault=point)
+    killed = run_ingest(v2, memory, fault=point, worker=worker)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     report = check_memory(memory)
     assert report.ok, report.problems
@@ -100,7 +104,8 @@ def test_sigkill_during_first_ingest(tmp_path, corpora, point):
     assert check_memory(memory).ok and state(memory)["documents"] == [("kb", f"svc{i}", 1) for i in range(6)]
 
 
-def test_sigkill_at_arbitrary_moments(tmp_path):
+@pytest.mark.parametrize("worker", [None, 1])
+def test_sigkill_at_arbitrary_moments(tmp_path, worker):
     """Kill a real ingest from outside at moments spread over its run, then finish it."""
     src = tmp_path / "big"
     src.mkdir()
@@ -114,7 +119,7 @@ def test_sigkill_at_arbitrary_moments(tmp_path):
     duration = time.perf_counter() - t0
     memory = tmp_path / "mem"
     for fraction in (0.3, 0.6, 0.8, 0.9, 0.95):
-        proc = run_ingest(src, memory, wait=False)
+        proc = run_ingest(src, memory, wait=False, worker=worker)
         time.sleep(duration * fraction)
         proc.send_signal(signal.SIGKILL)
         proc.communicate()

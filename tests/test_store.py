@@ -296,3 +296,103 @@ def test_bad_input_after_several_batches_rolls_everything_back(tmp_path, monkeyp
                     embedder="hash-64")
     assert report.counts()["new"] == 10
     assert (tmp_path / schema.VECTORS_FILE).stat().st_size == size * 11
+
+
+def _corpus(n_docs: int, revised: bool = False):
+    """Markdown documents with sections, lists, tables and repeated texts; ``revised`` edits some."""
+    docs = []
+    for i in range(n_docs):
+        text = (f"---\neffective_date: 2026-02-01\n---\n# Doc {i}\n\n"
+                f"Service {i % 7} listens on port {8000 + i % 5}. See section 2.\n\n"
+                f"## 2. Options\n\nKeys:\n\n- `port` is the port.\n- `workers` is {i % 3 + 2}.\n\n"
+                f"| Key | Value |\n|---|---|\n| port | {8000 + i} |\n\nShared closing line.\n")
+        if revised and i % 3 == 0:
+            text = text.replace("listens on port", "now listens on port")
+            text = text.replace("- `port` is the port.\n", "")
+        if revised and i % 4 == 1:
+            text += "\nA new paragraph about ünicode and 北京大学.\n"
+        docs.append(doc(f"d{i}", text))
+    return docs
+
+
+def _state(path):
+    """Everything two equivalent ingests must agree on (timestamps aside), BM25 answers included."""
+    conn = sqlite3.connect(path / schema.DB_FILE)
+    out = {
+        "units": conn.execute("SELECT row, id, kb, doc_id, doc_version, ord, kind, parent_id, section_path, "
+                              "offset_start, offset_end, content, content_hash, effective_at, status, "
+                              "superseded_by, embed_model FROM units ORDER BY row").fetchall(),
+        "versions": conn.execute("SELECT kb, doc_id, version, sha256, text, units_total, units_kept, "
+                                 "units_added, units_superseded, units_deprecated FROM versions "
+                                 "ORDER BY 1, 2, 3").fetchall(),
+        "documents": conn.execute("SELECT kb, doc_id, title, current_version FROM documents "
+                                  "ORDER BY 1, 2").fetchall(),
+        "links": conn.execute("SELECT * FROM links ORDER BY rowid").fetchall(),
+        "meta": conn.execute("SELECT * FROM meta ORDER BY key").fetchall(),
+        "vectors": (path / schema.VECTORS_FILE).read_bytes(),
+    }
+    conn.close()
+    with Memory(path) as m:
+        out["search"] = [(q, *(a.tolist() for a in m.search_lexical(q, 8)))
+                         for q in ("port", "service 3 listens", "workers 2", "北京", "shared closing",
+                                   "absent")]
+    return out
+
+
+def test_planner_process_writes_the_same_memory(tmp_path, monkeypatch):
+    """A planner in a second process (large ingests) and one in the writer's process agree on everything."""
+    import asmr.store.writer as writer_module
+
+    monkeypatch.setattr(writer_module, "BATCH_DOCUMENTS", 7)  # several batches in flight
+    for workers in (0, 1):
+        mem = tmp_path / f"w{workers}"
+        for revised in (False, True):
+            report = ingest(mem, _corpus(40, revised), embedder="hash-64", workers=workers)
+            assert ("wait" in report.timings) == bool(workers)
+        assert check_memory(mem).ok
+    assert report.counts() == {"new": 0, "revised": 21, "unchanged": 19}
+    assert _state(tmp_path / "w0") == _state(tmp_path / "w1")
+
+
+def test_planner_process_errors_roll_back(tmp_path):
+    ingest(tmp_path, [doc("keep", GUIDE_V1)], embedder="hash-64")
+    dump = _dump(tmp_path)
+    docs = [doc(f"n{i}", f"Document {i}.", fmt="text") for i in range(5)] + [doc("empty", "#\n")]
+    with pytest.raises(InputError, match="empty.md: no text to store"):
+        ingest(tmp_path, docs, embedder="hash-64", workers=1)
+    assert _dump(tmp_path) == dump and check_memory(tmp_path).ok
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_planner_process_dies_with_its_writer(tmp_path):
+    """SIGKILL of the writer's process takes its planner process with it (nothing left to touch the store)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    ingest(tmp_path, [doc("keep", GUIDE_V1)], embedder="hash-64")
+    script = ("import sys, time\n"
+              "from asmr.store.plan import PlannerProcess\n"
+              "p = PlannerProcess(directory=sys.argv[1], kb='kb', committed_rows=1, embed_model='hash-64',"
+              " ingest_time='2026-01-01')\n"
+              "print(p._proc.pid, flush=True)\n"
+              "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    child = int(proc.stdout.readline())
+    os.kill(child, 0)  # alive
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                if f.read().split(") ")[-1].startswith("Z"):
+                    break  # dead, waiting for its new parent to reap it
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the planner process outlived its writer")

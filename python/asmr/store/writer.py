@@ -11,6 +11,10 @@ The order of one ingest (see schema.py for the files):
 6. remove index files older than the previous generation (readers opened
    before this ingest still use that one).
 
+Step 1 (and BM25 tokenizing and the lexical index of step 4) is a ``Planner``'s work
+(plan.py): for a large ingest on a machine with two or more cores it runs in a child
+process, so that chunking and inserting overlap.
+
 A crash before 5 leaves the last commit untouched: the next writer truncates
 the vector tail and removes the unreferenced files. A crash after 5 leaves only
 leftovers to remove. ``ASMR_FAULT=<point>`` kills the process with SIGKILL at a
@@ -19,11 +23,8 @@ named point, for the crash tests.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import itertools
-import json
 import os
-import posixpath
 import shutil
 import signal
 import sys
@@ -38,12 +39,11 @@ import numpy as np
 from tqdm import tqdm
 
 from ..embed import DEFAULT_EMBEDDER, Embedder, get_embedder
-from ..index import DenseIndex, LexicalIndex
-from ..units.ids import check_name, content_hash, doc_id_from_path, unit_id
-from ..units.lifecycle import Revision, assign_keys, plan_revision
-from ..units.model import Chunked, Document, InputError
-from ..units.read import chunk_document
+from ..index import DenseIndex
+from ..units.ids import check_name
+from ..units.model import Document, InputError
 from . import schema
+from .plan import InProcessPlanner, PlannedBatch, PlannerProcess, _now, document_sha  # noqa: F401
 from .schema import MemoryStateError
 
 DEFAULT_KB = "kb"
@@ -58,25 +58,12 @@ def _fault(point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 def _fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def document_sha(doc: Document) -> str:
-    """What makes two versions the same: text, title, type and effective date."""
-    h = hashlib.sha256()
-    for part in (doc.text, doc.title, doc.doc_type, doc.effective_date or "", doc.raw or ""):
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
-    return h.hexdigest()
 
 
 @dataclass(slots=True)
@@ -115,24 +102,11 @@ class IngestReport:
                 "seconds": round(self.seconds, 3), "timings": {k: round(v, 3) for k, v in self.timings.items()}}
 
 
-@dataclass(slots=True)
-class _Planned:
-    doc: Document
-    sha: str
-    version: int
-    created: bool
-    chunked: Chunked
-    ids: list[str]
-    hashes: list[str]  # content_hash(kind, content) per chunk: the key's source and the vector's
-    revision: Revision
-    effective: str
-
-
 class Writer:
     """The single writer of a memory directory (an exclusive lock file enforces one)."""
 
     def __init__(self, directory: str | os.PathLike, *, embedder: Embedder | str | None = None,
-                 flat_max: int = DEFAULT_FLAT_MAX, progress: bool | None = None):
+                 flat_max: int = DEFAULT_FLAT_MAX, progress: bool | None = None, workers: int | None = None):
         self.directory = Path(directory)
         if self.directory.exists() and not self.directory.is_dir():
             raise MemoryStateError(f"memory {self.directory}: exists and is not a directory")
@@ -152,6 +126,8 @@ class Writer:
         self.conn.execute("PRAGMA cache_size=-262144")  # 256 MiB of pages: large ingests insert into big b-trees
         self.flat_max = flat_max
         self.progress = progress
+        # Planner processes: None lets the ingest decide (ASMR_INGEST_WORKER=0/1 overrides), 0 never, 1 one.
+        self.workers = workers
         self._embedder_arg = embedder
         self._embedder: Embedder | None = embedder if not isinstance(embedder, (str, type(None))) else None
         self.embed_model = schema.get_meta(self.conn, "embed_model")
@@ -232,61 +208,47 @@ class Writer:
         if self.embed_model is None:
             self.embed_model = embedder.name
         seen: dict[str, str] = {}
-        first_row = next_row = self._committed_rows = self.num_rows
-        self._written: dict[str, int] = {}
+        first_row = next_row = self.num_rows
         gone_rows: list[int] = []
         changed = False
+        gen = self.generation + 1
         vec_path = self.directory / schema.VECTORS_FILE
+        lexical_tmp = self.directory / (schema.lexical_dir(gen) + ".tmp")
+        if total is None and hasattr(documents, "__len__"):
+            total = len(documents)
+        batches = _batches(clock.each("read", self._bar(documents, total)), BATCH_DOCUMENTS)
+        planner = None
         self.conn.execute("BEGIN IMMEDIATE")
         bulk = first_row == 0  # an empty memory: build the unit indexes once, after the inserts
         try:
             if bulk:
                 for name in schema.UNIT_INDEXES:
                     self.conn.execute(f"DROP INDEX IF EXISTS {name}")
+            first = next(batches, [])
+            planner = self._planner(first, dict(directory=str(self.directory), kb=kb,
+                                                committed_rows=first_row, embed_model=self.embed_model,
+                                                ingest_time=self._ingest_time))
+            in_process = isinstance(planner, InProcessPlanner)
+            waiting = "chunk" if in_process else "wait"  # what the writer's time on a plan is
             with open(vec_path, "ab") as vec_file:
                 vec_file.truncate(first_row * embedder.dim * 4)  # drop any uncommitted tail first
-                if total is None and hasattr(documents, "__len__"):
-                    total = len(documents)
-                for batch in _batches(clock.each("read", self._bar(documents, total)), BATCH_DOCUMENTS):
-                    with clock("chunk"):
-                        _check_unique(batch, seen)
-                        known = self._known_documents(kb, [d.doc_id for d in batch])
-                        plans = []
-                        for doc in batch:
-                            sha = document_sha(doc)
-                            prev = known.get(doc.doc_id)
-                            if prev is not None and prev[1] == sha:
-                                report.documents.append(DocumentReport(kb, doc.doc_id, prev[0], "unchanged",
-                                                                       prev[2]))
-                            else:
-                                plans.append(self._plan(kb, doc, sha, prev))
-                    if not plans:
-                        continue
-                    changed = True
-                    new_units = [(p, j) for p in plans for j in
-                                 sorted([*p.revision.added, *(j for _, j in p.revision.superseded)])]
-                    texts = [p.chunked.chunks[j].content for p, j in new_units]
-                    hashes = [p.hashes[j] for p, j in new_units]
-                    vec_file.flush()
-                    with clock("embed"):
-                        vectors, embedded, reused = self._vectors_for(texts, hashes, next_row)
-                    report.embedded += embedded
-                    report.reused_vectors += reused
-                    _fault("after-embed")
-                    with clock("store"):
-                        vec_file.write(memoryview(vectors))
-                        rows = range(next_row, next_row + len(new_units))
-                        gone_rows.extend(self._rows_of([uid for p in plans for uid in
-                                                        [*p.revision.deprecated,
-                                                         *(old for old, _ in p.revision.superseded)]]))
-                        self._write_rows(kb, plans, new_units, rows, hashes)
-                    next_row += len(new_units)
-                    for p in plans:
-                        r = p.revision
-                        report.documents.append(DocumentReport(
-                            kb, p.doc.doc_id, p.version, "new" if p.created else "revised", len(p.ids),
-                            len(r.kept), len(r.added), len(r.superseded), len(r.deprecated)))
+                for batch in itertools.chain([first] if first else [], batches):
+                    _check_unique(batch, seen)
+                    with clock(waiting):
+                        planner.submit(batch)
+                    while planner.pending > (0 if in_process else LOOKAHEAD_BATCHES):
+                        with clock(waiting):
+                            planned = planner.result()
+                        changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows)
+                        next_row += len(planned.inserts)
+                planner.start_lexical(lexical_tmp)  # a planner process builds it while the rows go in
+                while planner.pending:
+                    with clock(waiting):
+                        planned = planner.result()
+                    changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows)
+                    next_row += len(planned.inserts)
                 if not changed:
+                    planner.close()
                     self.conn.execute("ROLLBACK")
                     report.active_units = self._active_count()
                     report.seconds = time.perf_counter() - start
@@ -299,12 +261,20 @@ class Writer:
                     for ddl in schema.UNIT_INDEXES.values():
                         self.conn.execute(ddl)  # a repeated unit id fails here and rolls back
             _fault("after-vectors")
-            gen = self.generation + 1
             with clock("dense"):
                 self._write_dense(gen, first_row, next_row, np.asarray(gone_rows, np.int64))
             _fault("after-dense")
+            with clock("lexical" if in_process else "wait"):
+                report.active_units, _ = planner.lexical()
             with clock("lexical"):
-                report.active_units = self._write_lexical(gen)
+                final = self.directory / schema.lexical_dir(gen)
+                if final.exists():
+                    shutil.rmtree(final)
+                os.replace(lexical_tmp, final)
+            if not in_process:  # the planner process's own time, spent while the writer worked
+                report.timings["chunk"] = planner.seconds["chunk"]
+                report.timings["lexical"] = planner.seconds["lexical"] + report.timings["lexical"]
+            planner.close()
             _fault("after-lexical")
             with clock("commit"):
                 _fsync_dir(self.directory)
@@ -315,6 +285,8 @@ class Writer:
                 _fault("in-transaction")
                 self.conn.execute("COMMIT")
         except BaseException:
+            if planner is not None:
+                planner.close(failed=True)
             self.conn.execute("ROLLBACK")
             raise
         _fault("after-commit")
@@ -323,90 +295,65 @@ class Writer:
         report.seconds = time.perf_counter() - start
         return report
 
+    def _planner(self, first: list[Document], config: dict):
+        """A planner process when the ingest is large and a second core is free, else one in this process."""
+        workers = self.workers
+        if workers is None:
+            env = os.environ.get("ASMR_INGEST_WORKER", "")
+            if env in ("0", "1"):
+                workers = int(env)
+            else:
+                cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+                large = len(first) >= BATCH_DOCUMENTS or sum(len(d.text) for d in first) >= WORKER_MIN_CHARS
+                workers = int((cores or 1) >= 2 and large)
+        return PlannerProcess(**config) if workers and first else InProcessPlanner(**config)
+
+    def _store_batch(self, planned: PlannedBatch, next_row: int, vec_file, report: IngestReport,
+                     clock: "_Clock", gone_rows: list[int]) -> bool:
+        """Embed and write one planned batch; returns whether it changed anything."""
+        if planned.changed and planned.first_row != next_row:
+            raise RuntimeError(f"ingest planner out of step: its rows start at {planned.first_row}, "
+                               f"not {next_row}")
+        if planned.changed:
+            vec_file.flush()
+            with clock("embed"):
+                vectors = self._vectors(planned, next_row)
+            report.embedded += len(planned.texts)
+            report.reused_vectors += planned.reused
+            _fault("after-embed")
+            with clock("store"):
+                vec_file.write(memoryview(vectors))
+                gone_rows.extend(planned.gone_rows)
+                self._write_rows(planned)
+        report.documents.extend(DocumentReport(*r) for r in planned.reports)
+        return planned.changed
+
+    def _vectors(self, planned: PlannedBatch, rows_written: int) -> np.ndarray:
+        """Vectors of a batch's new units: copied when the memory holds the same unit text, else embedded."""
+        embedder = self.embedder()
+        dim = embedder.dim
+        texts, src = planned.texts, planned.src
+        if texts:
+            show = self.progress if self.progress is not None else len(texts) >= 256 and sys.stderr.isatty()
+            vecs = embedder.embed(texts, progress=bool(show))
+            if vecs.shape != (len(texts), dim) or not np.isfinite(vecs).all():
+                raise RuntimeError(f"embedder {embedder.name} returned {vecs.shape} or non-finite values")
+            if len(texts) == len(src):
+                return np.ascontiguousarray(vecs, np.float32)  # all new, all distinct, in order
+        out = np.empty((len(src), dim), np.float32)
+        reuse = src >= 0
+        if reuse.any():  # rows written by this ingest count: they were flushed before this batch
+            stored = np.memmap(self.directory / schema.VECTORS_FILE, dtype=np.float32, mode="r",
+                               shape=(rows_written, dim))
+            out[reuse] = stored[src[reuse]]
+        if texts:
+            out[~reuse] = vecs[-1 - src[~reuse]]
+        return out
+
     def _bar(self, items, total: int | None):
         show = self.progress if self.progress is not None else (total or 0) >= 200 and sys.stderr.isatty()
         return tqdm(items, total=total, desc="ingest", unit="doc", disable=not show, file=sys.stderr,
                     leave=False, mininterval=0.5)
-
-    def _known_documents(self, kb: str, doc_ids: list[str]) -> dict[str, tuple[int, str, int]]:
-        """doc id -> (current version, its sha256, its unit count) for documents already stored."""
-        out = {}
-        for part in _slices(doc_ids):
-            marks = ",".join("?" * len(part))
-            for doc_id, version, sha, total in self.conn.execute(
-                    f"SELECT d.doc_id, d.current_version, v.sha256, v.units_total FROM documents d "
-                    f"JOIN versions v ON v.kb=d.kb AND v.doc_id=d.doc_id AND v.version=d.current_version "
-                    f"WHERE d.kb=? AND d.doc_id IN ({marks})", (kb, *part)):
-                out[doc_id] = (version, sha, total)
-        return out
-
-    def _plan(self, kb: str, doc: Document, sha: str, prev) -> _Planned:
-        chunked = chunk_document(doc)
-        if not chunked.chunks:
-            raise InputError(f"{doc.source or doc.doc_id}: no text to store (the document has no units)")
-        old, taken = [], set()
-        if prev is not None:
-            for uid, kind, content, status in self.conn.execute(
-                    "SELECT id, kind, content, status FROM units WHERE kb=? AND doc_id=? ORDER BY ord, row",
-                    (kb, doc.doc_id)):
-                if status == "active":
-                    old.append((uid, kind, content))
-                else:
-                    taken.add(uid.rsplit("/", 1)[1])
-        hashes = [content_hash(c.kind, c.content) for c in chunked.chunks]
-        ids = [unit_id(kb, doc.doc_id, k) for k in assign_keys(hashes, taken)]
-        revision = plan_revision(old, ids, [(c.kind, c.content) for c in chunked.chunks]) if old else \
-            Revision(added=list(range(len(ids))))
-        return _Planned(doc, sha, 1 if prev is None else prev[0] + 1, prev is None, chunked, ids, hashes,
-                        revision, doc.effective_date or self._ingest_time)
-
-    def _vectors_for(self, texts: list[str], hashes: list[str], rows_written: int
-                     ) -> tuple[np.ndarray, int, int]:
-        """Vectors for ``texts``: copied when the memory already holds the same unit text, else embedded."""
-        embedder = self.embedder()
-        dim = embedder.dim
-        have = self._written  # texts this ingest already stored
-        lookup = [h for h in dict.fromkeys(hashes) if h not in have] if self._committed_rows else []
-        for part in _slices(lookup):
-            marks = ",".join("?" * len(part))
-            have.update(self.conn.execute(
-                f"SELECT content_hash, min(row) FROM units WHERE content_hash IN ({marks}) GROUP BY content_hash",
-                part).fetchall())
-        first: dict[str, int] = {}  # hash -> its position among the texts to embed
-        firsts: list[int] = []  # those texts, by index into ``texts``
-        src = np.empty(len(texts), np.int64)  # >= 0: a stored row; < 0: -(1 + position among those to embed)
-        for i, h in enumerate(hashes):
-            if (row := have.get(h)) is not None:
-                src[i] = row
-                continue
-            if (pos := first.get(h)) is None:
-                pos = first[h] = len(firsts)
-                firsts.append(i)
-            src[i] = -1 - pos
-        for i in firsts:
-            have[hashes[i]] = rows_written + i  # where this batch will write it
-        out = np.empty((len(texts), dim), np.float32)
-        reuse = src >= 0
-        if reuse.any():  # rows written by this ingest count: the transaction sees its own inserts
-            stored = np.memmap(self.directory / schema.VECTORS_FILE, dtype=np.float32, mode="r",
-                               shape=(rows_written, dim))
-            out[reuse] = stored[src[reuse]]
-        if firsts:
-            show = self.progress if self.progress is not None else len(firsts) >= 256 and sys.stderr.isatty()
-            vecs = embedder.embed([texts[i] for i in firsts], progress=bool(show))
-            if vecs.shape != (len(firsts), dim) or not np.isfinite(vecs).all():
-                raise RuntimeError(f"embedder {embedder.name} returned {vecs.shape} or non-finite values")
-            if len(firsts) == len(texts):
-                return np.ascontiguousarray(vecs, np.float32), len(firsts), 0  # all new, all distinct
-            out[~reuse] = vecs[-1 - src[~reuse]]
-        return out, len(firsts), int(reuse.sum())
-
-    def _rows_of(self, uids: list[str]) -> list[int]:
-        rows = []
-        for part in _slices(uids):
-            marks = ",".join("?" * len(part))
-            rows.extend(r[0] for r in self.conn.execute(f"SELECT row FROM units WHERE id IN ({marks})", part))
-        return rows
 
     def _active_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM units WHERE status='active'").fetchone()[0]
@@ -437,65 +384,20 @@ class Writer:
         index.save(tmp)
         os.replace(tmp, self.directory / schema.dense_file(gen))
 
-    def _write_lexical(self, gen: int) -> int:
-        """The next generation's BM25 index over every active unit; returns their number."""
-        final = self.directory / schema.lexical_dir(gen)
-        tmp = self.directory / (schema.lexical_dir(gen) + ".tmp")
-        for p in (tmp, final):
-            if p.exists():
-                shutil.rmtree(p)
-        index = LexicalIndex.build(self.conn.execute(
-            "SELECT row, content FROM units WHERE status='active' ORDER BY row"))
-        index.save(tmp)
-        os.replace(tmp, final)
-        return index.size
-
-    def _write_rows(self, kb: str, plans: list[_Planned], new_units, rows, hashes) -> None:
+    def _write_rows(self, p: PlannedBatch) -> None:
         """One batch's units, versions, documents and links, inside the ingest's transaction."""
-        now = _now()
-        row_of = {(id(p), j): r for (p, j), r in zip(new_units, rows)}
-        hash_of = {(id(p), j): h for (p, j), h in zip(new_units, hashes)}
         c = self.conn
-        inserts, kept, superseded, deprecated, versions, docs, links, unlinks = [], [], [], [], [], [], [], []
-        paths: dict[tuple, str] = {}  # units of a section share its path: encode it once
-
-        def path_json(section_path: tuple) -> str:
-            if (out := paths.get(section_path)) is None:
-                out = paths[section_path] = json.dumps(section_path, ensure_ascii=False)
-            return out
-
-        for p in plans:
-            doc, chunks, ids, rev = p.doc, p.chunked.chunks, p.ids, p.revision
-            parent = [None if ch.parent is None else ids[ch.parent] for ch in chunks]
-            for j in sorted([*rev.added, *(j for _, j in rev.superseded)]):
-                ch = chunks[j]
-                inserts.append((row_of[(id(p), j)], ids[j], kb, doc.doc_id, p.version, j, ch.kind, parent[j],
-                                path_json(ch.section_path), ch.offset_start, ch.offset_end,
-                                ch.content, hash_of[(id(p), j)], now, p.effective, "active", None,
-                                self.embed_model))
-            kept.extend((p.version, j, parent[j], path_json(chunks[j].section_path),
-                         chunks[j].offset_start, chunks[j].offset_end, uid) for j, uid in rev.kept)
-            superseded.extend((ids[j], old) for old, j in rev.superseded)
-            deprecated.extend((u,) for u in rev.deprecated)
-            versions.append((kb, doc.doc_id, p.version, p.sha, doc.text, doc.raw, doc.fmt, doc.title, doc.doc_type,
-                             p.effective, doc.source, now, len(ids), len(rev.kept), len(rev.added),
-                             len(rev.superseded), len(rev.deprecated)))
-            docs.append((kb, doc.doc_id, doc.title, doc.doc_type, p.version, now, now))
-            if not p.created:
-                unlinks.extend((u,) for _, u in rev.kept)
-            links.extend((ids[ln.source], ln.kind, ln.target, _link_doc(doc, ln.kind, ln.target), ln.text)
-                         for ln in p.chunked.links)
-        c.executemany(f"INSERT INTO units VALUES ({','.join('?' * 18)})", inserts)
+        c.executemany(f"INSERT INTO units VALUES ({','.join('?' * 18)})", p.inserts)
         c.executemany("UPDATE units SET doc_version=?, ord=?, parent_id=?, section_path=?, offset_start=?, "
-                      "offset_end=? WHERE id=?", kept)
-        c.executemany("UPDATE units SET status='superseded', superseded_by=? WHERE id=?", superseded)
-        c.executemany("UPDATE units SET status='deprecated' WHERE id=?", deprecated)
-        c.executemany(f"INSERT INTO versions VALUES ({','.join('?' * 17)})", versions)
+                      "offset_end=? WHERE id=?", p.kept)
+        c.executemany("UPDATE units SET status='superseded', superseded_by=? WHERE id=?", p.superseded)
+        c.executemany("UPDATE units SET status='deprecated' WHERE id=?", p.deprecated)
+        c.executemany(f"INSERT INTO versions VALUES ({','.join('?' * 17)})", p.versions)
         c.executemany("INSERT INTO documents VALUES (?,?,?,?,?,?,?) ON CONFLICT (kb, doc_id) DO UPDATE SET "
                       "title=excluded.title, doc_type=excluded.doc_type, "
-                      "current_version=excluded.current_version, updated_at=excluded.updated_at", docs)
-        c.executemany("DELETE FROM links WHERE source_id=?", unlinks)
-        c.executemany("INSERT INTO links VALUES (?,?,?,?,?)", links)
+                      "current_version=excluded.current_version, updated_at=excluded.updated_at", p.documents)
+        c.executemany("DELETE FROM links WHERE source_id=?", p.unlinks)
+        c.executemany("INSERT INTO links VALUES (?,?,?,?,?)", p.links)
 
     def _remove_old(self, gen: int) -> None:
         for old in range(gen - 2, max(gen - 4, 0) - 1, -1):
@@ -506,7 +408,9 @@ class Writer:
                     p.unlink()
 
 
-BATCH_DOCUMENTS = 2048
+BATCH_DOCUMENTS = 512
+LOOKAHEAD_BATCHES = 2  # batches a planner process may be ahead of the writer (bounds memory)
+WORKER_MIN_CHARS = 1_000_000  # an ingest of less text than this in one batch is planned in this process
 
 
 class _Clock:
@@ -552,11 +456,6 @@ def _read_rows(path: Path, rows: np.ndarray, dim: int) -> np.ndarray:
     return out
 
 
-def _slices(items: list, n: int = 500) -> Iterator[list]:
-    for i in range(0, len(items), n):
-        yield items[i:i + n]
-
-
 def _check_unique(documents: Sequence[Document], seen: dict[str, str]) -> None:
     for d in documents:
         if d.doc_id in seen:
@@ -565,23 +464,9 @@ def _check_unique(documents: Sequence[Document], seen: dict[str, str]) -> None:
         seen[d.doc_id] = d.source or d.doc_id
 
 
-def _link_doc(doc: Document, kind: str, target: str) -> str | None:
-    """The document a link points to: this one for a section reference, else the resolved relative path."""
-    if kind == "section":
-        return doc.doc_id
-    path = target.split("#", 1)[0].split("?", 1)[0]
-    if not path:
-        return doc.doc_id
-    base = posixpath.dirname(doc.path or "")
-    try:
-        return doc_id_from_path(posixpath.normpath(posixpath.join(base, path)))
-    except InputError:
-        return None
-
-
 def ingest(directory: str | os.PathLike, documents: Sequence[Document], *, kb: str = DEFAULT_KB,
            embedder: Embedder | str | None = None, progress: bool | None = None,
-           flat_max: int = DEFAULT_FLAT_MAX) -> IngestReport:
+           flat_max: int = DEFAULT_FLAT_MAX, workers: int | None = None) -> IngestReport:
     """Ingest ``documents`` into the memory at ``directory`` (created if missing)."""
-    with Writer(directory, embedder=embedder, progress=progress, flat_max=flat_max) as w:
+    with Writer(directory, embedder=embedder, progress=progress, flat_max=flat_max, workers=workers) as w:
         return w.ingest(documents, kb=kb)
