@@ -49,9 +49,10 @@ def test_two_hop_unit_comes_back_with_its_path(memory):
 def test_edge_threshold_and_depth_bound_the_spread(memory):
     with Memory(memory) as m:
         e = get_embedder("hash-64")
-        shallow = Retriever(m, e, RetrieveConfig(seeds=1, depth=1)).search("Who wrote the novel by Alice Smith?")
+        shallow = Retriever(m, e, RetrieveConfig(seeds=1, depth=1, bridge_from=0)).search(
+            "Who wrote the novel by Alice Smith?")
         assert all(h.hop <= 1 for h in shallow.hits)
-        strict = Retriever(m, e, RetrieveConfig(seeds=1, edge_threshold=1.01)).search(
+        strict = Retriever(m, e, RetrieveConfig(seeds=1, edge_threshold=1.01, bridge_from=0)).search(
             "Who wrote the novel by Alice Smith?")
         assert all(h.seed for h in strict.hits)
 
@@ -176,3 +177,64 @@ def test_newer_statement_wins_and_older_is_a_marked_alternative(tmp_path):
         assert ids.index(older.unit_id) == ids.index(newer.unit_id) + 1
         assert older.previous_version is not None  # the policy unit replaced its own first version
         assert m.unit(older.previous_version).status == "superseded"
+
+
+# Two hops through a common name: the system's page names its team, whose page names the lead.
+# "Ochre Kestrel" is named by so many units that its entity edges are too weak to spread through.
+SYSTEMS = ["Ivrix batches inventory counts", "Rhonova reconciles payroll exports", "Novant audits tax filings",
+           "Lumant archives supplier invoices", "Marrix validates shipping labels", "Dornant prices partner payouts",
+           "Galdent indexes support tickets", "Yarova routes fleet telemetry", "Pellade encrypts badge logs",
+           "Zelent forecasts loyalty points", "Brelix schedules customer refunds", "Orvara deduplicates contracts",
+           "Quorent tracks meeting rooms", "Sarnune books travel"]
+
+
+def team_docs():
+    out = [Document(f"systems.{s.split()[0].lower()}", f"{s}. It is owned by the Ochre Kestrel team.", "text",
+                    title=f"{s.split()[0]} service specification", source=s.split()[0]) for s in SYSTEMS]
+    out.append(Document("teams.ochre-kestrel", "# Ochre Kestrel team\n\nThe Ochre Kestrel team is led by Oriane "
+                        "Brackenridge.\n\nFenna Fairweather is the Ochre Kestrel team's product designer.\n",
+                        "markdown", title="Ochre Kestrel team", source="ochre-kestrel"))
+    out.append(Document("teams.slate-ibex", "# Slate Ibex team\n\nThe Slate Ibex team is led by Maren Holloway.\n",
+                        "markdown", title="Slate Ibex team", source="slate-ibex"))
+    return out
+
+
+def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
+    ingest(tmp_path / "m", team_docs(), embedder="hash-64")
+    question = "Which team owns the system that batches inventory counts, and who leads that team?"
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+        lead = next(u for u in m.units_of("kb", "teams.ochre-kestrel") if "led by" in u.content)
+        plain = Retriever(m, e, RetrieveConfig(seeds=1, bridge_from=0)).search(question)
+        assert plain.hits[0].unit_id.startswith("memo://kb/systems.ivrix/")
+        assert lead.id not in [h.unit_id for h in plain.hits]  # neither a seed nor reached by the spread
+
+        r = Retriever(m, e, RetrieveConfig(seeds=1))
+        hits = r.search(question).hits
+        first = hits[0]
+        assert first.unit_id == plain.hits[0].unit_id  # the first hop keeps its place
+        bridged = hits[1]
+        assert bridged.unit_id == lead.id  # the team's lead, not its designer, and not the heading
+        assert [p.node for p in bridged.path] == [first.unit_id, "entity 'ochre kestrel'", lead.id]
+        assert [p.edge_kind for p in bridged.path] == [None, "entity", "entity"]
+        assert bridged.score == pytest.approx(first.score * r.config.bridge_decay)
+        assert bridged.hop == 2 and not bridged.seed and 0 <= bridged.similarity <= 1
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+        # A name the question already gives is no bridge: the hit is about it, not past it.
+        named = r.search("Which system does the Ochre Kestrel team own that batches inventory counts?").hits
+        assert not any(len(h.path) > 1 and h.path[1].node == "entity 'ochre kestrel'" and h.hop == 2
+                       and h.path[-1].edge_weight == r.config.bridge_decay for h in named)
+
+
+def test_bridge_hits_per_hit_and_off_switch(tmp_path):
+    ingest(tmp_path / "m", team_docs(), embedder="hash-64")
+    question = "Which team owns the system that batches inventory counts, and who leads that team?"
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+        two = Retriever(m, e, RetrieveConfig(seeds=1, bridge_hits=2)).search(question).hits
+        via = [h for h in two if h.hop == 2 and h.path[1].node == "entity 'ochre kestrel'"]
+        assert len(via) == 2 and via[1].score == pytest.approx(two[0].score * RetrieveConfig().bridge_decay ** 2)
+        assert all("/teams.ochre-kestrel/" in h.unit_id for h in via)
+        off = Retriever(m, e, RetrieveConfig(seeds=1, bridge_hits=0)).search(question).hits
+        assert not any("/teams." in h.unit_id for h in off)

@@ -10,7 +10,10 @@ reached unit is scored by
 with similarity the cosine of question and unit, path strength the seed score
 times the product of edge weights on the unit's recall path, and centrality
 its activation relative to the strongest; a recency factor favours newer
-effective dates. Every hit carries its recall path.
+effective dates. Then bridging: the documents that the best hits name (and the
+question does not) are searched for the question's other half, and their best
+units join the result just below the hit that named them (``Retriever._bridge``).
+Every hit carries its recall path.
 """
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ import numpy as np
 
 from asmr_kernels import spread
 
-from ..graph import GraphConfig, UnitGraph, load_or_build, mentions, normalize, title_key
+from ..graph import GraphConfig, UnitGraph, load_or_build, mentions, normalize, title_key, unit_entities
+from ..index.lexical import tokenize
 
 
 def _refusal_reason(features: dict[str, float], confidence: float, threshold: float) -> str:
@@ -43,6 +47,30 @@ def _day_number(iso: str) -> float:
     except ValueError:
         return 0.0
     return d.toordinal() + (d.hour * 3600 + d.minute * 60 + d.second) / 86400.0
+
+
+def _bm25(query: list[str], texts: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 of each of ``texts`` (as words) for the ``query`` words, with document frequencies counted
+    over ``texts`` alone: words that all of them share weigh little."""
+    scores = np.zeros(len(texts))
+    query = set(query)
+    if not query or not texts:
+        return scores
+    df: dict[str, int] = {}
+    for words in texts:
+        for w in query.intersection(words):
+            df[w] = df.get(w, 0) + 1
+    if not df:
+        return scores
+    n = len(texts)
+    avg = sum(map(len, texts)) / n or 1.0
+    idf = {w: np.log1p((n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+    for i, words in enumerate(texts):
+        norm = k1 * (1 - b + b * len(words) / avg)
+        for w in query.intersection(words):
+            tf = words.count(w)
+            scores[i] += idf[w] * tf * (k1 + 1) / (tf + norm)
+    return scores
 
 
 @dataclass(frozen=True)
@@ -65,6 +93,13 @@ class RetrieveConfig:
     confidence_weights: tuple[float, float, float, float] = (-8.53, 10.8, 2.44, 4.63)
     coverage_units: int = 10  # recalled units searched for the question's names
     conflict_similarity: float = 0.85  # recalled units this alike, with different dates, conflict
+    # Bridging: the documents that the best hits name (and the question does not) are searched for the
+    # question's other half; each of those hits adds its best such units, scored bridge_decay times its own.
+    # 3 / 1 / 0.9 chosen on the generated KB's multi-hop questions and the HotpotQA sample together.
+    bridge_from: int = 3  # best hits whose named documents are searched (0: no bridging)
+    bridge_hits: int = 1  # units each of them adds
+    bridge_decay: float = 0.9
+    bridge_units: int = 200  # units of one named document ranked at most
     graph: GraphConfig = field(default_factory=GraphConfig)
 
     def to_dict(self) -> dict:
@@ -132,6 +167,7 @@ class Retriever:
         self._cache_lock = threading.Lock()  # servers search from many threads; recall itself needs no lock
         self._cache_generation = memory.generation
         self._titles: set[str] | None = None
+        self._subjects: tuple[dict[str, list[tuple[str, str]]], list[str]] | None = None
         self._days: np.ndarray | None = None
 
     # Seeds
@@ -219,14 +255,18 @@ class Retriever:
         top = np.argsort(-score, kind="stable")[:k]
         seeds = set(seed_rows.tolist())
         units = m.units_at_rows(rows[top])
-        previous = self._previous_versions([u.id for u in units])
         paths = [res.path(int(rows[t])) for t in top]
         ids = m.ids_at_rows(n for nodes in paths for n in nodes if n < g.num_rows)  # one query for all paths
         hits = []
         for t, u, nodes in zip(top, units, paths):
             hits.append(Hit(u.id, int(rows[t]), float(score[t]), float(sim[t]), float(strength[t]),
                             float(cent[t]), int(hop[t]), int(rows[t]) in seeds,
-                            self._path(nodes, ids), u.effective_at, None, previous.get(u.id)))
+                            self._path(nodes, ids), u.effective_at))
+        if cfg.bridge_from and cfg.bridge_hits:
+            hits, units = self._bridge(question, qvec, hits, units, k)
+        previous = self._previous_versions([h.unit_id for h in hits])
+        if previous:
+            hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = self._resolve_conflicts(hits)
         names = mentions(question)
         recalled = " ".join(normalize(u.content) for u in units[:cfg.coverage_units])
@@ -239,6 +279,88 @@ class Retriever:
                     "title_coverage": sum(n in self._titles for n in names) / len(names) if names else 0.5,
                     "names": len(names)}
         return hits, features
+
+    def _bridge(self, question: str, qvec: np.ndarray, hits: list[Hit], units: list, k: int) -> tuple[list[Hit], list]:
+        """The question's other half, looked for in the documents that the best hits name.
+
+        A hit that answers the first half of a two-hop question ("the system that batches
+        inventory counts is owned by the Ochre Kestrel team") names what the second half is
+        about; the document about it ("Ochre Kestrel team") holds the answer, but its units
+        look little like the question, and a common name's entity edges are too weak to spread
+        through. So, for each of the ``bridge_from`` best hits: the documents whose subject it
+        names (a document's subject is its title or a name in its title; not one the question
+        names, nor one of the hit's own document) have their units ranked against the
+        question (dense cosine, fused by reciprocal rank with BM25 over those units alone for
+        the question's words the hit does not contain), and the best ``bridge_hits`` join the
+        result with ``bridge_decay`` (then its square, ...) times the hit's score, their path
+        that of the hit, then the name and the unit (edge kind "entity"). Headings are skipped:
+        they state nothing."""
+        cfg, m = self.config, self.memory
+        subjects, cjk = self._document_subjects()
+        asked = f" {normalize(question)} "
+        words = tokenize(question)
+        bridged: dict[int, tuple[float, Hit, str, float, float]] = {}  # row -> score, from, name, sim, factor
+        for h, u in zip(hits[:cfg.bridge_from], units):
+            docs: dict[tuple[str, str], str] = {}
+            for name in sorted(unit_entities(u.content, subjects, cjk)):
+                if name in subjects and f" {name} " not in asked and (u.kb, u.doc_id) not in subjects[name]:
+                    for doc in subjects[name]:
+                        docs.setdefault(doc, name)
+            cand_rows, cand_words, cand_names = [], [], []
+            for (kb, doc), name in docs.items():
+                for row, kind, content in m.conn.execute(
+                        "SELECT row, kind, content FROM units WHERE kb=? AND doc_id=? AND status='active' "
+                        "ORDER BY ord LIMIT ?", (kb, doc, cfg.bridge_units)):
+                    if kind != "heading" and row != h.row:
+                        cand_rows.append(row)
+                        cand_words.append(tokenize(content))
+                        cand_names.append(name)
+            if not cand_rows:
+                continue
+            sims = np.asarray(m.vectors[np.array(cand_rows, np.int64)]) @ qvec
+            known = set(tokenize(u.content))
+            lex = _bm25([w for w in words if w not in known], cand_words)
+            fused = 1.0 / (cfg.rrf_k + 1 + np.argsort(np.argsort(-sims, kind="stable"), kind="stable"))
+            lex_rank = np.argsort(np.argsort(-lex, kind="stable"), kind="stable")
+            fused += np.where(lex > 0, 1.0 / (cfg.rrf_k + 1 + lex_rank), 0.0)
+            for i, c in enumerate(np.argsort(-fused, kind="stable")[:cfg.bridge_hits]):
+                factor = cfg.bridge_decay ** (i + 1)
+                row, score = cand_rows[c], h.score * factor
+                if row not in bridged or score > bridged[row][0]:
+                    bridged[row] = (score, h, cand_names[c], max(float(sims[c]), 0.0), factor)
+        if not bridged:
+            return hits, units
+        at = {h.row: i for i, h in enumerate(hits)}
+        new_rows = [r for r in bridged if r not in at]
+        unit_of = {u.row: u for u in units}
+        unit_of.update((u.row, u) for u in m.units_at_rows(new_rows))
+        out = list(hits)
+        for row, (score, h, name, sim, factor) in bridged.items():
+            if row in at and out[at[row]].score >= score:
+                continue
+            u = unit_of[row]
+            path = h.path + (PathStep(f"entity '{name}'", "entity", 1.0), PathStep(u.id, "entity", factor))
+            hit = Hit(u.id, row, score, sim, h.strength * factor, 0.0, h.hop + 2, False, path, u.effective_at)
+            if row in at:
+                out[at[row]] = replace(hit, seed=out[at[row]].seed)
+            else:
+                out.append(hit)
+        out.sort(key=lambda x: -x.score)
+        out = out[:k]
+        return out, [unit_of[x.row] for x in out]
+
+    def _document_subjects(self) -> tuple[dict[str, list[tuple[str, str]]], list[str]]:
+        """Once per snapshot: what each document is about (its title's key, and the names its title
+        contains: "Ochre Kestrel team" is about "ochre kestrel" too, "Novova runbook" about "novova"),
+        mapped to the documents; and the CJK ones, which are found by substring."""
+        if self._subjects is None:
+            subjects: dict[str, list[tuple[str, str]]] = {}
+            for kb, doc, title in self.memory.conn.execute("SELECT kb, doc_id, title FROM documents"):
+                for key in {title_key(title)} | mentions(title):
+                    if len(key) >= 3:
+                        subjects.setdefault(key, []).append((kb, doc))
+            self._subjects = (subjects, [k for k in subjects if not k.isascii()])
+        return self._subjects
 
     def _previous_versions(self, ids: list[str]) -> dict[str, str]:
         """For each id, the unit it superseded (the newest such), if any."""
