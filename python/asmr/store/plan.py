@@ -59,6 +59,14 @@ def document_sha(doc: Document) -> str:
     return h.hexdigest()
 
 
+# A new unit's row as the planner sends it; the columns every row of a batch shares come apart
+# (PlannedBatch.constants, CONSTANT_COLUMNS), and the writer puts them in the statement as literals:
+# five fewer values to bind per row, a sixth of the insert's cost.
+INSERT_COLUMNS = ("row", "id", "doc_id", "doc_version", "ord", "kind", "parent_id", "section_path",
+                  "offset_start", "offset_end", "content", "content_hash", "effective_at")
+CONSTANT_COLUMNS = ("kb", "created_at", "status", "embed_model")
+
+
 @dataclass(slots=True)
 class PlannedBatch:
     """What the writer does for one batch of documents, in its transaction."""
@@ -68,7 +76,8 @@ class PlannedBatch:
     src: np.ndarray | None = None  # per new unit: >= 0 a row to copy its vector from; < 0: -(1 + its text's index)
     reused: int = 0  # new units whose vector is copied from a stored row
     gone_rows: list[int] = field(default_factory=list)  # rows of units that stop being active
-    inserts: list[tuple] = field(default_factory=list)  # units rows
+    inserts: list[tuple] = field(default_factory=list)  # units rows: the INSERT_COLUMNS, then ``constants``
+    constants: tuple = ()  # the same for every row of the batch: kb, created_at, status, embed_model
     kept: list[tuple] = field(default_factory=list)
     superseded: list[tuple] = field(default_factory=list)
     deprecated: list[tuple] = field(default_factory=list)
@@ -211,8 +220,8 @@ class Planner:
                 if (path := paths.get(section_path)) is None:
                     path = paths[section_path] = json.dumps(section_path, ensure_ascii=False)
                 parent = None if ch.parent is None else ids[ch.parent]
-                inserts.append((row, ids[j], kb, doc_id, version, j, ch.kind, parent, path, ch.offset_start,
-                                ch.offset_end, ch.content, h, now, effective, "active", None, model))
+                inserts.append((row, ids[j], doc_id, version, j, ch.kind, parent, path, ch.offset_start,
+                                ch.offset_end, ch.content, h, effective))
                 token_rows.append(row)
                 token_texts.append(ch.content)
                 row += 1
@@ -237,6 +246,7 @@ class Planner:
                                 len(rev.added), len(rev.superseded), len(rev.deprecated)))
         for h, r in firsts:
             have[h] = r  # later batches copy this ingest's vector of the text
+        out.constants = (kb, now, "active", model)
         self.tokens.add_many(token_rows, token_texts)
         out.src = np.asarray(src, np.int64)
         self.next_row = row

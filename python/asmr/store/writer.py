@@ -43,7 +43,8 @@ from ..index import DenseIndex
 from ..units.ids import check_name
 from ..units.model import Document, InputError
 from . import schema
-from .plan import InProcessPlanner, PlannedBatch, PlannerProcess, _now, document_sha  # noqa: F401
+from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess,  # noqa: F401
+                   _now, document_sha)
 from .schema import MemoryStateError
 
 DEFAULT_KB = "kb"
@@ -387,7 +388,10 @@ class Writer:
     def _write_rows(self, p: PlannedBatch) -> None:
         """One batch's units, versions, documents and links, inside the ingest's transaction."""
         c = self.conn
-        c.executemany(f"INSERT INTO units VALUES ({','.join('?' * 18)})", p.inserts)
+        if p.inserts:
+            literals = ", ".join("'" + str(v).replace("'", "''") + "'" for v in p.constants)
+            c.executemany(f"INSERT INTO units ({', '.join(INSERT_COLUMNS + CONSTANT_COLUMNS)}, superseded_by) "
+                          f"VALUES ({', '.join('?' * len(INSERT_COLUMNS))}, {literals}, NULL)", p.inserts)
         c.executemany("UPDATE units SET doc_version=?, ord=?, parent_id=?, section_path=?, offset_start=?, "
                       "offset_end=? WHERE id=?", p.kept)
         c.executemany("UPDATE units SET status='superseded', superseded_by=? WHERE id=?", p.superseded)
