@@ -124,22 +124,40 @@ class _VectorizedBM25(bm25s.BM25):
         doc_len = np.diff(doc_ptr).astype(np.float64)
         avg_len = float(doc_len.mean()) if n_docs and doc_len.sum() > 0 else 1.0
         doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(doc_ptr))
-        pair = np.unique(doc_of * n_vocab + token_ids.astype(np.int64), return_counts=True)
-        pair_doc, pair_tok = np.divmod(pair[0], n_vocab)
-        tf = pair[1].astype(np.float64)
+        # Tokens grouped by id, documents ascending inside a group (a stable sort of the ids, a radix
+        # sort on 16-bit keys): runs of one (token, document) are its term frequency, and the pairs
+        # come out in CSC order.
+        order = _stable_argsort(token_ids, n_vocab)
+        tok, doc = token_ids[order], doc_of[order]
+        first = np.empty(len(tok), dtype=bool)
+        first[:1] = True
+        np.not_equal(tok[1:], tok[:-1], out=first[1:])
+        first[1:] |= doc[1:] != doc[:-1]
+        starts = np.flatnonzero(first)
+        tf = np.diff(starts, append=len(tok)).astype(np.float64)
+        pair_tok, pair_doc = tok[starts], doc[starts]
         df = np.bincount(pair_tok, minlength=n_vocab)
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
         tfc = tf / (self.k1 * ((1 - self.b) + self.b * doc_len[pair_doc] / avg_len) + tf)
-        scores = (idf[pair_tok] * tfc).astype(self.dtype)
-        order = np.argsort(pair_tok, kind="stable")  # CSC: token-major, documents ascending
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
-        self.scores = {"data": scores[order], "indices": pair_doc[order].astype(self.int_dtype),
+        self.scores = {"data": (idf[pair_tok] * tfc).astype(self.dtype), "indices": pair_doc.astype(self.int_dtype),
                        "indptr": indptr, "num_docs": n_docs}
         self.vocab_dict = dict(vocab)
         self.vocab_dict[""] = len(vocab)
         self.unique_token_ids_set = set(self.vocab_dict.values())
         self.nonoccurrence_array = None
+
+
+def _stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for integers in [0, bound): NumPy radix-sorts 16-bit keys,
+    so wider keys go in two 16-bit passes (least significant first)."""
+    if bound <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if bound > 1 << 32:
+        return np.argsort(keys, kind="stable")
+    low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
 
 
 class LexicalIndex:
