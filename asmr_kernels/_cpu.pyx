@@ -546,23 +546,31 @@ def apply_token_bitmask_rows(float[:, ::1] logits, const int32_t[:, ::1] mask, c
 cdef extern from "asmr/bm25.h" nogil:
     int64_t bm25_top_k_kernel "asmr::bm25_top_k"[I](int64_t num_units, const int64_t* indptr,
                                                      const I* indices, const float* data,
-                                                     const int64_t* tokens, int64_t num_tokens,
-                                                     const int64_t* rows, const uint8_t* active,
-                                                     int64_t k, int64_t* out_units,
-                                                     float* out_scores) except +
+                                                     const float* upper, const int64_t* tokens,
+                                                     int64_t num_tokens, const int64_t* rows,
+                                                     const uint8_t* active, int64_t k,
+                                                     int64_t* out_units, float* out_scores,
+                                                     cbool* pruned) except +
 
 
 def bm25_top_k(int64_t num_units, const int64_t[::1] indptr, const index_t[::1] indices,
-               const float[::1] data, const int64_t[::1] tokens, const int64_t[::1] rows,
-               const uint8_t[::1] active, int64_t k, int64_t[::1] out_units, float[::1] out_scores):
-    """Returns how many units were written; ``rows`` and ``active`` are both None or both given."""
+               const float[::1] data, const float[::1] upper, const int64_t[::1] tokens,
+               const int64_t[::1] rows, const uint8_t[::1] active, int64_t k,
+               int64_t[::1] out_units, float[::1] out_scores):
+    """Returns (units written, whether MaxScore pruned); ``rows`` and ``active`` are both None or
+    both given; ``upper`` None turns pruning off."""
     cdef const int64_t* rows_p = NULL
     cdef const uint8_t* active_p = NULL
+    cdef const float* upper_p = NULL
+    cdef cbool pruned = False
     if active is not None:
         rows_p = &rows[0]
         active_p = &active[0]
+    if upper is not None:
+        upper_p = &upper[0]
     cdef int64_t n
     with nogil:
-        n = bm25_top_k_kernel(num_units, &indptr[0], &indices[0], &data[0], &tokens[0],
-                              tokens.shape[0], rows_p, active_p, k, &out_units[0], &out_scores[0])
-    return n
+        n = bm25_top_k_kernel(num_units, &indptr[0], &indices[0], &data[0], upper_p, &tokens[0],
+                              tokens.shape[0], rows_p, active_p, k, &out_units[0], &out_scores[0],
+                              &pruned)
+    return n, pruned

@@ -584,7 +584,9 @@ class Postings:
 
     ``rows`` (optional) maps each unit of the index to a row of the store, so that ``top_k`` can
     leave out rows that are no longer active. Arrays are kept as given when they already have
-    the kernel's types (a memory-mapped index stays mapped).
+    the kernel's types (a memory-mapped index stays mapped). When every list is sorted by unit
+    and no weight is negative, queries whose long lists cannot change the top k skip them
+    (MaxScore; same result).
     """
 
     def __init__(self, indptr, indices, data, num_units: int, rows=None):
@@ -600,6 +602,19 @@ class Postings:
                              f"entries and data {len(self.data)}")
         _check_range("indices", self.indices, self.num_units, "units")
         self.num_tokens = len(self.indptr) - 1
+        # MaxScore pruning needs each token's largest weight and every list sorted by unit
+        lengths = np.diff(self.indptr)
+        steps = np.diff(self.indices)
+        starts = self.indptr[1:-1]
+        inner = np.ones(len(steps), bool)
+        inner[starts[(starts > 0) & (starts < len(self.indices))] - 1] = False  # list boundaries
+        self.upper = None
+        if not (steps[inner] <= 0).any() and not (self.data < 0).any():
+            self.upper = np.zeros(self.num_tokens, np.float32)
+            filled = lengths > 0
+            if filled.any():
+                self.upper[filled] = np.maximum.reduceat(self.data, self.indptr[:-1][filled])
+        self.pruned = 0  # queries answered by the pruned path (a statistic, for tests and benchmarks)
         self.rows, self._row_bound = None, 0
         if rows is not None:
             self.rows = np.ascontiguousarray(_index_array("rows", rows), dtype=np.int64)
@@ -632,8 +647,9 @@ class Postings:
         if k == 0 or len(t) == 0 or len(self.indices) == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         units, scores = np.empty(k, np.int64), np.empty(k, np.float32)
-        n = _cpu.bm25_top_k(self.num_units, self.indptr, self.indices, self.data, t,
-                            self.rows if act is not None else None, act, k, units, scores)
+        n, pruned = _cpu.bm25_top_k(self.num_units, self.indptr, self.indices, self.data, self.upper, t,
+                                    self.rows if act is not None else None, act, k, units, scores)
+        self.pruned += pruned
         return units[:n], scores[:n]
 
 

@@ -48,6 +48,27 @@ def test_top_k_matches_bm25s(seed):
                 np.testing.assert_array_equal(got_rows, ref_rows, err_msg=q)
 
 
+def test_pruning_on_text_with_stop_words_gives_the_same_top_k():
+    # Zipf-distributed words, as in text: the most frequent ones post to most units with small
+    # weights, so MaxScore can skip their lists; the answer must not change when it does
+    rng = np.random.default_rng(7)
+    p = 1.0 / np.arange(1, 3001) ** 1.05
+    words = np.array([f"w{i}" for i in range(3000)])
+    texts = [" ".join(words[rng.choice(3000, size=30, p=p / p.sum())]) for _ in range(4000)]
+    index = LexicalIndex.build(enumerate(texts))
+    active = rng.random(len(texts)) > 0.1
+    postings = index._postings
+    assert postings.upper is not None  # bm25s's lists are sorted: pruning is possible
+    for i in rng.integers(0, len(texts), 80):
+        q = " ".join(rng.choice(texts[i].split(), size=6, replace=False))
+        for k, act in ((10, None), (3, active)):
+            got_rows, got_scores = index.search(q, k, active=act)
+            ref_rows, ref_scores = reference(index, q, k, act)
+            np.testing.assert_array_equal(got_scores, ref_scores, err_msg=q)
+            np.testing.assert_array_equal(got_rows, ref_rows, err_msg=q)
+    assert postings.pruned > 40, postings.pruned  # the pruned path ran, so it is what was checked
+
+
 def test_top_k_small_case_by_hand():
     # token 0: units 0,1,2 with weights 1,2,3; token 1: units 1,2 with .5,.25
     p = Postings(np.array([0, 3, 5]), np.array([0, 1, 2, 1, 2], np.int32),
@@ -62,6 +83,16 @@ def test_top_k_small_case_by_hand():
     assert p.top_k([], 3)[0].size == 0
     # the scratch is clean between queries: the same query twice gives the same scores
     np.testing.assert_array_equal(p.top_k([0], 3)[1], p.top_k([0], 3)[1])
+
+
+def test_lists_out_of_unit_order_are_scored_without_pruning():
+    # token 0's list is not sorted by unit: binary search would miss, so no pruning, same answer
+    p = Postings(np.array([0, 3, 5]), np.array([2, 0, 1, 1, 2], np.int32),
+                 np.array([1.0, 2.0, 3.0, 0.5, 0.25], np.float32), 3)
+    assert p.upper is None
+    units, scores = p.top_k([0, 1], 3)
+    assert units.tolist() == [1, 0, 2]
+    np.testing.assert_allclose(scores, [3.5, 2.0, 1.25])
 
 
 def test_bad_postings_and_queries_are_refused_by_name():

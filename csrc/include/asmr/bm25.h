@@ -8,6 +8,12 @@
 // the index to the store's row; both are given or neither). Writes at most k
 // units, best first (equal scores: lower unit first), and returns how many.
 //
+// With upper (each token's largest weight; lists sorted by unit), MaxScore
+// pruning: when the lists of at least num_units/8 units cannot lift any unit
+// past the k-th best score of the shorter lists, only the units near the top
+// are scored, by binary search in the long lists; *pruned says it happened.
+// Same units, same scores.
+//
 // One query on one thread, in per-thread scratch of num_units floats (and a
 // byte each) left cleared after use. Few postings: only the touched units are
 // visited; postings of at least an eighth of the units: all scores are scanned.
@@ -18,7 +24,7 @@ namespace asmr {
 
 template <typename I>
 int64_t bm25_top_k(int64_t num_units, const int64_t* indptr, const I* indices, const float* data,
-                   const int64_t* tokens, int64_t num_tokens, const int64_t* rows,
-                   const uint8_t* active, int64_t k, int64_t* out_units, float* out_scores);
+                   const float* upper, const int64_t* tokens, int64_t num_tokens, const int64_t* rows,
+                   const uint8_t* active, int64_t k, int64_t* out_units, float* out_scores, bool* pruned);
 
 }  // namespace asmr
