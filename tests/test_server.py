@@ -312,6 +312,21 @@ def test_workers_start_empty_and_serve_each_others_commits(tmp_path):
             body = httpx.post(s.url + "/v1/search", json={"question": PORT_QUESTION}, headers={**WRITE,
                                                                                               "Connection": "close"})
             assert body.json()["generation"] == 2
+        # one conversation across both workers: turns numbered in order, each verifiable on either
+        fresh = {**WRITE, "Connection": "close"}
+        turns = []
+        for _ in range(6):
+            r = httpx.post(s.url + "/v1/answer", json={"question": PORT_QUESTION, "conversation": "shared"},
+                           headers=fresh, timeout=60)
+            assert r.status_code == 200, r.text
+            turns.append(r.json()["turn"])
+        assert turns == [f"shared/{n}" for n in range(1, 7)]
+        forged = "The port is 1. [cite:memo://kb/nowhere/000000000000]"
+        for n in range(1, 7):
+            r = httpx.post(s.url + "/v1/verify", json={"answer": forged, "conversation": "shared", "turn": n},
+                           headers=fresh, timeout=60)
+            assert r.status_code == 200, r.text
+            assert r.json()["turn"] == f"shared/{n}"
     finally:
         s.stop()
     assert "Traceback" not in s.log.read_text()
@@ -348,3 +363,29 @@ def test_serve_refuses_bad_settings_without_echoing_keys(tmp_path, capsys, monke
     assert main(["serve", "--memory", str(tmp_path), "--rate-limit", "-1"]) == 2
     err = capsys.readouterr().err
     assert "keys:1: expected 'KEY [read|write]'" in err and READ_KEY not in err and "short" not in err
+
+
+def test_conversation_store_numbers_turns_across_processes_and_drops_the_oldest(tmp_path, monkeypatch):
+    from asmr.retrieve.pipeline import Hit, Result
+    from asmr.server import conversations as C
+
+    def result(uid):
+        return Result("q", (Hit(uid, 0, 0.9, 0.9, 0.0, 0.0, 0, True, ()),), 0.0, found=True)
+
+    a = C.ConversationStore(tmp_path, capacity=3, max_turns=3)
+    b = C.ConversationStore(tmp_path, capacity=3, max_turns=3)  # another worker, same file
+    assert a.open_turn("c1", result("memo://kb/d/1")).turn == 1
+    assert b.open_turn("c1", result("memo://kb/d/2")).turn == 2
+    assert [t.ids for t in a.turns("c1")] == [("memo://kb/d/1",), ("memo://kb/d/2",)]
+    assert b.open_turn("c1", result("memo://kb/d/3")).turn == 3
+    with pytest.raises(C.TurnLimit, match="limit of 3 turns"):
+        a.open_turn("c1", result("memo://kb/d/4"))
+    assert len(b.turns("c1")) == 3 and a.turns("nobody") == []
+    a.close()
+    again = C.ConversationStore(tmp_path, capacity=3, max_turns=3)  # a restart keeps the turns
+    assert [t.turn for t in again.turns("c1")] == [1, 2, 3]
+    monkeypatch.setattr(C, "_PRUNE_EVERY", 1)
+    for cid in ("c2", "c3", "c4"):
+        time.sleep(0.01)
+        again.open_turn(cid, result("memo://kb/d/1"))
+    assert again.turns("c1") == [] and [len(again.turns(c)) for c in ("c2", "c3", "c4")] == [1, 1, 1]

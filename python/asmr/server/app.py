@@ -60,6 +60,7 @@ def create_app(config: ServerConfig, *, keys: KeyRing | None = None) -> FastAPI:
             yield
         finally:
             ctx.holder.close()
+            ctx.conversations.close()
 
     app = FastAPI(title="ASMR", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.context = ctx

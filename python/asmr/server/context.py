@@ -77,7 +77,8 @@ class Context:
 
     def __init__(self, config: ServerConfig, keys: KeyRing | None = None):
         from ..answer import AnswerConfig
-        from .state import Conversations, SnapshotHolder
+        from .conversations import ConversationStore
+        from .state import SnapshotHolder
 
         self.config = config
         self.limits = config.limits_config()
@@ -85,7 +86,8 @@ class Context:
         self.answer_config = AnswerConfig(redundancy=config.redundancy)
         self.metrics = Metrics()
         self.rate = RateLimiter(self.limits.rate, self.limits.burst)
-        self.conversations = Conversations(self.limits.max_conversations)
+        self.conversations = ConversationStore(config.memory, capacity=self.limits.max_conversations,
+                                               max_turns=self.limits.max_turns)
         self.holder = SnapshotHolder(config.memory, retrieve_config=config.retrieve_config(),
                                      poll_seconds=config.poll_seconds, new_embedder=config.embedder)
         self.holder.on_swap = lambda snap: self.metrics.generation.set(snap.generation)

@@ -20,7 +20,7 @@ class Limits:
     max_answer_chars: int = 20_000  # an answer sent to /v1/verify
     max_citations: int = 64        # markers in an answer sent to /v1/verify
     max_documents: int = 1000      # documents in one /v1/ingest
-    max_conversations: int = 10_000  # kept in memory, least recently used dropped first
+    max_conversations: int = 10_000  # kept in conversations.sqlite, least recently used dropped first
     max_turns: int = 500           # turns of one conversation
     rate: float = 100.0
     burst: int = 200

@@ -17,6 +17,7 @@ from fastapi.responses import Response
 from ..units.model import DOC_TYPES, Document, InputError
 from . import schemas as S
 from .context import Context, context, reader, writer
+from .conversations import TurnLimit, TurnOpener
 from .errors import ApiError
 
 router = APIRouter()
@@ -59,14 +60,12 @@ def answer_question(ctx: Context, question: str, conversation: str | None, gener
     with ctx.holder.use() as snap:
         snap.require()
         gen = ctx.generator(generator)
-        held = ctx.conversations.get(cid, create=True)
-        with held.lock:  # turns of one conversation are numbered in order
-            if len(held.conversation.turns) >= ctx.limits.max_turns:
-                raise ApiError(422, "invalid_request", f"conversation: has reached the limit of "
-                                                       f"{ctx.limits.max_turns} turns; start a new one",
-                               "conversation")
-            result = snap.search(question, k)
-            ans = snap.answerer(gen, ctx.answer_config).answer(question, result, held.conversation, started=t0)
+        result = snap.search(question, k)
+        try:
+            ans = snap.answerer(gen, ctx.answer_config).answer(question, result, TurnOpener(ctx.conversations, cid),
+                                                               started=t0)
+        except TurnLimit as exc:
+            raise ApiError(422, "invalid_request", str(exc), "conversation") from None
         if ans.verification is not None and ctx.config.audit:
             from ..verify import audit
             audit.append(snap.memory.directory, ans.verification,
@@ -99,14 +98,10 @@ def verify(body: S.VerifyRequest, request: Request, _=Depends(reader)):
     if len(cites) + len(bad) > ctx.limits.max_citations:
         raise ApiError(422, "invalid_request", f"answer: {len(cites) + len(bad)} citation markers, more than "
                                                f"the limit of {ctx.limits.max_citations}", "answer")
-    held = ctx.conversations.get(body.conversation, create=False)
-    if held is None:
+    turns = ctx.conversations.turns(body.conversation)
+    if not turns:
         raise ApiError(404, "not_found", f"conversation {body.conversation!r}: unknown to this server (answer "
                                          "a question in it first)", "conversation")
-    with held.lock:
-        turns = list(held.conversation.turns)
-    if not turns:
-        raise ApiError(404, "not_found", f"conversation {body.conversation!r}: has no turns", "conversation")
     n = body.turn or len(turns)
     if n > len(turns):
         raise ApiError(404, "not_found", f"turn {n}: conversation {body.conversation!r} has {len(turns)} turn(s)",

@@ -25,15 +25,12 @@ import fcntl
 import logging
 import threading
 import time
-from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
 from ..store import Memory, MemoryStateError, Writer
 from ..store import schema
-from ..verify.allowlist import Conversation
 from ..verify.verifier import Verifier
 from .errors import ApiError
 
@@ -134,35 +131,6 @@ class Snapshot:
     def close(self) -> None:
         if self.memory is not None:
             self.memory.close()
-
-
-@dataclass
-class _Held:
-    conversation: Conversation
-    lock: threading.Lock
-
-
-class Conversations:
-    """Conversations by id, in this process's memory, least recently used dropped past ``capacity``.
-    A dropped or unknown id starts a new conversation (its earlier turns cannot be verified)."""
-
-    def __init__(self, capacity: int):
-        self.capacity = capacity
-        self._items: OrderedDict[str, _Held] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, cid: str, *, create: bool) -> _Held | None:
-        with self._lock:
-            held = self._items.get(cid)
-            if held is None:
-                if not create:
-                    return None
-                held = self._items[cid] = _Held(Conversation(cid), threading.Lock())
-                while len(self._items) > self.capacity:
-                    self._items.popitem(last=False)
-            else:
-                self._items.move_to_end(cid)
-            return held
 
 
 class SnapshotHolder:
