@@ -77,10 +77,14 @@ class Tokens:
             vocab[_UNIT_BREAK]  # id 0
         self.vocab = vocab
         self._token_id = vocab.__getitem__
-        self.rows, self.lengths, self.flat = array("q"), array("q"), array("q")
+        # Token ids and lengths in 32 bits: a million units hold some 20 million tokens.
+        self.rows, self.lengths, self.flat = array("q"), array("i"), array("i")
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def __reduce__(self):  # the vocabulary's default factory is one of its own methods: rebuilt on load
+        return _tokens, (dict(self.vocab), self.rows, self.lengths, self.flat)
 
     def add(self, row: int, text: str) -> None:
         toks = _token_bytes(text)
@@ -96,12 +100,12 @@ class Tokens:
                 self.add(row, text)
             return
         toks = joined.encode().translate(_BATCH_TABLE).split()
-        ids = np.fromiter(map(self._token_id, toks), np.int64, len(toks))
+        ids = np.fromiter(map(self._token_id, toks), np.int32, len(toks))
         breaks = np.flatnonzero(ids == 0)  # one between each two units
         ends = np.append(breaks, len(ids))
         starts = np.concatenate(([0], breaks + 1))
         self.rows.extend(rows)
-        self.lengths.frombytes((ends - starts).astype(np.int64).tobytes())
+        self.lengths.frombytes((ends - starts).astype(np.int32).tobytes())
         self.flat.frombytes(ids[ids != 0].tobytes())
 
     def join(self, *others: "Tokens") -> "Tokens":
@@ -114,6 +118,14 @@ class Tokens:
             out.lengths.extend(part.lengths)
             out.flat.extend(part.flat)
         return out
+
+
+def _tokens(vocab: dict[bytes, int], rows: array, lengths: array, flat: array) -> Tokens:
+    out = Tokens()
+    out.vocab.clear()
+    out.vocab.update(vocab)
+    out.rows, out.lengths, out.flat = rows, lengths, flat
+    return out
 
 
 class _VectorizedBM25(bm25s.BM25):
@@ -141,8 +153,8 @@ class _VectorizedBM25(bm25s.BM25):
         tfc = tf / (self.k1 * ((1 - self.b) + self.b * doc_len[pair_doc] / avg_len) + tf)
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
-        self.scores = {"data": (idf[pair_tok] * tfc).astype(self.dtype), "indices": pair_doc.astype(self.int_dtype),
-                       "indptr": indptr, "num_docs": n_docs}
+        self.scores = {"data": (idf[pair_tok] * tfc).astype(self.dtype),
+                       "indices": pair_doc.astype(self.int_dtype), "indptr": indptr, "num_docs": n_docs}
         self.vocab_dict = dict(vocab)
         self.vocab_dict[""] = len(vocab)
         self.unique_token_ids_set = set(self.vocab_dict.values())
@@ -179,10 +191,10 @@ class LexicalIndex:
     def from_tokens(cls, tokens: "Tokens") -> "LexicalIndex":
         """Index what ``tokens`` holds, in the order it was added."""
         doc_ptr = np.zeros(len(tokens.lengths) + 1, dtype=np.int64)
-        np.cumsum(np.frombuffer(tokens.lengths, np.int64), out=doc_ptr[1:])
+        np.cumsum(np.frombuffer(tokens.lengths, np.int32), out=doc_ptr[1:])
         bm25 = _VectorizedBM25(method="lucene")
         # Id 0 is the unit break, in the vocabulary but never among the tokens: words are numbered from 1.
-        bm25.index_flat(doc_ptr, np.frombuffer(tokens.flat, np.int64) - 1,
+        bm25.index_flat(doc_ptr, np.frombuffer(tokens.flat, np.int32) - 1,
                         {t.decode(): i - 1 for t, i in tokens.vocab.items() if i})
         return cls(bm25, np.frombuffer(tokens.rows, np.int64).copy())
 

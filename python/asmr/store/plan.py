@@ -3,17 +3,18 @@ committed memory alone, so that it can run in a second process while the writer 
 
 For a batch, the planner chunks each changed document, gives its units ids and rows, relates
 them to the stored units (``plan_revision``), finds which new texts already have a vector,
-builds the rows the writer inserts and updates, and tokenizes the new units for BM25. At the
-end it builds the next generation's BM25 index over every unit that stays active. It reads
+and builds the rows the writer inserts and updates. At the end it builds the next
+generation's BM25 index over every unit that stays active, from the new units' tokens (the
+writer tokenizes them while it stores them: that balances the two processes' work). It reads
 the memory through its own connection, which sees the last commit: the writer holds the write
 lock, so nothing else commits meanwhile, and document ids are unique in one ingest, so no
 document is planned against this ingest's own writes. It never writes to the database; its
 one file is the BM25 index under a ``.tmp`` name, which the writer renames.
 
 ``Planner`` runs in the writer's process; ``PlannerProcess`` runs one in a child process (an
-interpreter started for it, spoken to over two pipes) with the same three calls: ``submit``,
-``result``, ``lexical``. The child dies with the writer: a SIGKILLed writer leaves no planner
-behind to touch the directory.
+interpreter started for it, spoken to over two pipes) with the same calls: ``submit``,
+``result``, ``start_lexical``, ``lexical``, ``close``. The child dies with the writer: a
+SIGKILLed writer leaves no planner behind to touch the directory.
 """
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ class PlannedBatch:
     reports: list[tuple] = field(default_factory=list)  # DocumentReport fields, in report order
     first_row: int = 0  # the row of the first new unit; new units take the rows that follow
     texts: list[str] = field(default_factory=list)  # new texts to embed (distinct, in order)
-    src: np.ndarray | None = None  # per new unit: >= 0 a row to copy its vector from; < 0: -(1 + its text's index)
+    src: np.ndarray | None = None  # per new unit: >= 0 the row to copy its vector from, < 0 -(1 + text index)
     reused: int = 0  # new units whose vector is copied from a stored row
     gone_rows: list[int] = field(default_factory=list)  # rows of units that stop being active
     inserts: list[tuple] = field(default_factory=list)  # units rows: the INSERT_COLUMNS, then ``constants``
@@ -108,7 +109,6 @@ class Planner:
         self.conn.execute("PRAGMA query_only=1")
         self.written: dict[str, int] = {}  # content hash -> a row with its vector (stored, or this ingest's)
         self.gone: set[int] = set()  # rows of stored units this ingest supersedes or deprecates
-        self.tokens = Tokens()  # the new units' tokens, in row order
         self.changed = False
         self.seconds = {"chunk": 0.0, "lexical": 0.0}
 
@@ -173,7 +173,7 @@ class Planner:
                 doc.effective_date or self.ingest_time)
 
     def _rows(self, plans: list[tuple], out: PlannedBatch) -> None:
-        """The batch's rows to write, its vector sources and its new units' tokens."""
+        """The batch's rows to write and its vector sources."""
         kb, model, now = self.kb, self.embed_model, _now()
         have = self.written
         if self.committed_rows:  # texts the memory already holds a vector for
@@ -197,8 +197,6 @@ class Planner:
         src = []
         inserts, links = out.inserts, out.links
         paths: dict[tuple, str] = {}  # units of a section share its path: encode it once
-        token_rows: list[int] = []
-        token_texts: list[str] = []
         row = self.next_row
         for doc, sha, version, created, chunked, ids, hashes, rev, effective in plans:
             chunks = chunked.chunks
@@ -222,8 +220,6 @@ class Planner:
                 parent = None if ch.parent is None else ids[ch.parent]
                 inserts.append((row, ids[j], doc_id, version, j, ch.kind, parent, path, ch.offset_start,
                                 ch.offset_end, ch.content, h, effective))
-                token_rows.append(row)
-                token_texts.append(ch.content)
                 row += 1
             for j, uid in rev.kept:
                 ch = chunks[j]
@@ -235,8 +231,8 @@ class Planner:
             out.superseded.extend((ids[j], old) for old, j in rev.superseded)
             out.deprecated.extend((u,) for u in rev.deprecated)
             out.versions.append((kb, doc_id, version, sha, doc.text, doc.raw, doc.fmt, doc.title,
-                                 doc.doc_type, effective, doc.source, now, len(ids), len(rev.kept), len(rev.added),
-                                 len(rev.superseded), len(rev.deprecated)))
+                                 doc.doc_type, effective, doc.source, now, len(ids), len(rev.kept),
+                                 len(rev.added), len(rev.superseded), len(rev.deprecated)))
             out.documents.append((kb, doc_id, doc.title, doc.doc_type, version, now, now))
             if not created:
                 out.unlinks.extend((u,) for _, u in rev.kept)
@@ -247,23 +243,21 @@ class Planner:
         for h, r in firsts:
             have[h] = r  # later batches copy this ingest's vector of the text
         out.constants = (kb, now, "active", model)
-        self.tokens.add_many(token_rows, token_texts)
         out.src = np.asarray(src, np.int64)
         self.next_row = row
 
     # The end of the ingest
-    def lexical(self, tmp: str | os.PathLike) -> tuple[int, float] | None:
+    def lexical(self, tmp: str | os.PathLike, new: Tokens) -> tuple[int, float]:
         """Write the BM25 index over every unit active after this ingest to ``tmp``; (units, seconds).
 
-        None when nothing changed (the writer then commits nothing).
+        ``new``: the tokens of this ingest's new units, in row order (the writer tokenizes them
+        as it stores them).
         """
-        if not self.changed:
-            return None
         t0 = time.perf_counter()
         tmp = Path(tmp)
         if tmp.exists():
             shutil.rmtree(tmp)
-        stored = Tokens(self.tokens.vocab)  # the stored units that stay active: rows below the new ones
+        stored = Tokens(new.vocab)  # the stored units that stay active: rows below the new ones
         if self.committed_rows:
             gone = self.gone
             add = stored.add
@@ -271,7 +265,7 @@ class Planner:
                                                   "ORDER BY row"):
                 if row not in gone:
                     add(row, content)
-        index = LexicalIndex.from_tokens(stored.join(self.tokens) if len(stored) else self.tokens)
+        index = LexicalIndex.from_tokens(stored.join(new) if len(stored) else new)
         index.save(tmp)
         seconds = time.perf_counter() - t0
         self.seconds["lexical"] += seconds
@@ -329,11 +323,11 @@ class InProcessPlanner:
     def result(self) -> PlannedBatch:
         return self._done.popleft()
 
-    def start_lexical(self, tmp: Path) -> None:
-        self._tmp = tmp
+    def start_lexical(self, tmp: Path, new: Tokens) -> None:
+        self._lexical = (tmp, new)
 
-    def lexical(self) -> tuple[int, float] | None:
-        return self._planner.lexical(self._tmp)
+    def lexical(self) -> tuple[int, float]:
+        return self._planner.lexical(*self._lexical)
 
     def close(self, *, failed: bool = False) -> None:
         self._planner.close()
@@ -364,7 +358,6 @@ class PlannerProcess:
         self._up = Connection(up_r, writable=False)
         self.pending = 0
         self.seconds = {"chunk": 0.0, "lexical": 0.0}
-        self._lexical_queued = False
         self._send(("config", config))
 
     def _send(self, message) -> None:
@@ -399,16 +392,14 @@ class PlannerProcess:
         self.seconds["chunk"] += out.seconds
         return out
 
-    def start_lexical(self, tmp: Path) -> None:
-        self._send(("lexical", str(tmp)))
-        self._lexical_queued = True
+    def start_lexical(self, tmp: Path, new: Tokens) -> None:
+        self._send(("lexical", (str(tmp), new)))
 
-    def lexical(self) -> tuple[int, float] | None:
+    def lexical(self) -> tuple[int, float]:
         while self.pending:  # never the case in the writer's order; kept for safety
             self.result()
         out = self._receive()
-        if out is not None:
-            self.seconds["lexical"] += out[1]
+        self.seconds["lexical"] += out[1]
         return out
 
     def close(self, *, failed: bool = False) -> None:
@@ -477,7 +468,7 @@ def serve(down_fd: int, up_fd: int, parent: int) -> None:
                 if op == "config":
                     planner = Planner(**arg)
                     continue
-                value = planner.plan(arg) if op == "plan" else planner.lexical(arg)
+                value = planner.plan(arg) if op == "plan" else planner.lexical(*arg)
             except BaseException as exc:  # noqa: BLE001 - every failure goes to the writer
                 tb = traceback.format_exc()
                 try:

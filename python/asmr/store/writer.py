@@ -11,9 +11,10 @@ The order of one ingest (see schema.py for the files):
 6. remove index files older than the previous generation (readers opened
    before this ingest still use that one).
 
-Step 1 (and BM25 tokenizing and the lexical index of step 4) is a ``Planner``'s work
-(plan.py): for a large ingest on a machine with two or more cores it runs in a child
-process, so that chunking and inserting overlap.
+Step 1 and the lexical index of step 4 are a ``Planner``'s work (plan.py): for a large
+ingest on a machine with two or more cores it runs in a child process, so that chunking
+overlaps inserting (and BM25 tokenizing, done here as rows are stored), and the BM25
+matrix is built while the unit indexes are.
 
 A crash before 5 leaves the last commit untouched: the next writer truncates
 the vector tail and removes the unreferenced files. A crash after 5 leaves only
@@ -40,11 +41,12 @@ from tqdm import tqdm
 
 from ..embed import DEFAULT_EMBEDDER, Embedder, get_embedder
 from ..index import DenseIndex
+from ..index.lexical import Tokens
 from ..units.ids import check_name
 from ..units.model import Document, InputError
 from . import schema
-from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess,  # noqa: F401
-                   _now, document_sha)
+from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch,  # noqa: F401
+                   PlannerProcess, _now, document_sha)
 from .schema import MemoryStateError
 
 DEFAULT_KB = "kb"
@@ -211,6 +213,7 @@ class Writer:
         seen: dict[str, str] = {}
         first_row = next_row = self.num_rows
         gone_rows: list[int] = []
+        tokens = Tokens()  # BM25 tokens of the new units in row order: made here, indexed by the planner
         changed = False
         gen = self.generation + 1
         vec_path = self.directory / schema.VECTORS_FILE
@@ -240,13 +243,14 @@ class Writer:
                     while planner.pending > (0 if in_process else LOOKAHEAD_BATCHES):
                         with clock(waiting):
                             planned = planner.result()
-                        changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows)
+                        changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows,
+                                                     tokens)
                         next_row += len(planned.inserts)
-                planner.start_lexical(lexical_tmp)  # a planner process builds it while the rows go in
                 while planner.pending:
                     with clock(waiting):
                         planned = planner.result()
-                    changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows)
+                    changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows,
+                                                 tokens)
                     next_row += len(planned.inserts)
                 if not changed:
                     planner.close()
@@ -254,6 +258,8 @@ class Writer:
                     report.active_units = self._active_count()
                     report.seconds = time.perf_counter() - start
                     return report
+                planner.start_lexical(lexical_tmp, tokens)  # a planner process builds it while the rest runs
+                tokens = None  # a planner process has its copy; one in this process keeps a reference
                 with clock("store"):
                     vec_file.flush()
                     os.fsync(vec_file.fileno())
@@ -272,8 +278,8 @@ class Writer:
                     shutil.rmtree(final)
                 os.replace(lexical_tmp, final)
             if not in_process:  # the planner process's own time, spent while the writer worked
-                report.timings["chunk"] = planner.seconds["chunk"]
-                report.timings["lexical"] = planner.seconds["lexical"] + report.timings["lexical"]
+                report.timings["planner chunk"] = planner.seconds["chunk"]
+                report.timings["planner lexical"] = planner.seconds["lexical"]
             planner.close()
             _fault("after-lexical")
             with clock("dense"):
@@ -312,7 +318,7 @@ class Writer:
         return PlannerProcess(**config) if workers and first else InProcessPlanner(**config)
 
     def _store_batch(self, planned: PlannedBatch, next_row: int, vec_file, report: IngestReport,
-                     clock: "_Clock", gone_rows: list[int]) -> bool:
+                     clock: "_Clock", gone_rows: list[int], tokens: Tokens) -> bool:
         """Embed and write one planned batch; returns whether it changed anything."""
         if planned.changed and planned.first_row != next_row:
             raise RuntimeError(f"ingest planner out of step: its rows start at {planned.first_row}, "
@@ -328,6 +334,10 @@ class Writer:
                 vec_file.write(memoryview(vectors))
                 gone_rows.extend(planned.gone_rows)
                 self._write_rows(planned)
+            with clock("lexical"):
+                content = INSERT_COLUMNS.index("content")
+                tokens.add_many(range(next_row, next_row + len(planned.inserts)),
+                                [row[content] for row in planned.inserts])
         report.documents.extend(DocumentReport(*r) for r in planned.reports)
         return planned.changed
 
@@ -392,7 +402,8 @@ class Writer:
         c = self.conn
         if p.inserts:
             literals = ", ".join("'" + str(v).replace("'", "''") + "'" for v in p.constants)
-            c.executemany(f"INSERT INTO units ({', '.join(INSERT_COLUMNS + CONSTANT_COLUMNS)}, superseded_by) "
+            columns = ", ".join(INSERT_COLUMNS + CONSTANT_COLUMNS)
+            c.executemany(f"INSERT INTO units ({columns}, superseded_by) "
                           f"VALUES ({', '.join('?' * len(INSERT_COLUMNS))}, {literals}, NULL)", p.inserts)
         c.executemany("UPDATE units SET doc_version=?, ord=?, parent_id=?, section_path=?, offset_start=?, "
                       "offset_end=? WHERE id=?", p.kept)
