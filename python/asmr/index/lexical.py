@@ -135,26 +135,36 @@ class _VectorizedBM25(bm25s.BM25):
         n_docs, n_vocab = len(doc_ptr) - 1, len(vocab) + 1  # +1: bm25s's empty token
         doc_len = np.diff(doc_ptr).astype(np.float64)
         avg_len = float(doc_len.mean()) if n_docs and doc_len.sum() > 0 else 1.0
-        doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(doc_ptr))
         # Tokens grouped by id, documents ascending inside a group (a stable sort of the ids, a radix
         # sort on 16-bit keys): runs of one (token, document) are its term frequency, and the pairs
-        # come out in CSC order.
+        # come out in CSC order. Temporaries go as soon as they are used, and the scores are computed
+        # in slices: a million units hold some 20 million tokens.
         order = _stable_argsort(token_ids, n_vocab)
-        tok, doc = token_ids[order], doc_of[order]
+        tok = token_ids[order]
+        doc_of = np.arange(n_docs, dtype=np.int32 if n_docs < 2**31 else np.int64)
+        doc = np.repeat(doc_of, np.diff(doc_ptr))[order]
+        del order
         first = np.empty(len(tok), dtype=bool)
         first[:1] = True
         np.not_equal(tok[1:], tok[:-1], out=first[1:])
         first[1:] |= doc[1:] != doc[:-1]
         starts = np.flatnonzero(first)
-        tf = np.diff(starts, append=len(tok)).astype(np.float64)
+        del first
         pair_tok, pair_doc = tok[starts], doc[starts]
+        tf = np.diff(starts, append=len(tok))
+        del tok, doc, starts
         df = np.bincount(pair_tok, minlength=n_vocab)
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-        tfc = tf / (self.k1 * ((1 - self.b) + self.b * doc_len[pair_doc] / avg_len) + tf)
+        data = np.empty(len(tf), dtype=self.dtype)
+        for i in range(0, len(tf), 1 << 22):
+            part = slice(i, i + (1 << 22))
+            f = tf[part].astype(np.float64)
+            norm = self.k1 * ((1 - self.b) + self.b * doc_len[pair_doc[part]] / avg_len)
+            data[part] = idf[pair_tok[part]] * (f / (norm + f))
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
-        self.scores = {"data": (idf[pair_tok] * tfc).astype(self.dtype),
-                       "indices": pair_doc.astype(self.int_dtype), "indptr": indptr, "num_docs": n_docs}
+        self.scores = {"data": data, "indices": pair_doc.astype(self.int_dtype, copy=False),
+                       "indptr": indptr, "num_docs": n_docs}
         self.vocab_dict = dict(vocab)
         self.vocab_dict[""] = len(vocab)
         self.unique_token_ids_set = set(self.vocab_dict.values())

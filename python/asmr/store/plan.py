@@ -254,6 +254,7 @@ class Planner:
         as it stores them).
         """
         t0 = time.perf_counter()
+        self.written.clear()  # the last call: its memory goes to the index
         tmp = Path(tmp)
         if tmp.exists():
             shutil.rmtree(tmp)
