@@ -228,15 +228,20 @@ class Writer:
             if bulk:
                 for name in schema.UNIT_INDEXES:
                     self.conn.execute(f"DROP INDEX IF EXISTS {name}")
-            first = next(batches, [])
-            planner = self._planner(first, dict(directory=str(self.directory), kb=kb,
+            ahead, chars = [], 0  # read ahead: a large ingest is worth a planner process, a small one not
+            for batch in batches:
+                ahead.append(batch)
+                chars += sum(len(d.text) for d in batch)
+                if chars >= WORKER_MIN_CHARS:
+                    break
+            planner = self._planner(chars, dict(directory=str(self.directory), kb=kb,
                                                 committed_rows=first_row, embed_model=self.embed_model,
                                                 ingest_time=self._ingest_time))
             in_process = isinstance(planner, InProcessPlanner)
             waiting = "chunk" if in_process else "wait"  # what the writer's time on a plan is
             with open(vec_path, "ab") as vec_file:
                 vec_file.truncate(first_row * embedder.dim * 4)  # drop any uncommitted tail first
-                for batch in itertools.chain([first] if first else [], batches):
+                for batch in itertools.chain(ahead, batches):
                     _check_unique(batch, seen)
                     with clock(waiting):
                         planner.submit(batch)
@@ -304,8 +309,9 @@ class Writer:
         report.seconds = time.perf_counter() - start
         return report
 
-    def _planner(self, first: list[Document], config: dict):
-        """A planner process when the ingest is large and a second core is free, else one in this process."""
+    def _planner(self, chars: int, config: dict):
+        """A planner process when the ingest is large (``chars`` of text read ahead) and a second core is
+        free, else one in this process."""
         workers = self.workers
         if workers is None:
             env = os.environ.get("ASMR_INGEST_WORKER", "")
@@ -313,9 +319,8 @@ class Writer:
                 workers = int(env)
             else:
                 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-                large = len(first) >= BATCH_DOCUMENTS or sum(len(d.text) for d in first) >= WORKER_MIN_CHARS
-                workers = int((cores or 1) >= 2 and large)
-        return PlannerProcess(**config) if workers and first else InProcessPlanner(**config)
+                workers = int((cores or 1) >= 2 and chars >= WORKER_MIN_CHARS)
+        return PlannerProcess(**config) if workers and chars else InProcessPlanner(**config)
 
     def _store_batch(self, planned: PlannedBatch, next_row: int, vec_file, report: IngestReport,
                      clock: "_Clock", gone_rows: list[int], tokens: Tokens) -> bool:
@@ -427,7 +432,9 @@ class Writer:
 
 BATCH_DOCUMENTS = 512
 LOOKAHEAD_BATCHES = 2  # batches a planner process may be ahead of the writer (bounds memory)
-WORKER_MIN_CHARS = 1_000_000  # an ingest of less text than this in one batch is planned in this process
+# Less text than this (some 40,000 units of prose) is planned in the writer's process: starting
+# the planner process costs about a second, more than it saves on a small ingest.
+WORKER_MIN_CHARS = 8_000_000
 
 
 class _Clock:
