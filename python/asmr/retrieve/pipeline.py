@@ -14,6 +14,11 @@ effective dates. Then bridging: the documents that the best hits name (and the
 question does not) are searched for the question's other half, and their best
 units join the result just below the hit that named them (``Retriever._bridge``).
 Every hit carries its recall path.
+
+The result's confidence (``Retriever.confidence``) is a logistic function of the best
+unit's similarity, whether the question's names are recalled and are titles in memory,
+and field coverage: whether a unit about those names also says what the question asks
+("cache TTL" in "What is the cache TTL of Ivrix?"). Below the threshold: "not found".
 """
 from __future__ import annotations
 
@@ -31,13 +36,108 @@ from ..graph import GraphConfig, UnitGraph, load_or_build, mentions, normalize, 
 from ..index.lexical import tokenize
 
 
-def _refusal_reason(features: dict[str, float], confidence: float, threshold: float) -> str:
+def _refusal_reason(features: dict, confidence: float, threshold: float) -> str:
     parts = [f"confidence {confidence:.2f} < {threshold:.2f}"]
     if features.get("names") and features["name_coverage"] < 1.0:
         parts.append(f"{features['name_coverage']:.0%} of the {features['names']} names in the question "
                      "appear in what was recalled")
+    if features.get("field_missing"):
+        about = f"that names {features['field_subject']} " if features.get("field_subject") else ""
+        parts.append(f"no recalled unit {about}also says {features['field_missing']!r} "
+                     f"(field coverage {features['field_coverage']:.0%})")
     parts.append(f"best similarity {features['top_similarity']:.2f}")
     return "; ".join(parts)
+
+
+# Words that ask rather than say what is asked for; left out of field coverage.
+_STOPWORDS = frozenset("""
+a an the of in on at to for from by with about into over under and or but not no nor is are was were be been being am
+do does did done doing have has had having what which who whom whose when where why how that this these those it its
+there their they them he she his her him i we you your our my me us can could should would will shall may might must
+than then as if so such also any all each every some many much more most other same only very just
+within without before after during between through across""".split())
+
+
+_SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what _stem strips
+
+
+# Words of UTF-8 text as bytes, without a regular expression: ASCII letters and digits kept (upper case
+# lowered), other ASCII a separator, and non-ASCII bytes kept as letters. For ASCII words the same as
+# tokenize()'s (a word with a non-ASCII letter is one word that no ASCII word equals).
+_WORD_BYTES = bytes((c + 32 if 65 <= c <= 90 else c) if c >= 128 or chr(c).isalnum() else 32 for c in range(256))
+
+
+def _stem(word: str) -> str:
+    """A crude suffix stripper, enough for "escalated" to meet "escalate" and "owns" to meet "owned"."""
+    n = len(word)
+    if n > 5 and word.endswith("ing"):
+        return word[:-3]
+    if n > 4 and word.endswith(("ed", "es")):
+        return word[:-2]
+    if n > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    if n > 4 and word.endswith("e"):
+        return word[:-1]
+    return word
+
+
+def question_names(question: str, titles: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The names a question mentions, as keys comparable with ``normalize``d text: codes lose their
+    punctuation ("ERR-9918" is "err 9918"), a possessive its "s", a capitalised question word
+    ("Within what time ...") is no name, and "X of Y" that is no title in ``titles`` is two names
+    ("What is the cache TTL of Ivrix?" names "ttl" and "ivrix", not "ttl of ivrix")."""
+    out = set()
+    for name in mentions(question):
+        key = normalize(name)
+        if key.endswith(" s"):
+            key = key[:-2]
+        for part in (key.split(" of ") if " of " in key and key not in titles else [key]):
+            part = part.removeprefix("the ").strip()
+            if part and not set(tokenize(part)) <= _STOPWORDS:
+                out.add(part)
+    return out
+
+
+def field_coverage(question: str, names: set[str], candidates: list[str], known: list[str]) -> tuple[float, list[str]]:
+    """How much of what the question asks for the best unit about its subject says.
+
+    The question's words that are neither names nor stop words, and that some unit of ``known`` or
+    ``candidates`` (what recall brought back) contains, are what it asks for ("cache" in "What is the
+    cache TTL of Ivrix?"); among the ``candidates`` that contain every name of the question, the best
+    one's share of those words is the coverage. A subject whose units never mention the asked-for
+    field, when other units do, scores low; 0 when no recalled unit knows any asked word, (1.0, []) when
+    the question asks nothing beyond its names. Words are
+    compared by their stems (a unit's words are not stemmed: the forms of the question's stems are
+    looked up among them, which is cheaper). Also returns the words of the question that the best
+    unit lacks."""
+    name_words = {_stem(w) for n in names for w in tokenize(n) if w not in _STOPWORDS}
+    word_of: dict[str, str] = {}
+    for w in tokenize(question):
+        if w not in _STOPWORDS:
+            word_of.setdefault(_stem(w), w)
+    asked = set(word_of) - name_words
+    if not asked:
+        return 1.0, []
+    stems = [(w, tuple((w + x).encode() for x in _SUFFIXES)) for w in asked | name_words]
+    ascii_only = all(w.isascii() for w in asked | name_words)
+
+    def words(text: str) -> set[str]:
+        if ascii_only:
+            present = set(text.encode().translate(_WORD_BYTES).split())
+        else:
+            present = {w.encode() for w in tokenize(text)}
+        return {w for w, forms in stems if not present.isdisjoint(forms)}
+
+    cand = [words(c) for c in candidates]
+    known_asked = asked & set().union(*cand, *(words(c) for c in known))
+    if not known_asked:  # nothing asked is known to recall at all: no unit answers it
+        return 0.0, [w for s, w in word_of.items() if s in asked]
+    asked = known_asked
+    best: set[str] = set()
+    for found in cand:
+        if name_words <= found and len(asked & found) > len(best):
+            best = asked & found
+    return len(best) / len(asked), [w for s, w in word_of.items() if s in asked - best]
 
 
 def _day_number(iso: str) -> float:
@@ -88,10 +188,13 @@ class RetrieveConfig:
     recency: float = 0.05  # up to +5 % for the newest effective date among the hits
     cache_size: int = 1024
     confidence_threshold: float = 0.75  # below it the result is "not found"
-    # Logistic weights (bias, top similarity, name coverage, title coverage), fitted by
-    # bench/calibrate_confidence.py on the HotpotQA tuning sample with 30 % made unanswerable
-    confidence_weights: tuple[float, float, float, float] = (-8.53, 10.8, 2.44, 4.63)
+    # Logistic weights (bias, top similarity, name coverage, title coverage, field coverage), fitted by
+    # bench/calibrate_confidence.py (see its docstring) on the HotpotQA tuning sample with 30 % made
+    # unanswerable and the generated KB (asmr eval synth, seed 0) together
+    confidence_weights: tuple[float, float, float, float, float] = (-6.87, 7.38, 1.04, 6.34, 3.49)
     coverage_units: int = 10  # recalled units searched for the question's names
+    field_units: int = 5  # best recalled units, and
+    field_lexical: int = 3  # best BM25 units, searched for a unit that says what the question asks about its names
     conflict_similarity: float = 0.85  # recalled units this alike, with different dates, conflict
     # Bridging: the documents that the best hits name (and the question does not) are searched for the
     # question's other half; each of those hits adds its best such units, scored bridge_decay times its own.
@@ -176,6 +279,10 @@ class Retriever:
 
         RRF sums are nearly flat over the first ranks (1/61 against 1/66), which would start
         every seed at full strength; a seed's score falls with its fused rank instead."""
+        return self._seeds(question, qvec, n)[:2]
+
+    def _seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """seeds(), and the BM25 ranking it fused."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
         dense_rows, _ = m.search_dense(qvec[None], depth)
@@ -185,11 +292,12 @@ class Retriever:
             for rank, row in enumerate(ranking):
                 fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (self.config.rrf_k + rank + 1)
         if not fused:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+            return np.zeros(0, np.int64), np.zeros(0, np.float32), lex_rows
         rows = np.fromiter(fused, np.int64, len(fused))
         scores = np.fromiter(fused.values(), np.float64, len(fused))
         top = np.argsort(-scores, kind="stable")[:n]
-        return rows[top], (1.0 / (1.0 + np.arange(len(top)) / self.config.seed_rank_scale)).astype(np.float32)
+        return (rows[top], (1.0 / (1.0 + np.arange(len(top)) / self.config.seed_rank_scale)).astype(np.float32),
+                lex_rows)
 
     def clear_cache(self) -> None:
         """Forget recent questions (benchmarks that time each method from cold)."""
@@ -222,22 +330,25 @@ class Retriever:
                 self._cache.popitem(last=False)
         return result
 
-    def confidence(self, features: dict[str, float]) -> float:
+    def confidence(self, features: dict) -> float:
         """P(the memory holds the answer): a logistic function of the similarity of the best unit,
-        the share of the question's names that the recalled units contain, and the share that
-        are the title of a document in memory (a question about a missing subject)."""
-        b0, b_sim, b_cov, b_title = self.config.confidence_weights
+        the share of the question's names that the recalled units contain, the share that are the
+        title of a document in memory (a question about a missing subject), and the field coverage
+        (a question about a present subject that asks for something no unit about it says: see
+        ``field_coverage``)."""
+        b0, b_sim, b_cov, b_title, b_field = self.config.confidence_weights
         z = (b0 + b_sim * features["top_similarity"] + b_cov * features["name_coverage"]
-             + b_title * features["title_coverage"])
+             + b_title * features["title_coverage"] + b_field * features["field_coverage"])
         return float(1.0 / (1.0 + np.exp(-z)))
 
-    def recall(self, question: str, qvec: np.ndarray, k: int) -> tuple[list[Hit], dict[str, float]]:
+    def recall(self, question: str, qvec: np.ndarray, k: int) -> tuple[list[Hit], dict]:
         """The top-k hits for a question whose vector is already known, and the confidence features
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
-        seed_rows, seed_scores = self.seeds(question, qvec, cfg.seeds)
+        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds)
         if not len(seed_rows):
-            return [], {"top_similarity": 0.0, "name_coverage": 0.0, "title_coverage": 0.0, "names": 0}
+            return [], {"top_similarity": 0.0, "name_coverage": 0.0, "title_coverage": 0.0,
+                        "field_coverage": 0.0, "field_missing": "", "field_subject": "", "names": 0}
         res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
                      decay=cfg.decay, restart=1.0, edge_threshold=cfg.edge_threshold).query(0)
         is_unit = res.node < g.num_rows
@@ -268,17 +379,30 @@ class Retriever:
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = self._resolve_conflicts(hits)
-        names = mentions(question)
-        recalled = " ".join(normalize(u.content) for u in units[:cfg.coverage_units])
-        covered = sum(1 for n in names if f" {n} " in f" {recalled} ")
+        return hits, self._features(question, sim, units, lex_rows)
+
+    def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray) -> dict:
+        """What confidence() weighs (and the field words the best unit lacks, for the reason)."""
+        cfg, m = self.config, self.memory
         if self._titles is None:
             self._titles = {title_key(t) for t, in m.conn.execute("SELECT title FROM documents")}
+        names = question_names(question, self._titles)
+        recalled = " ".join(normalize(u.content) for u in units[:cfg.coverage_units])
+        covered = sum(1 for n in names if f" {n} " in f" {recalled} ")
+        content = {u.row: u.content for u in units}
+        lexical = [int(r) for r in lex_rows[:cfg.field_lexical]]
+        missing = [r for r in lexical if r not in content]
+        if missing:
+            content.update((u.row, u.content) for u in m.units_at_rows(missing))
+        candidates = [u.content for u in units[:cfg.field_units]] + [content[r] for r in lexical if r in content]
+        coverage, lacking = field_coverage(question, names, candidates,
+                                           [u.content for u in units[cfg.field_units:cfg.coverage_units]])
         # A question that names nothing says nothing either way through names: 0.5, not full marks.
-        features = {"top_similarity": float(sim.max()) if len(sim) else 0.0,
-                    "name_coverage": covered / len(names) if names else 0.5,
-                    "title_coverage": sum(n in self._titles for n in names) / len(names) if names else 0.5,
-                    "names": len(names)}
-        return hits, features
+        return {"top_similarity": float(sim.max()) if len(sim) else 0.0,
+                "name_coverage": covered / len(names) if names else 0.5,
+                "title_coverage": sum(n in self._titles for n in names) / len(names) if names else 0.5,
+                "field_coverage": coverage, "field_missing": " ".join(lacking),
+                "field_subject": " and ".join(sorted(names)), "names": len(names)}
 
     def _bridge(self, question: str, qvec: np.ndarray, hits: list[Hit], units: list, k: int) -> tuple[list[Hit], list]:
         """The question's other half, looked for in the documents that the best hits name.
