@@ -1,91 +1,174 @@
-"""Fit the confidence function of asmr.retrieve on a corpus with some questions made unanswerable.
+"""Fit the confidence function of asmr.retrieve on questions some of which the memory cannot answer.
 
-    python bench/calibrate_confidence.py --corpus C.jsonl --queries Q.jsonl [--unanswerable 0.3]
+    python bench/calibrate_confidence.py \\
+        --corpus ../shared/data/hotpotqa_train.corpus.jsonl \\
+        --queries ../shared/data/hotpotqa_train.queries.jsonl [--unanswerable 0.3] [--seed 0] \\
+        --synth DIR [--synth DIR2 ...] [--holdout DIR3 ...]
 
-Removes the gold documents of a random share of the questions, ingests the
-rest (``--memory``, reused when it already holds them), computes each
-question's confidence features, fits a logistic regression of "answerable" on
-them (Newton's method), and prints the weights, 5-fold cross-validated
-refusal numbers at the shipped threshold, and a reliability table. Put the
-weights in RetrieveConfig.confidence_weights only from a tuning set.
+Two kinds of data, fitted together:
+
+- a corpus in the format of ../shared/data with its questions: the gold
+  documents of a random share (``--unanswerable``, ``--seed``) are removed, the
+  rest ingested (``--memory``, reused when it already holds them);
+- generated knowledge bases (``asmr eval synth --out DIR``; the memory
+  DIR/memory is built from docs/v1 then docs/v2 if it does not exist): their
+  unanswerable questions mostly name a subject that exists and ask for a
+  field it lacks ("What is the cache TTL of Ivrix?").
+
+For each question it computes the confidence features (``Retriever.recall``),
+fits a logistic regression of "answerable" on them (Newton's method; each
+dataset weighs as much as the others, whatever its size), and prints the
+weights, 5-fold cross-validated refusal numbers per dataset at several
+thresholds (a fold's questions are scored by weights fitted on the other folds
+of every dataset), ROC AUC, and a reliability table. ``--holdout`` knowledge
+bases are not fitted on: they are scored by the weights fitted on all the
+rest. Put weights in RetrieveConfig.confidence_weights only from tuning data.
+
+The shipped weights came from (HotpotQA tuning sample, 30 % unanswerable,
+seed 0; the generated KB of seed 0, as ``asmr eval answers --synth`` builds
+it; seed 1 held out):
+
+    asmr eval synth --out /tmp/syn0 --seed 0 && asmr eval synth --out /tmp/syn1 --seed 1
+    python bench/calibrate_confidence.py --corpus ../shared/data/hotpotqa_train.corpus.jsonl \\
+        --queries ../shared/data/hotpotqa_train.queries.jsonl --memory /tmp/hotpot-unanswerable-0 \\
+        --synth /tmp/syn0 --holdout /tmp/syn1
 """
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from asmr.embed import get_embedder
 from asmr.eval.retrieval import (load_queries, refusal_features, refusal_report, reliability_table,
-                                 split_unanswerable)
+                                 split_unanswerable, synth_refusal_queries)
 from asmr.retrieve import RetrieveConfig
 from asmr.store import Memory, Writer
-from asmr.units.read import iter_jsonl
+from asmr.units.read import iter_jsonl, read_path
 
-FEATURES = ("top_similarity", "name_coverage", "title_coverage")
+FEATURES = ("top_similarity", "name_coverage", "title_coverage", "field_coverage")
+THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8)
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
+def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None, l2: float = 1e-2,
+                 steps: int = 50) -> np.ndarray:
     a = np.hstack([np.ones((len(x), 1)), x])
+    weight = np.ones(len(x)) if weight is None else weight
     w = np.zeros(a.shape[1])
     for _ in range(steps):
         p = 1 / (1 + np.exp(-a @ w))
-        grad = a.T @ (p - y) + l2 * w
-        hess = (a * (p * (1 - p))[:, None]).T @ a + l2 * np.eye(len(w))
+        grad = a.T @ (weight * (p - y)) + l2 * w
+        hess = (a * (weight * p * (1 - p))[:, None]).T @ a + l2 * np.eye(len(w))
         w -= np.linalg.solve(hess, grad)
     return w
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", type=Path, required=True)
-    ap.add_argument("--queries", type=Path, required=True)
-    ap.add_argument("--unanswerable", type=float, default=0.3)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--memory", type=Path, default=None)
-    ap.add_argument("--embedder", default=None)
-    args = ap.parse_args()
+def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-(w[0] + x @ w[1:])))
+
+
+def corpus_rows(args) -> tuple[str, list[dict], set[str]]:
     queries = load_queries(args.queries)
     unanswerable, removed = split_unanswerable(queries, args.unanswerable, args.seed)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}-unanswerable-{args.unanswerable}-{args.seed}")
     with Writer(memory, embedder=args.embedder, progress=False) as w:
         w.ingest((d for d in iter_jsonl(args.corpus) if d.doc_id not in removed), kb="eval")
     with Memory(memory) as m:
-        rows = refusal_features(m, get_embedder(m.embed_model), queries)
-    x = np.array([[r[f] for f in FEATURES] for r in rows])
-    y = np.array([r["qid"] not in unanswerable for r in rows], float)
-    w = fit_logistic(x, y)
-    print(f"fitted weights (bias, {', '.join(FEATURES)}): {np.round(w, 2).tolist()}")
+        return args.corpus.stem, refusal_features(m, get_embedder(m.embed_model), queries), unanswerable
 
-    threshold = RetrieveConfig().confidence_threshold
-    folds = np.arange(len(rows)) % 5
-    np.random.default_rng(args.seed).shuffle(folds)
-    cv_rows = []
+
+def synth_rows(root: Path, embedder: str | None) -> tuple[str, list[dict], set[str]]:
+    queries, unanswerable = synth_refusal_queries(root / "queries.jsonl")
+    memory = root / "memory"
+    if not memory.exists():  # built once, as `asmr eval answers --synth` builds it (v1 revised by v2)
+        for version in ("v1", "v2"):
+            docs = root / "docs" / version
+            with Writer(memory, embedder=embedder, progress=False) as w:
+                w.ingest([read_path(p, root=docs) for p in sorted(docs.rglob("*.md"))])
+    with Memory(memory) as m:
+        return f"synth:{root}", refusal_features(m, get_embedder(m.embed_model), queries), unanswerable
+
+
+def report(name: str, rows: list[dict], unanswerable: set[str]) -> None:
+    conf = np.array([r["confidence"] for r in rows])
+    ans = np.array([r["qid"] not in unanswerable for r in rows])
+    auc = np.mean((conf[ans][:, None] > conf[~ans][None]) + 0.5 * (conf[ans][:, None] == conf[~ans][None]))
+    cut = np.quantile(conf[ans], 0.10)
+    print(f"{name}: ROC AUC {auc:.3f}; at 10 % false refusals (threshold {cut:.2f}) refusal recall "
+          f"{np.mean(conf[~ans] < cut):.2f}")
+    for t in THRESHOLDS:
+        rep = refusal_report([{**r, "refused": r["confidence"] < t} for r in rows], unanswerable)
+        print(f"  threshold {t:.2f}: precision {rep['precision']:.3f} recall {rep['recall']:.3f} "
+              f"false-refusal rate {rep['false_refusal_rate']:.3f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=None)
+    ap.add_argument("--queries", type=Path, default=None)
+    ap.add_argument("--unanswerable", type=float, default=0.3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--memory", type=Path, default=None, help="memory of the corpus without the removed documents")
+    ap.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR",
+                    help="output of asmr eval synth, fitted on (repeatable)")
+    ap.add_argument("--holdout", type=Path, action="append", default=[], metavar="DIR",
+                    help="output of asmr eval synth, only scored (repeatable)")
+    ap.add_argument("--embedder", default=None)
+    args = ap.parse_args()
+    if (args.corpus is None) != (args.queries is None):
+        ap.error("--corpus and --queries go together")
+    sets = ([corpus_rows(args)] if args.corpus else []) + [synth_rows(d, args.embedder) for d in args.synth]
+    if not sets:
+        ap.error("nothing to fit: give --corpus/--queries or --synth")
+    held = [synth_rows(d, args.embedder) for d in args.holdout]
+
+    def xy(rows, unanswerable):
+        return (np.array([[r[f] for f in FEATURES] for r in rows]),
+                np.array([r["qid"] not in unanswerable for r in rows], float))
+
+    data = [xy(rows, un) for _, rows, un in sets]
+    x = np.vstack([d[0] for d in data])
+    y = np.concatenate([d[1] for d in data])
+    weight = np.concatenate([np.full(len(d[1]), len(y) / len(data) / len(d[1])) for d in data])
+    which = np.concatenate([np.full(len(d[1]), i) for i, d in enumerate(data)])
+    w = fit_logistic(x, y, weight)
+    print(f"fitted weights (bias, {', '.join(FEATURES)}): {np.round(w, 2).tolist()}")
+    print("shipped weights", RetrieveConfig().confidence_weights, "threshold", RetrieveConfig().confidence_threshold)
+
+    folds = np.zeros(len(y), int)
+    rng = np.random.default_rng(args.seed)
+    for i in range(len(data)):  # five folds within each dataset
+        f = np.arange(np.sum(which == i)) % 5
+        rng.shuffle(f)
+        folds[which == i] = f
+    conf = np.zeros(len(y))
     for k in range(5):
-        wk = fit_logistic(x[folds != k], y[folds != k])
-        for i in np.flatnonzero(folds == k):
-            conf = float(1 / (1 + np.exp(-(wk[0] + x[i] @ wk[1:]))))
-            cv_rows.append({**rows[i], "confidence": conf, "refused": conf < threshold})
-    print("5-fold cross-validated at threshold", threshold, json.dumps(refusal_report(cv_rows, unanswerable)))
-    conf = np.array([r["confidence"] for r in cv_rows])
-    ans_cv = np.array([r["qid"] not in unanswerable for r in cv_rows])
-    cut = np.quantile(conf[ans_cv], 0.10)
-    auc = np.mean([(a > b) + 0.5 * (a == b) for a in conf[ans_cv] for b in conf[~ans_cv]])
-    print(f"5-fold cross-validated: ROC AUC {auc:.3f}; at 10 % false refusals (threshold {cut:.2f}) "
-          f"refusal recall {np.mean(conf[~ans_cv] < cut):.2f}")
-    shipped = refusal_report(rows, unanswerable)
-    print("shipped weights", RetrieveConfig().confidence_weights, json.dumps(shipped))
-    print("\n| confidence | questions | mean confidence | answerable |\n|---|---:|---:|---:|")
-    for b in reliability_table(cv_rows, unanswerable):
-        print(f"| {b['bin']} | {b['questions']} | {b['mean_confidence']:.2f} | {b['answerable']:.2f} |")
-    # Single-feature baseline: the best threshold on top similarity alone at <= 10 % false refusals.
-    sims = np.array([r["top_similarity"] for r in rows])
-    ans = y.astype(bool)
-    t = np.quantile(sims[ans], 0.10)
-    print(f"\nmax cosine alone at 10 % false refusals: refusal recall {np.mean(sims[~ans] < t):.2f}")
+        wk = fit_logistic(x[folds != k], y[folds != k], weight[folds != k])
+        conf[folds == k] = predict(wk, x[folds == k])
+    print("\n5-fold cross-validated:")
+    cv_sets, start = [], 0
+    for name, rows, un in sets:
+        cv_rows = [{**r, "confidence": float(c)} for r, c in zip(rows, conf[start:start + len(rows)])]
+        start += len(rows)
+        report(name, cv_rows, un)
+        print("  shipped weights:", json.dumps({k: round(v, 3) for k, v in refusal_report(rows, un).items()}))
+        cv_sets.append((name, cv_rows, un))
+    for name, rows, un in held:
+        hx, _ = xy(rows, un)
+        print("\nheld out (weights fitted on all of the above):")
+        report(name, [{**r, "confidence": float(c)} for r, c in zip(rows, predict(w, hx))], un)
+        print("  shipped weights:", json.dumps({k: round(v, 3) for k, v in refusal_report(rows, un).items()}))
+
+    # Reliability of the cross-validated confidences: every fitted dataset together, then each.
+    pooled = [{**r, "qid": f"{i}/{r['qid']}"} for i, (_, rows, _) in enumerate(cv_sets) for r in rows]
+    pooled_un = {f"{i}/{q}" for i, (_, _, un) in enumerate(cv_sets) for q in un}
+    for name, rows, un in [("all fitted", pooled, pooled_un)] + cv_sets:
+        print(f"\nreliability ({name}, cross-validated)\n\n| confidence | questions | mean confidence | answerable |"
+              "\n|---|---:|---:|---:|")
+        for b in reliability_table(rows, un):
+            print(f"| {b['bin']} | {b['questions']} | {b['mean_confidence']:.2f} | {b['answerable']:.2f} |")
 
 
 if __name__ == "__main__":

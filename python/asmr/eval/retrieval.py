@@ -134,6 +134,21 @@ def split_unanswerable(queries: list[Query], fraction: float, seed: int = 0) -> 
     return qids, {d for i in chosen for d in queries[i].gold}
 
 
+def synth_refusal_queries(path: str | Path) -> tuple[list[Query], set[str]]:
+    """The questions of ``asmr eval synth`` (queries.jsonl) for refusal: (queries, the unanswerable qids).
+
+    An unanswerable one asks for something the knowledge base does not hold (often a field that its
+    subject lacks and other subjects have); the others are answerable from the memory built from
+    docs/v1 then docs/v2."""
+    from .synth import load_queries as load_synth
+    queries, unanswerable = [], set()
+    for r in load_synth(path):
+        queries.append(Query(r["qid"], r["question"], tuple(r["gold_docs"]), tuple(r["answers"])))
+        if r["type"] == "unanswerable":
+            unanswerable.add(r["qid"])
+    return queries, unanswerable
+
+
 def refusal_features(memory, embedder, queries: list[Query], config: RetrieveConfig | None = None) -> list[dict]:
     """Per question: the confidence features, the confidence and whether the result was "not found"."""
     retriever = Retriever(memory, embedder, config or RetrieveConfig())
