@@ -4,7 +4,7 @@ import pytest
 from asmr.decoding.markers import CITE_ZH, marker_pattern
 from asmr.embed.models import get_embedder
 from asmr.generate.base import Source
-from asmr.generate.extractive import ExtractiveGenerator, cite, split_sentences
+from asmr.generate.extractive import ExtractiveGenerator, cite, question_parts, quotable_sentences, split_sentences
 
 SOURCES = [
     Source("memo://kb/ops.deploy/aaa", "Deploys start at 02:00 UTC on Sundays. Rollbacks must finish within 15 minutes."),
@@ -31,6 +31,37 @@ def test_answers_with_source_sentences_each_cited_by_its_own_unit(gen):
 def test_table_rows_read_as_header_value_pairs(gen):
     assert split_sentences(SOURCES[1].text) == ["system: billing; owner: Team Kestrel"]
     assert "owner: Team Kestrel [cite:memo://kb/ops.owners/bbb]" in gen.generate("Who owns billing?", SOURCES).text
+
+
+def test_a_pronoun_sentence_is_quoted_with_what_it_refers_to():
+    text = "Ivrix batches inventory counts. It is owned by the Ochre Kestrel team. Deploys run nightly."
+    assert quotable_sentences(text) == ["Ivrix batches inventory counts. It is owned by the Ochre Kestrel team.",
+                                        "Deploys run nightly."]
+    assert quotable_sentences("It opens a unit.") == ["It opens a unit."]  # nothing before it to join
+
+
+def test_question_parts():
+    assert question_parts("Which team owns the system that batches inventory counts, and who leads that team?") \
+        == ["Which team owns the system that batches inventory counts", "who leads that team"]
+    # without the comma "and" may share one predicate ("Which port and which host does it use?")
+    assert question_parts("Which port and which host does the API use?") == ["Which port and which host does the API use?"]
+    assert question_parts("How long are logs and backups kept?") == ["How long are logs and backups kept?"]
+
+
+def test_a_two_part_question_gets_a_sentence_for_each_part_through_the_bridge_name(gen):
+    sources = [
+        Source("memo://kb/systems.ivrix/a", "Ivrix batches inventory counts. It is owned by the Ochre Kestrel team."),
+        Source("memo://kb/teams.cobalt-gecko/b", "The Cobalt Gecko team leads the weekly review."),
+        Source("memo://kb/teams.ochre-kestrel/c", "The Ochre Kestrel team is led by Oriane Brackenridge."),
+    ]
+    q = "Which team owns the system that batches inventory counts, and who leads that team?"
+    text = gen.generate(q, sources).text
+    assert "Ochre Kestrel team [cite:memo://kb/systems.ivrix/a]." in text
+    assert "Oriane Brackenridge [cite:memo://kb/teams.ochre-kestrel/c]." in text and "Cobalt" not in text
+    # the other team's sentence shares more words with "who leads that team": only the bridge
+    # name (Ochre Kestrel, from the first part's answer) puts the right team's lead first
+    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, bridge_weight=0.0).generate(q, sources).text
+    assert "Cobalt Gecko" in plain and "Oriane" not in plain
 
 
 def test_deterministic_and_bounded(gen):

@@ -4,9 +4,14 @@ No model writes anything, so nothing can be invented: every sentence of the
 answer is a sentence of a source, followed by that source's marker. Sentences
 are ranked by cosine to the question (the memory's embedder) plus the share
 of the question's content words they contain; the best one is always taken,
-the next ones only when they score near it. Questions (an FAQ's headings) and
-whole tables (their rows are units of their own) are never quoted.
-Deterministic.
+the next ones only when they score near it. A sentence that opens with a
+pronoun ("It is owned by …") is quoted with the sentence before it, which
+names what it is about. A question in two parts ("Which team owns X, and who
+leads that team?") gets the best sentence for each part, and for a later part
+a sentence that shares a name with the earlier parts' answer (one the
+question does not give) is preferred: that name is the bridge between them.
+Questions (an FAQ's headings) and whole tables (their rows are units of their
+own) are never quoted. Deterministic.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from asmr.decoding.markers import CITE, Marker
+from asmr.graph.entities import mentions
 from asmr.units.sentences import sentence_ends, trim
 
 from .base import Generation, Source, check_sources
@@ -26,6 +32,10 @@ _STOP = frozenset("""a an the of to in on at for by with from and or is are was 
 whose when where why how does do did many much is it its this that these those there their as into than
 please tell me about""".split())
 _END = ".!?。！？"
+# a sentence opening with one of these is about what the sentence before it names
+_ANAPHORA = frozenset("it its they their them this these he she his her".split())
+# ", and who leads that team?": a second question joined to the first
+_PARTS = re.compile(r",\s+and\s+(?=(?:who|whom|whose|what|which|when|where|why|how)\b)", re.IGNORECASE)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -44,6 +54,25 @@ def split_sentences(text: str) -> list[str]:
             out.append(" ".join(piece[2].split()))
         start = end
     return out
+
+
+def quotable_sentences(text: str) -> list[str]:
+    """``split_sentences``, with a sentence that opens with a pronoun joined to the one before it."""
+    out: list[str] = []
+    for s in split_sentences(text):
+        first = s.split(maxsplit=1)[0].lower() if s.strip() else ""
+        if out and first in _ANAPHORA:
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+    return out
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks two things ("Which team owns X, and who leads it?")."""
+    parts = [p.strip(" ,?") for p in _PARTS.split(question)]
+    parts = [p for p in parts if p]
+    return parts if len(parts) > 1 else [question]
 
 
 def _stem(word: str) -> str:
@@ -69,7 +98,7 @@ class ExtractiveGenerator:
     name = "extractive"
 
     def __init__(self, embedder=None, *, max_sentences: int = 3, min_score: float = 0.25,
-                 relative_score: float = 0.8, lexical_weight: float = 0.5) -> None:
+                 relative_score: float = 0.8, lexical_weight: float = 0.5, bridge_weight: float = 0.5) -> None:
         if max_sentences < 1:
             raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
         if embedder is None:
@@ -80,40 +109,63 @@ class ExtractiveGenerator:
         self.min_score = min_score
         self.relative_score = relative_score
         self.lexical_weight = lexical_weight
+        self.bridge_weight = bridge_weight
 
-    def _ranked(self, question: str, sources: Sequence[Source]) -> list[tuple[float, int, str]]:
-        cands = [(i, s) for i, src in enumerate(sources) for s in split_sentences(src.text)]
+    def _ranked(self, question: str, sources: Sequence[Source], parts: Sequence[str] = ()
+                ) -> list[list[tuple[float, int, str]]]:
+        """Candidates ranked for the question and then for each of ``parts`` (one embedding call)."""
+        cands = [(i, s) for i, src in enumerate(sources) for s in quotable_sentences(src.text)]
+        queries = [question, *parts]
         if not cands:
-            return []
-        vecs = self.embedder.embed([question] + [s for _, s in cands])
-        cos = vecs[1:] @ vecs[0]
-        q_words = content_words(question)
-        ranked = []
-        for (i, s), c in zip(cands, np.asarray(cos, dtype=np.float64)):
-            overlap = len(q_words & content_words(s)) / len(q_words) if q_words else 0.0
-            ranked.append((float(c) + self.lexical_weight * overlap, i, s))
-        # ties go to the better-ranked source, then to the earlier sentence: deterministic
-        return sorted(ranked, key=lambda r: -r[0])
+            return [[] for _ in queries]
+        vecs = self.embedder.embed(queries + [s for _, s in cands])
+        out = []
+        for qi, query in enumerate(queries):
+            cos = np.asarray(vecs[len(queries):] @ vecs[qi], dtype=np.float64)
+            q_words = content_words(query)
+            ranked = []
+            for (i, s), c in zip(cands, cos):
+                overlap = len(q_words & content_words(s)) / len(q_words) if q_words else 0.0
+                ranked.append((float(c) + self.lexical_weight * overlap, i, s))
+            # ties go to the better-ranked source, then to the earlier sentence: deterministic
+            out.append(sorted(ranked, key=lambda r: -r[0]))
+        return out
 
     def generate(self, question: str, sources: Sequence[Source], *, redundancy: str = "",
                  marker: Marker = CITE, require_citation: bool = True) -> Generation:
         t0 = time.perf_counter()
         sources = check_sources(sources)
-        ranked = self._ranked(question, sources)
-        chosen, seen = [], set()
-        for score, i, s in ranked:
-            # After the best sentence, only near-equals join it: a second fact, not filler.
-            if len(chosen) == self.max_sentences or (chosen and (
-                    score < self.min_score or score < self.relative_score * ranked[0][0])):
-                break
-            if s.lower() in seen:
-                continue
-            seen.add(s.lower())
-            chosen.append(cite(s, sources[i].id, marker))
-        return Generation(" ".join(chosen), self.name, time.perf_counter() - t0,
-                          info={"candidates": len(ranked), "sentences": len(chosen)})
+        parts = question_parts(question)
+        ranked, *by_part = self._ranked(question, sources, parts if len(parts) > 1 else ())
+        chosen: list[tuple[int, str]] = []
+        if by_part:
+            given = mentions(question)
+            for part_ranked in by_part:
+                if len(chosen) == self.max_sentences:
+                    break
+                # names the answer so far brings in (not the question's): the bridge to this part
+                bridge = set().union(*(mentions(s) for _, s in chosen)) - given
+                best = max(((score + (self.bridge_weight if bridge & mentions(s) else 0.0), -k, i, s)
+                            for k, (score, i, s) in enumerate(part_ranked) if (i, s) not in chosen),
+                           default=None)
+                if best is not None and (not chosen or best[0] >= self.min_score):
+                    chosen.append((best[2], best[3]))
+        else:
+            seen = set()
+            for score, i, s in ranked:
+                # After the best sentence, only near-equals join it: a second fact, not filler.
+                if len(chosen) == self.max_sentences or (chosen and (
+                        score < self.min_score or score < self.relative_score * ranked[0][0])):
+                    break
+                if s.lower() in seen:
+                    continue
+                seen.add(s.lower())
+                chosen.append((i, s))
+        text = " ".join(cite(s, sources[i].id, marker) for i, s in chosen)
+        return Generation(text, self.name, time.perf_counter() - t0,
+                          info={"candidates": len(ranked), "sentences": len(chosen), "parts": len(parts)})
 
     def rewrite(self, sentence: str, unit_text: str) -> str:
         """The unit's own sentence closest to ``sentence`` (the verifier puts the marker back)."""
-        ranked = self._ranked(sentence, [Source("unit", unit_text)])
+        ranked = self._ranked(sentence, [Source("unit", unit_text)])[0]
         return ranked[0][2] if ranked else ""
