@@ -24,11 +24,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-import psutil
+from peak_memory import PeakMemory
 
 WORDS = ("server port worker queue cache index shard replica backup restore token quota limit region "
          "cluster node disk memory latency throughput request response policy version release rollout "
@@ -50,41 +49,6 @@ def write_corpus(path: Path, docs: int, seed: int = 0) -> None:
                           for _ in range(rng.randint(1, 3))]
             f.write(json.dumps({"pid": f"p{i}", "title": f"Passage {i}", "text": "\n\n".join(paragraphs)}) + "\n")
     os.replace(tmp, path)
-
-
-class PeakMemory:
-    """Samples the summed PSS (RSS where PSS is unreadable) of a process and its descendants."""
-
-    def __init__(self, pid: int, interval: float = 0.25):
-        self.root = psutil.Process(pid)
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> "PeakMemory":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            total = 0
-            try:
-                procs = [self.root, *self.root.children(recursive=True)]
-            except psutil.Error:
-                procs = []
-            for p in procs:
-                try:
-                    info = p.memory_full_info()
-                    total += getattr(info, "pss", 0) or info.rss
-                except psutil.Error:
-                    pass
-            self.peak = max(self.peak, total)
-            self._stop.wait(self.interval)
 
 
 def run_once(corpus: Path, memory: Path, extra: list[str], args) -> dict:
