@@ -72,10 +72,10 @@ def test_dense_remove_from_flat():
 
 
 def test_ascii_fast_path_tokenizes_like_tokenize():
-    from asmr.index.lexical import _token_bytes
+    from asmr.index.lexical import token_bytes
 
     for text in ["Hello, World_42! x-ray e.g. 3.14 TAB\there", "ÄÖ mixed café 北京 A1", "", "___"]:
-        assert [t.decode() for t in _token_bytes(text)] == tokenize(text)
+        assert [t.decode() for t in token_bytes(text)] == tokenize(text)
 
 
 def test_hnsw_search_breadth_can_be_set_per_call():

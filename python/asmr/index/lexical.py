@@ -53,7 +53,8 @@ _UNIT_BREAK = b"\x01"
 _BATCH_TABLE = _ASCII_TABLE[:1] + _UNIT_BREAK + _ASCII_TABLE[2:]
 
 
-def _token_bytes(text: str) -> list[bytes]:
+def token_bytes(text: str) -> list[bytes]:
+    """``tokenize(text)`` as bytes, by one table lookup when the text is ASCII."""
     if text.isascii():
         return text.encode().translate(_ASCII_TABLE).split()
     return [t.encode() for t in tokenize(text)]
@@ -87,7 +88,7 @@ class Tokens:
         return _tokens, (dict(self.vocab), self.rows, self.lengths, self.flat)
 
     def add(self, row: int, text: str) -> None:
-        toks = _token_bytes(text)
+        toks = token_bytes(text)
         self.rows.append(row)
         self.lengths.append(len(toks))
         self.flat.extend(map(self._token_id, toks))

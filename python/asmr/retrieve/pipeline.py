@@ -33,7 +33,7 @@ import numpy as np
 from asmr_kernels import spread
 
 from ..graph import GraphConfig, UnitGraph, load_or_build, mentions, normalize, title_key, unit_entities
-from ..index.lexical import tokenize
+from ..index.lexical import token_bytes, tokenize
 
 
 def _refusal_reason(features: dict, confidence: float, threshold: float) -> str:
@@ -59,12 +59,6 @@ within without before after during between through across""".split())
 
 
 _SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what _stem strips
-
-
-# Words of UTF-8 text as bytes, without a regular expression: ASCII letters and digits kept (upper case
-# lowered), other ASCII a separator, and non-ASCII bytes kept as letters. For ASCII words the same as
-# tokenize()'s (a word with a non-ASCII letter is one word that no ASCII word equals).
-_WORD_BYTES = bytes((c + 32 if 65 <= c <= 90 else c) if c >= 128 or chr(c).isalnum() else 32 for c in range(256))
 
 
 def _stem(word: str) -> str:
@@ -119,13 +113,9 @@ def field_coverage(question: str, names: set[str], candidates: list[str], known:
     if not asked:
         return 1.0, []
     stems = [(w, tuple((w + x).encode() for x in _SUFFIXES)) for w in asked | name_words]
-    ascii_only = all(w.isascii() for w in asked | name_words)
 
     def words(text: str) -> set[str]:
-        if ascii_only:
-            present = set(text.encode().translate(_WORD_BYTES).split())
-        else:
-            present = {w.encode() for w in tokenize(text)}
+        present = set(token_bytes(text))
         return {w for w, forms in stems if not present.isdisjoint(forms)}
 
     cand = [words(c) for c in candidates]
