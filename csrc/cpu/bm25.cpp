@@ -11,8 +11,8 @@ namespace {
 
 using Entry = std::pair<float, int64_t>;  // score, unit
 
-// One binary search in a posting list costs about as much as adding this many postings.
-constexpr int64_t kLookupCost = 32;
+// One galloping lookup of a candidate in a posting list costs about as much as adding this many postings.
+constexpr int64_t kLookupCost = 8;
 
 inline bool better(const Entry& a, const Entry& b) {
   return a.first > b.first || (a.first == b.first && a.second < b.second);
@@ -95,73 +95,137 @@ inline float weight_of(const int64_t* indptr, const I* indices, const float* dat
   return (at != last && *at == static_cast<I>(u)) ? data[at - indices] : 0.0f;
 }
 
-// MaxScore: score the short lists, then bound what the long lists can add. When the k-th best
-// partial score beats that bound, only units within the bound of it can make the top k; they
-// are rescored exactly, token by token in query order (the sums bm25s makes). While the bound
-// is too high, the long list of the largest weight joins the scored ones, up to num_units
-// postings in all. Returns false, with the scratch clean and nothing written, when that fails.
+// Adds token t's weights to sum[i] for the ascending units[i], galloping along the list from
+// the last unit found: a few hundred candidates cost a few steps each, even in a list of all units.
+template <typename I>
+void add_weights(const int64_t* indptr, const I* indices, const float* data, int64_t t,
+                 const std::vector<int64_t>& units, std::vector<float>& sum) {
+  const I* at = indices + indptr[t];
+  const I* last = indices + indptr[t + 1];
+  for (size_t i = 0; i < units.size() && at != last; ++i) {
+    const I u = static_cast<I>(units[i]);
+    int64_t step = 1;
+    const I* lo = at;
+    while (lo + step < last && lo[step] < u) {
+      lo += step;
+      step *= 2;
+    }
+    at = std::lower_bound(lo, std::min(lo + step + 1, last), u);
+    if (at != last && *at == u) sum[i] += data[at - indices];
+  }
+}
+
+// The k-th best of the active units' partial scores above `floor` (0 when fewer than k are),
+// in one pass over the dense scores with a heap of the k best; a unit's row is looked up only
+// when its score would enter the heap.
+inline float kth_above(const float* scores, int64_t num_units, const int64_t* rows, const uint8_t* active,
+                       int64_t k, float floor, std::vector<float>& heap) {
+  heap.clear();
+  float bar = floor;  // what a score must beat to enter: the floor, then the heap's worst
+  for (int64_t u = 0; u < num_units; ++u) {
+    const float s = scores[u];
+    if (s <= bar || (active != nullptr && !active[rows[u]])) continue;
+    if (static_cast<int64_t>(heap.size()) < k) {
+      heap.push_back(s);
+      std::push_heap(heap.begin(), heap.end(), std::greater<float>());
+      if (static_cast<int64_t>(heap.size()) == k) bar = std::max(bar, heap.front());
+    } else {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<float>());
+      heap.back() = s;
+      std::push_heap(heap.begin(), heap.end(), std::greater<float>());
+      bar = heap.front();
+    }
+  }
+  return static_cast<int64_t>(heap.size()) < k ? 0.0f : heap.front();
+}
+
+// MaxScore, term at a time on the dense scores: the short lists are added, then the long ones
+// from the largest weight down, until the k-th best partial score beats what the lists left can
+// add at most (their bound). A unit no added list names scores at most the bound, so only units
+// within the bound of the k-th can make the top k. Their partial scores are completed with the
+// lists left (galloping lookups), and those near the completed k-th are rescored exactly, token
+// by token in query order (the sums bm25s makes). Gives up, with the scores clean and nothing
+// written, when no list is long or the lists added would pass half of the query's postings (the
+// plain scan of every list in query order costs little more then).
 template <typename I>
 bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, const float* data,
                   const float* upper, const int64_t* tokens, int64_t num_tokens, const int64_t* rows,
                   const uint8_t* active, int64_t k, int64_t long_list, TopK& best) {
+  float* scores = scratch.scores.data();
   std::vector<int64_t> long_tokens;  // one entry per query position: a repeated token counts again
   double bound = 0.0;
   int64_t scored = 0;
+  double added = 0.0;  // the largest weights of the lists added: no partial score is above it
+  const auto add = [&](int64_t t) {
+    for (int64_t j = indptr[t]; j < indptr[t + 1]; ++j) scores[indices[j]] += data[j];
+    scored += indptr[t + 1] - indptr[t];
+    added += upper[t];
+  };
   for (int64_t q = 0; q < num_tokens; ++q) {
-    const int64_t t = tokens[q], len = indptr[t + 1] - indptr[t];
-    if (len >= long_list) {
+    const int64_t t = tokens[q];
+    if (indptr[t + 1] - indptr[t] >= long_list) {
       long_tokens.push_back(t);
       bound += upper[t];
-    } else {
-      scratch.add_listed(indptr, indices, data, t);
-      scored += len;
     }
   }
-  if (long_tokens.empty()) {
-    scratch.clear_touched();
-    return false;
+  if (long_tokens.empty()) return false;
+  int64_t postings = 0;  // what the plain scan adds
+  for (int64_t q = 0; q < num_tokens; ++q) postings += indptr[tokens[q] + 1] - indptr[tokens[q]];
+  for (int64_t q = 0; q < num_tokens; ++q) {
+    if (indptr[tokens[q] + 1] - indptr[tokens[q]] < long_list) add(tokens[q]);
   }
   std::sort(long_tokens.begin(), long_tokens.end(), [&](int64_t a, int64_t b) { return upper[a] < upper[b]; });
-  std::vector<float> partial;
+  std::vector<float> heap;
   double cutoff = 0.0;
   while (true) {
-    float top = 0.0f;  // the best partial score bounds the k-th: no cutoff can exist below it
-    for (const int64_t u : scratch.touched) top = std::max(top, scratch.scores[u]);
-    if (top > bound) {
-      partial.clear();
-      for (const int64_t u : scratch.touched) {
-        if (active == nullptr || active[rows[u]]) partial.push_back(scratch.scores[u]);
-      }
+    // slack for float rounding: the partial sums are added in another order than bm25s adds them
+    const double slack = 1e-4 * (1.0 + bound);
+    const float floor = static_cast<float>(bound + slack);
+    int64_t above = 0;  // a count the compiler vectorises: most checks fail on it, before any heap work
+    if (added > floor) {
+      for (int64_t u = 0; u < num_units; ++u) above += scores[u] > floor;
     }
-    if (top > bound && static_cast<int64_t>(partial.size()) >= k) {
-      std::nth_element(partial.begin(), partial.begin() + (k - 1), partial.end(), std::greater<float>());
-      const double kth = partial[k - 1];
-      cutoff = kth - bound - 1e-4 * (kth + bound);  // slack for float rounding: a few more candidates
-      if (cutoff > 0.0) {
-        // rescoring costs a binary search per candidate and token: take it when it is cheaper
-        // than adding the long lists left
+    if (above >= k) {
+      const double kth = kth_above(scores, num_units, rows, active, k, floor, heap);
+      if (kth > 0.0) {
+        // completing the candidates costs a lookup in each list left: take it when that is
+        // cheaper than adding those lists (each added list leaves fewer candidates)
+        cutoff = kth - bound - slack;
         int64_t candidates = 0, left = 0;
-        for (const float p : partial) candidates += p >= cutoff;
+        for (int64_t u = 0; u < num_units; ++u) candidates += scores[u] >= cutoff;
         for (const int64_t t : long_tokens) left += indptr[t + 1] - indptr[t];
-        if (long_tokens.empty() || candidates * num_tokens * kLookupCost <= left) break;
+        if (candidates * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= left) break;
       }
     }
     const int64_t t = long_tokens.empty() ? -1 : long_tokens.back();
-    if (t < 0 || scored + (indptr[t + 1] - indptr[t]) > num_units) {
-      scratch.clear_touched();
+    if (t < 0 || 2 * (scored + indptr[t + 1] - indptr[t]) > postings) {  // little left to skip
+      std::fill(scores, scores + num_units, 0.0f);
       return false;
     }
     long_tokens.pop_back();
     bound -= upper[t];
-    scratch.add_listed(indptr, indices, data, t);
-    scored += indptr[t + 1] - indptr[t];
+    add(t);
   }
-  std::vector<int64_t> candidates;
-  for (const int64_t u : scratch.touched) {
-    if (scratch.scores[u] >= cutoff && (active == nullptr || active[rows[u]])) candidates.push_back(u);
+  std::vector<int64_t> candidates;  // ascending, as the lists are
+  std::vector<float> total;
+  for (int64_t u = 0; u < num_units; ++u) {
+    if (scores[u] >= cutoff && scores[u] > 0.0f && (active == nullptr || active[rows[u]])) {
+      candidates.push_back(u);
+      total.push_back(scores[u]);
+    }
   }
-  scratch.clear_touched();
-  for (const int64_t u : candidates) {
+  std::fill(scores, scores + num_units, 0.0f);
+  for (const int64_t t : long_tokens) add_weights(indptr, indices, data, t, candidates, total);
+  // the completed sums are exact up to rounding: rescore the units within the slack of the k-th
+  double final_cutoff = 0.0;
+  if (static_cast<int64_t>(total.size()) >= k) {
+    heap.assign(total.begin(), total.end());
+    std::nth_element(heap.begin(), heap.begin() + (k - 1), heap.end(), std::greater<float>());
+    final_cutoff = heap[k - 1] - 1e-4 * (1.0 + heap[k - 1]);
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (total[i] < final_cutoff) continue;
+    const int64_t u = candidates[i];
     float s = 0.0f;
     for (int64_t q = 0; q < num_tokens; ++q) s += weight_of(indptr, indices, data, tokens[q], u);
     if (s > 0.0f) best.offer(Entry(s, u));

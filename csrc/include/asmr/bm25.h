@@ -9,14 +9,15 @@
 // units, best first (equal scores: lower unit first), and returns how many.
 //
 // With upper (each token's largest weight; lists sorted by unit), MaxScore
-// pruning: when the lists of at least num_units/8 units cannot lift any unit
-// past the k-th best score of the shorter lists, only the units near the top
-// are scored, by binary search in the long lists; *pruned says it happened.
-// Same units, same scores.
+// pruning: the long lists (at least num_units/8 units) are added from the largest
+// weight down until the k-th best partial score beats what the lists left can add;
+// only the units within that bound of the k-th are completed, by galloping lookups
+// in the lists left, and rescored; *pruned says it happened. Same units, same scores.
 //
 // One query on one thread, in per-thread scratch of num_units floats (and a
 // byte each) left cleared after use. Few postings: only the touched units are
-// visited; postings of at least an eighth of the units: all scores are scanned.
+// visited; postings of at least an eighth of the units (and the pruned path):
+// all scores are scanned.
 #pragma once
 #include <cstdint>
 
