@@ -765,6 +765,9 @@ def _fail(message: str, code: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Before any native library loads: OpenMP runtimes read their settings once, when loaded.
+    for name, value in getattr(args, "environment", {}).items():
+        os.environ.setdefault(name, value)
     from .store import MemoryStateError
     from .units.model import InputError
 
