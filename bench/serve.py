@@ -12,7 +12,8 @@ request's scheduled send time, which counts queueing in the client too). Each
 rate of the ladder runs for --step-seconds; every request asks a different
 question of a pool larger than the server's question cache, so no answer comes
 from the cache. The soak holds 80% of the highest rate that met P95 <= 25 ms and
-samples the server's resident memory (all its processes) every 5 seconds.
+samples the server's resident memory (all its processes) every 5 seconds; the memory's slope is
+given over all samples and over those after the first minute (warm-up).
 
 The ladder ends after the first rate whose P95 passes --stop-ms (the server is
 saturated: higher rates only queue longer). Printed: one row per offered rate (achieved rate, P50/P95/P99, errors), the
@@ -186,7 +187,7 @@ def main() -> None:
                 time.sleep(0.5)
         # warm-up, one request at a time for at least 20 s: the first searches load the graph and
         # the indexes (in every worker) while the verifier's model loads in the background, none of
-        # which is load
+        # which is load; then until /healthz says the background start-up is over
         warm = []
         t_warm = time.perf_counter()
         for i, q in enumerate(questions[-2000:]):
@@ -197,6 +198,13 @@ def main() -> None:
             t1 = time.perf_counter()
             urllib.request.urlopen(req, timeout=300).read()
             warm.append((time.perf_counter() - t1) * 1000)
+        # and until the workers' background start-up is over (a probe reaches any worker: ask often)
+        ready = 0
+        while ready < 4 * args.workers:
+            ready = ready + 1 if json.loads(urllib.request.urlopen(base + "/healthz").read())["warmed_up"] else 0
+            if time.perf_counter() - t > 600:
+                sys.exit("the server's warm-up did not end within 600 s")
+            time.sleep(0.1 if ready else 0.5)
         print(f"# server up in {time.perf_counter() - t:.1f} s (pid {server.pid}, {args.workers} worker(s)); "
               f"first search {warm[0]:.0f} ms, then one at a time P50 {np.median(warm[-100:]):.1f} ms; "
               f"rss {server_rss(server.pid) / 2**20:.0f} MiB", flush=True)
@@ -271,13 +279,16 @@ def soak(base: str, questions: list[str], rate: float, args, pid: int) -> None:
     t = np.array([s[0] for s in samples])
     mib = np.array([s[1] for s in samples]) / 2**20
     slope = float(np.polyfit(t, mib, 1)[0]) * 60 if len(t) > 2 else float("nan")
+    warm = t >= 60  # the first minute still fills caches (questions, vectors, SQLite pages)
+    slope_warm = float(np.polyfit(t[warm], mib[warm], 1)[0]) * 60 if warm.sum() > 2 else float("nan")
     lat_p95 = [r["p95"] for r in rows]
     print(f"\n## Soak: {rate:.0f} req/s for {args.soak_seconds:.0f} s\n")
     print(f"requests {sum(r['n'] for r in rows):,}, errors {sum(r['errors'] for r in rows)}, P95 per 30 s "
           f"median {np.median(lat_p95):.1f} ms (max {max(lat_p95):.1f})")
     print(f"server resident memory: start {mib[0]:.0f} MiB, after the first minute "
           f"{mib[t >= 60][0] if (t >= 60).any() else mib[-1]:.0f} MiB, end {mib[-1]:.0f} MiB, max {mib.max():.0f} MiB; "
-          f"least-squares slope {slope:+.2f} MiB/min over {len(samples)} samples")
+          f"least-squares slope {slope:+.2f} MiB/min over {len(samples)} samples, {slope_warm:+.2f} MiB/min "
+          f"after the first minute")
 
 
 if __name__ == "__main__":

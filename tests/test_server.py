@@ -131,6 +131,10 @@ def test_openai_chat_completions_plain_and_streamed(client):
 def test_healthz_and_metrics(client):
     h = client.get("/healthz")  # no key needed
     assert h.status_code == 200 and h.json()["status"] == "ok" and h.json()["active_units"] > 0
+    deadline = time.monotonic() + 120  # the verifier's model loads in the background at start
+    while not client.get("/healthz").json()["warmed_up"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert client.get("/healthz").json()["warmed_up"]
     client.post("/v1/search", json={"question": "What is the capital of Atlantis in 1850?"}, headers=READ)
     m = client.get("/metrics", headers=READ)
     assert m.status_code == 200 and m.headers["content-type"].startswith("text/plain")
@@ -363,6 +367,23 @@ def test_serve_refuses_bad_settings_without_echoing_keys(tmp_path, capsys, monke
     assert main(["serve", "--memory", str(tmp_path), "--rate-limit", "-1"]) == 2
     err = capsys.readouterr().err
     assert "keys:1: expected 'KEY [read|write]'" in err and READ_KEY not in err and "short" not in err
+
+
+def test_serve_makes_openmp_threads_wait_passively_unless_told_otherwise(tmp_path, monkeypatch):
+    # set before the native libraries load (they read it once), so it must be in the environment
+    # by the time the serve handler runs; a value the user set is kept
+    import os
+
+    from asmr import cli
+    from asmr.server import cli as server_cli
+
+    seen = []
+    monkeypatch.setattr(server_cli, "run", lambda args: seen.append(os.environ.get("OMP_WAIT_POLICY")) or 0)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert cli.main(["serve", "--memory", str(tmp_path)]) == 0
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    assert cli.main(["serve", "--memory", str(tmp_path)]) == 0
+    assert seen == ["PASSIVE", "ACTIVE"]
 
 
 def test_conversation_store_numbers_turns_across_processes_and_drops_the_oldest(tmp_path, monkeypatch):

@@ -211,9 +211,11 @@ def ingest(body: S.IngestRequest, request: Request, _=Depends(writer)):
 @router.get("/healthz", response_model=S.HealthResponse, tags=["operations"],
             summary="Liveness and the generation being served (no key needed)")
 async def healthz(request: Request):  # async: no thread-pool hop for the probe
-    snap = context(request).holder.current
+    holder = context(request).holder
+    snap = holder.current
     return {"status": "ok", "generation": snap.generation, "active_units": snap.active_units,
-            "embed_model": snap.memory.embed_model if snap.memory is not None else None, "worker": os.getpid()}
+            "embed_model": snap.memory.embed_model if snap.memory is not None else None, "worker": os.getpid(),
+            "warmed_up": holder.warmed_up.is_set()}
 
 
 @router.get("/metrics", tags=["operations"], summary="Prometheus metrics of this worker",

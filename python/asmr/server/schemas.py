@@ -209,6 +209,8 @@ class HealthResponse(BaseModel):
     active_units: int
     embed_model: Optional[str]
     worker: int = Field(description="process id of the worker that answered (with --workers N)")
+    warmed_up: bool = Field(description="the worker's start-up work is done (the verifier's model is loaded "
+                                        "in the background meanwhile): a readiness signal")
 
 
 # -- OpenAI-compatible chat ------------------------------------------------------------------

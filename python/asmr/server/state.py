@@ -155,6 +155,7 @@ class SnapshotHolder:
         self._watch_conn = None
         self._watch_lock = threading.Lock()
         self._stop = threading.Event()
+        self.warmed_up = threading.Event()  # set when warm_up() is over, however it ended
         self._watcher: threading.Thread | None = None
         self.on_swap: Callable[[Snapshot], None] | None = None
         self._current = self._open()
@@ -234,6 +235,8 @@ class SnapshotHolder:
                 self.support.score(["The server is starting."], ["The server is starting."])
         except Exception:
             log.exception("warm-up of the support model failed; the first verified answer will retry")
+        finally:
+            self.warmed_up.set()
 
     def start_watching(self) -> None:
         if self._watcher is None and self.poll_seconds > 0:
