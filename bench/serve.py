@@ -198,8 +198,7 @@ def main() -> None:
             t1 = time.perf_counter()
             urllib.request.urlopen(req, timeout=300).read()
             warm.append((time.perf_counter() - t1) * 1000)
-        # and until the workers' background start-up is over (a probe reaches any worker: ask often)
-        ready = 0
+        ready = 0  # a probe reaches any worker: several in a row must say so
         while ready < 4 * args.workers:
             ready = ready + 1 if json.loads(urllib.request.urlopen(base + "/healthz").read())["warmed_up"] else 0
             if time.perf_counter() - t > 600:
@@ -286,7 +285,7 @@ def soak(base: str, questions: list[str], rate: float, args, pid: int) -> None:
     print(f"requests {sum(r['n'] for r in rows):,}, errors {sum(r['errors'] for r in rows)}, P95 per 30 s "
           f"median {np.median(lat_p95):.1f} ms (max {max(lat_p95):.1f})")
     print(f"server resident memory: start {mib[0]:.0f} MiB, after the first minute "
-          f"{mib[t >= 60][0] if (t >= 60).any() else mib[-1]:.0f} MiB, end {mib[-1]:.0f} MiB, max {mib.max():.0f} MiB; "
+          f"{mib[warm][0] if warm.any() else mib[-1]:.0f} MiB, end {mib[-1]:.0f} MiB, max {mib.max():.0f} MiB; "
           f"least-squares slope {slope:+.2f} MiB/min over {len(samples)} samples, {slope_warm:+.2f} MiB/min "
           f"after the first minute")
 

@@ -128,7 +128,7 @@ inline float kth_above(const float* scores, int64_t num_units, const int64_t* ro
     if (static_cast<int64_t>(heap.size()) < k) {
       heap.push_back(s);
       std::push_heap(heap.begin(), heap.end(), std::greater<float>());
-      if (static_cast<int64_t>(heap.size()) == k) bar = std::max(bar, heap.front());
+      if (static_cast<int64_t>(heap.size()) == k) bar = heap.front();  // above the floor, as all it holds
     } else {
       std::pop_heap(heap.begin(), heap.end(), std::greater<float>());
       heap.back() = s;
