@@ -9,7 +9,8 @@ def diffuse_ref(indptr, indices, weights, x, *, steps, decay, restart, personali
     src = np.repeat(np.arange(n), np.diff(indptr))
     dst = np.asarray(indices, dtype=np.int64)
     w = np.asarray(weights, dtype=np.float64)
-    keep = w >= edge_threshold
+    # the kernels take the threshold as a float32: a weight of float32(0.9) passes a threshold of 0.9
+    keep = np.asarray(weights, dtype=np.float32) >= np.float32(edge_threshold)
     src, dst, w = src[keep], dst[keep], w[keep]
     x = np.asarray(x, dtype=np.float64)
     vec = x.ndim == 1
@@ -64,7 +65,7 @@ def spread_ref(indptr, indices, weights, seeds, scores, *, depth, decay, restart
             xu, su = cur[u], strength[u]
             for e in range(indptr[u], indptr[u + 1]):
                 w = f32(weights[e])
-                if not (w >= edge_threshold) or w == 0:
+                if not (w >= f32(edge_threshold)) or w == 0:  # compared in float32, as the kernel does
                     continue
                 v = int(indices[e])
                 touch(v)
