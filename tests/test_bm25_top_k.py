@@ -69,6 +69,29 @@ def test_pruning_on_text_with_stop_words_gives_the_same_top_k():
     assert postings.pruned > 40, postings.pruned  # the pruned path ran, so it is what was checked
 
 
+def test_rare_words_that_settle_the_top_k_alone_give_the_same_top_k():
+    # Every unit holds the boilerplate words; names are shared by a few dozen units each. The short
+    # lists of a question's names then settle the top k before any long list is added, the case
+    # where the pruned path checks only the units those lists name.
+    rng = np.random.default_rng(3)
+    names = [f"n{i}" for i in range(200)]
+    texts = [" ".join(["person", "met", "officials", "about", "project"] + list(rng.choice(names, size=3))
+                      + list(rng.choice(["alpha", "beta", "river", "stone"], size=2))) for _ in range(5000)]
+    index = LexicalIndex.build(enumerate(texts))
+    active = rng.random(len(texts)) > 0.1
+    postings = index._postings
+    before = postings.pruned
+    for i in rng.integers(0, len(texts), 60):
+        words = texts[i].split()
+        q = " ".join(words[5:8] + ["person", "met", "project"])
+        for k, act in ((3, None), (5, active), (10, None)):
+            got_rows, got_scores = index.search(q, k, active=act)
+            ref_rows, ref_scores = reference(index, q, k, act)
+            np.testing.assert_array_equal(got_scores, ref_scores, err_msg=q)
+            np.testing.assert_array_equal(got_rows, ref_rows, err_msg=q)
+    assert postings.pruned - before > 100, postings.pruned - before
+
+
 def test_top_k_small_case_by_hand():
     # token 0: units 0,1,2 with weights 1,2,3; token 1: units 1,2 with .5,.25
     p = Postings(np.array([0, 3, 5]), np.array([0, 1, 2, 1, 2], np.int32),

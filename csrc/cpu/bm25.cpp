@@ -115,14 +115,51 @@ void add_weights(const int64_t* indptr, const I* indices, const float* data, int
   }
 }
 
+// Completes sums[i] of the ascending units[i] with the lists `lists` (largest bound last, and
+// added from there), dropping after each the units that can no longer reach the top k: a unit's
+// score is at most its sum so far plus the bounds of the lists left, and `bar`, raised to the
+// k-th best sum so far, is a lower bound on the k-th best score. Returns that bar. The units kept
+// have every list added.
+template <typename I>
+double complete(const int64_t* indptr, const I* indices, const float* data, const float* upper,
+                const std::vector<int64_t>& lists, int64_t k, std::vector<int64_t>& units,
+                std::vector<float>& sums, double bar, std::vector<float>& heap) {
+  for (size_t done = 0; done < lists.size(); ++done) {
+    const int64_t t = lists[lists.size() - 1 - done];
+    add_weights(indptr, indices, data, t, units, sums);
+    double rest = 0.0;
+    for (size_t j = 0; j + 1 + done < lists.size(); ++j) rest += upper[lists[j]];
+    if (static_cast<int64_t>(sums.size()) >= k) {
+      heap.assign(sums.begin(), sums.end());
+      std::nth_element(heap.begin(), heap.begin() + (k - 1), heap.end(), std::greater<float>());
+      bar = std::max(bar, heap[k - 1] - 1e-4 * (1.0 + heap[k - 1]));  // slack: sums in another order
+    }
+    const double need = bar - rest - 1e-4 * (1.0 + bar);
+    if (need <= 0.0) continue;
+    size_t kept = 0;
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (sums[i] >= need) {
+        units[kept] = units[i];
+        sums[kept++] = sums[i];
+      }
+    }
+    units.resize(kept);
+    sums.resize(kept);
+  }
+  return bar;
+}
+
 // The k-th best of the active units' partial scores above `floor` (0 when fewer than k are),
-// in one pass over the dense scores with a heap of the k best; a unit's row is looked up only
-// when its score would enter the heap.
-inline float kth_above(const float* scores, int64_t num_units, const int64_t* rows, const uint8_t* active,
-                       int64_t k, float floor, std::vector<float>& heap) {
+// in one pass with a heap of the k best; a unit's row is looked up only when its score would
+// enter the heap. The units are 0 .. num_units-1, or the `listed` ones when that is not null.
+inline float kth_above(const float* scores, int64_t num_units, const std::vector<int64_t>* listed,
+                       const int64_t* rows, const uint8_t* active, int64_t k, float floor,
+                       std::vector<float>& heap) {
   heap.clear();
   float bar = floor;  // what a score must beat to enter: the floor, then the heap's worst
-  for (int64_t u = 0; u < num_units; ++u) {
+  const int64_t n = listed != nullptr ? static_cast<int64_t>(listed->size()) : num_units;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t u = listed != nullptr ? (*listed)[i] : i;
     const float s = scores[u];
     if (s <= bar || (active != nullptr && !active[rows[u]])) continue;
     if (static_cast<int64_t>(heap.size()) < k) {
@@ -139,7 +176,8 @@ inline float kth_above(const float* scores, int64_t num_units, const int64_t* ro
   return static_cast<int64_t>(heap.size()) < k ? 0.0f : heap.front();
 }
 
-// MaxScore, term at a time on the dense scores: the short lists are added, then the long ones
+// MaxScore, term at a time on the dense scores: the short lists are added (and the units they
+// name completed, when that settles the top k, see below), then the long ones
 // from the largest weight down, until the k-th best partial score beats what the lists left can
 // add at most (their bound). A unit no added list names scores at most the bound, so only units
 // within the bound of the k-th can make the top k. Their partial scores are completed with the
@@ -152,14 +190,38 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
                   const float* upper, const int64_t* tokens, int64_t num_tokens, const int64_t* rows,
                   const uint8_t* active, int64_t k, int64_t long_list, TopK& best) {
   float* scores = scratch.scores.data();
+  uint8_t* seen = scratch.seen.data();
+  // Until a long list is added, the units the short lists name are the only ones scoring, and the
+  // checks below walk them instead of every unit (a few thousand against a million, typically).
+  std::vector<int64_t>& touched = scratch.touched;
+  bool sparse = true;
   std::vector<int64_t> long_tokens;  // one entry per query position: a repeated token counts again
   double bound = 0.0;
   int64_t scored = 0;
   double added = 0.0;  // the largest weights of the lists added: no partial score is above it
   const auto add = [&](int64_t t) {
-    for (int64_t j = indptr[t]; j < indptr[t + 1]; ++j) scores[indices[j]] += data[j];
+    if (sparse) {
+      for (int64_t j = indptr[t]; j < indptr[t + 1]; ++j) {
+        const int64_t u = indices[j];
+        if (!seen[u]) {
+          seen[u] = 1;
+          touched.push_back(u);
+        }
+        scores[u] += data[j];
+      }
+    } else {
+      for (int64_t j = indptr[t]; j < indptr[t + 1]; ++j) scores[indices[j]] += data[j];
+    }
     scored += indptr[t + 1] - indptr[t];
     added += upper[t];
+  };
+  const auto clear = [&]() {  // leave the scratch all zero for the next query
+    if (sparse) {
+      for (const int64_t u : touched) scores[u] = 0.0f, seen[u] = 0;
+      touched.clear();
+    } else {
+      std::fill(scores, scores + num_units, 0.0f);
+    }
   };
   for (int64_t q = 0; q < num_tokens; ++q) {
     const int64_t t = tokens[q];
@@ -176,60 +238,113 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
   }
   std::sort(long_tokens.begin(), long_tokens.end(), [&](int64_t a, int64_t b) { return upper[a] < upper[b]; });
   std::vector<float> heap;
-  double cutoff = 0.0;
+  // The completed sums are exact up to rounding: rescore the units within the slack of the k-th
+  // exactly, token by token in query order (the sums bm25s makes), and offer them.
+  const auto rescore = [&](const std::vector<int64_t>& units, const std::vector<float>& sums) {
+    double final_cutoff = 0.0;
+    if (static_cast<int64_t>(sums.size()) >= k) {
+      heap.assign(sums.begin(), sums.end());
+      std::nth_element(heap.begin(), heap.begin() + (k - 1), heap.end(), std::greater<float>());
+      final_cutoff = heap[k - 1] - 1e-4 * (1.0 + heap[k - 1]);
+    }
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (sums[i] < final_cutoff) continue;
+      const int64_t u = units[i];
+      float s = 0.0f;
+      for (int64_t q = 0; q < num_tokens; ++q) s += weight_of(indptr, indices, data, tokens[q], u);
+      if (s > 0.0f) best.offer(Entry(s, u));
+    }
+  };
+  // Rare words often settle the top k alone: complete the scores of the units the short lists
+  // name (a lookup in each long list) when that costs less than adding the long lists. If the
+  // k-th of them beats the bound, a unit no short list names (it scores at most the bound)
+  // cannot make the top k, and the long lists are never added.
+  int64_t long_postings = 0;
+  for (const int64_t t : long_tokens) long_postings += indptr[t + 1] - indptr[t];
+  double theta = 0.0;  // a lower bound on the k-th best score, once one is known
+  if (static_cast<int64_t>(touched.size()) >= k &&
+      static_cast<int64_t>(touched.size()) * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= long_postings) {
+    std::vector<int64_t> units;
+    std::vector<float> sums;
+    std::sort(touched.begin(), touched.end());
+    for (const int64_t u : touched) {
+      if (active == nullptr || active[rows[u]]) {
+        units.push_back(u);
+        sums.push_back(scores[u]);
+      }
+    }
+    if (static_cast<int64_t>(units.size()) >= k) {
+      theta = complete(indptr, indices, data, upper, long_tokens, k, units, sums, 0.0, heap);
+      // theta: k units score this much, so the top k's k-th is no lower
+      if (static_cast<int64_t>(units.size()) >= k && theta > bound + 1e-4 * (1.0 + bound)) {
+        clear();
+        rescore(units, sums);
+        return true;
+      }
+    }
+  }
+  double cutoff = 0.0, bar = 0.0;
   while (true) {
     // slack for float rounding: the partial sums are added in another order than bm25s adds them
     const double slack = 1e-4 * (1.0 + bound);
     const float floor = static_cast<float>(bound + slack);
-    int64_t above = 0;  // a count the compiler vectorises: most checks fail on it, before any heap work
-    if (added > floor) {
-      for (int64_t u = 0; u < num_units; ++u) above += scores[u] > floor;
+    double kth = theta > floor ? theta : 0.0;  // above the bound: no unit unnamed so far can reach it
+    if (kth == 0.0 && added > floor) {
+      int64_t above = 0;  // a count the compiler vectorises: most checks fail on it, before any heap work
+      if (sparse) {
+        for (const int64_t u : touched) above += scores[u] > floor;
+      } else {
+        for (int64_t u = 0; u < num_units; ++u) above += scores[u] > floor;
+      }
+      if (above >= k) kth = kth_above(scores, num_units, sparse ? &touched : nullptr, rows, active, k, floor, heap);
     }
-    if (above >= k) {
-      const double kth = kth_above(scores, num_units, rows, active, k, floor, heap);
-      if (kth > 0.0) {
-        // completing the candidates costs a lookup in each list left: take it when that is
-        // cheaper than adding those lists (each added list leaves fewer candidates)
-        cutoff = kth - bound - slack;
-        int64_t candidates = 0, left = 0;
+    if (kth > 0.0) {
+      // completing the candidates costs a lookup in each list left: take it when that is
+      // cheaper than adding those lists (each added list leaves fewer candidates)
+      cutoff = kth - bound - slack;
+      int64_t candidates = 0, left = 0;  // left: the postings of the lists not added
+      if (sparse) {
+        for (const int64_t u : touched) candidates += scores[u] >= cutoff;
+      } else {
         for (int64_t u = 0; u < num_units; ++u) candidates += scores[u] >= cutoff;
-        for (const int64_t t : long_tokens) left += indptr[t + 1] - indptr[t];
-        if (candidates * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= left) break;
+      }
+      for (const int64_t t : long_tokens) left += indptr[t + 1] - indptr[t];
+      if (candidates * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= left) {
+        bar = kth - slack;  // a partial score, or theta: either way no more than the k-th best score
+        break;
       }
     }
     const int64_t t = long_tokens.empty() ? -1 : long_tokens.back();
     if (t < 0 || 2 * (scored + indptr[t + 1] - indptr[t]) > postings) {  // little left to skip
-      std::fill(scores, scores + num_units, 0.0f);
+      clear();
       return false;
     }
     long_tokens.pop_back();
     bound -= upper[t];
+    if (sparse) {  // a long list names most units: from here on the dense scores are walked
+      for (const int64_t u : touched) seen[u] = 0;
+      touched.clear();
+      sparse = false;
+    }
     add(t);
   }
   std::vector<int64_t> candidates;  // ascending, as the lists are
   std::vector<float> total;
-  for (int64_t u = 0; u < num_units; ++u) {
+  const auto take = [&](int64_t u) {
     if (scores[u] >= cutoff && scores[u] > 0.0f && (active == nullptr || active[rows[u]])) {
       candidates.push_back(u);
       total.push_back(scores[u]);
     }
+  };
+  if (sparse) {
+    std::sort(touched.begin(), touched.end());
+    for (const int64_t u : touched) take(u);
+  } else {
+    for (int64_t u = 0; u < num_units; ++u) take(u);
   }
-  std::fill(scores, scores + num_units, 0.0f);
-  for (const int64_t t : long_tokens) add_weights(indptr, indices, data, t, candidates, total);
-  // the completed sums are exact up to rounding: rescore the units within the slack of the k-th
-  double final_cutoff = 0.0;
-  if (static_cast<int64_t>(total.size()) >= k) {
-    heap.assign(total.begin(), total.end());
-    std::nth_element(heap.begin(), heap.begin() + (k - 1), heap.end(), std::greater<float>());
-    final_cutoff = heap[k - 1] - 1e-4 * (1.0 + heap[k - 1]);
-  }
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (total[i] < final_cutoff) continue;
-    const int64_t u = candidates[i];
-    float s = 0.0f;
-    for (int64_t q = 0; q < num_tokens; ++q) s += weight_of(indptr, indices, data, tokens[q], u);
-    if (s > 0.0f) best.offer(Entry(s, u));
-  }
+  clear();
+  complete(indptr, indices, data, upper, long_tokens, k, candidates, total, bar, heap);
+  rescore(candidates, total);
   return true;
 }
 
