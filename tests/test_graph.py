@@ -85,3 +85,96 @@ def test_graph_is_saved_per_generation_and_reused(memory):
         again = load_or_build(m)
         np.testing.assert_array_equal(again.indices, g.indices)
         assert again.entities == g.entities
+
+
+def _edges(g, kinds=EDGE_KINDS):
+    """(src name, dst name, kind, weight) of every edge whose kind is in ``kinds``; entity nodes by name."""
+    src = np.repeat(np.arange(g.num_nodes), np.diff(g.indptr))
+    name = lambda n: int(n) if n < g.num_rows else g.entities[n - g.num_rows]  # noqa: E731
+    return {(name(s), name(d), EDGE_KINDS[k], round(float(w), 5))
+            for s, d, k, w in zip(src, g.indices, g.kinds, g.weights) if EDGE_KINDS[k] in kinds}
+
+
+def test_versions_in_other_documents_and_changelogs_get_temporal_edges(tmp_path):
+    ingest(tmp_path, [
+        Document("old", "The upload limit of the gateway is 10 MB per request.", "text", title="Gateway 2025",
+                 effective_date="2025-01-10", source="old"),
+        Document("new", "The upload limit of the gateway is 20 MB per request.", "text", title="Gateway 2026",
+                 effective_date="2026-02-01", source="new"),
+        Document("same-day", "The upload limit of the gateway is 30 MB per request.", "text", title="Gateway copy",
+                 effective_date="2026-02-01", source="same-day"),
+        Document("changes", "Version 2.4 renamed --listen-port and raised the upload limit.", "text",
+                 title="Changes", doc_type="changelog", effective_date="2026-03-01", source="changes"),
+        Document("manual", "Start the server with --listen-port 8080.", "text", title="Manual", source="manual"),
+        Document("faq", "Use --listen-port to move the server off port 80.", "text", title="FAQ", source="faq"),
+    ], embedder="hash-64")
+    with Memory(tmp_path) as m:
+        row = {d: m.units_of("kb", d)[0].row for d in ("old", "new", "same-day", "changes", "manual", "faq")}
+        cos = lambda a, b: float(m.vectors[row[a]] @ m.vectors[row[b]])  # noqa: E731
+        cfg = GraphConfig(temporal_similarity=min(cos("old", "new"), cos("new", "same-day")) - 1e-3)
+        g = build_graph(m, cfg)
+        assert g.edge(row["old"], row["new"])[0] == "temporal" == g.edge(row["new"], row["old"])[0]
+        # Alike but of one date: not versions of each other, plain neighbours.
+        assert g.edge(row["new"], row["same-day"])[0] == "semantic"
+        # The changelog unit reaches the units naming what it names in one hop, both ways.
+        for d in ("manual", "faq"):
+            assert g.edge(row["changes"], row[d])[0] == "temporal" and g.edge(row[d], row["changes"])[0] == "temporal"
+        assert g.edge(row["manual"], row["faq"]) is None  # two non-changelog units go through the entity node
+        strict = build_graph(m, GraphConfig(temporal_similarity=1.01))
+        assert strict.edge(row["old"], row["new"])[0] == "semantic"
+
+
+def test_a_build_after_an_ingest_reuses_the_last_graph_and_equals_a_full_build(memory, monkeypatch):
+    monkeypatch.setattr("asmr.graph.build.INCREMENTAL_MAX_CHANGE", 1.0)  # this memory is small: any change is large
+    cfg = GraphConfig(semantic_floor=0.05)  # most pairs candidates (not the many ties at 0): semantic lists exercised
+    with Memory(memory) as m:
+        first = load_or_build(m, cfg)
+        assert first.reused == 0 and first.parts is not None
+    ingest(memory, [
+        doc("opera", "The Grand Theatre stages one opera a month.", "Grand Theatre"),  # a new title
+        doc("singer", "Marie Dubois sang at the Grand Theatre of Lyon in 2001.", "Marie Dubois"),
+        doc("river", "Blue River is set in the city of Grenoble.", "Blue River"),  # revised: one unit replaced
+    ], embedder="hash-64")
+    ingest(memory, [doc("venue", "Marie Dubois often sang at the Grand Theatre.", "Venue notes")],
+           embedder="hash-64")
+    with Memory(memory) as m:
+        assert m.generation == 3 and not list(memory.glob("graph.3.*"))
+        again = load_or_build(m, cfg)  # from generation 1's parts, two ingests back
+        assert again.reused == len(first.parts.rows) - 1  # every unit but the revised one
+        full = build_graph(m, cfg)
+        assert full.reused == 0
+        assert _edges(again) == _edges(full)
+        assert again.entities == full.entities
+        singer = m.units_of("kb", "singer")[0].row
+        alice = m.units_of("kb", "alice")[0].row
+        theatre = again.num_rows + again.entities.index("grand theatre")
+        assert again.edge(singer, theatre)[0] == "entity"
+        old_river = next(u for u in m.units_of("kb", "river", status="superseded")).row
+        assert not any(old_river in (s, d) for s, d, *_ in _edges(again))
+        assert again.edge(alice, again.num_rows + again.entities.index("blue river"))[0] == "entity"
+        # Graphs older than the one before are removed (none was built at 2): the newest holds the parts.
+        assert [p.name.split(".")[1] for p in memory.glob("graph.*.npz")] == ["3"]
+
+
+def test_an_earlier_graph_is_not_reused_for_other_vectors_or_a_large_change(memory, tmp_path):
+    from asmr.graph.build import GraphParts
+
+    with Memory(memory) as m:
+        first = build_graph(m)
+        wrong = GraphParts(**{**first.parts.__dict__, "vectors": "another-model/64"})
+        assert build_graph(m, previous=wrong).reused == 0
+        assert build_graph(m, previous=first.parts).reused == len(first.parts.rows)
+    other = tmp_path / "other"
+    ingest(other, [doc(f"d{i}", f"Unit number {i} of a memory about Item{i}.") for i in range(8)],
+           embedder="hash-64")
+    with Memory(other) as m:  # 8 units, 7 of them new to these parts: too large a change to patch
+        assert build_graph(m, previous=first.parts).reused == 0
+
+
+def test_rows_with_all_words_intersects_postings(memory):
+    with Memory(memory) as m:
+        lyon = m.lexical.rows_with_all(["lyon"])
+        both = m.lexical.rows_with_all(["city", "lyon"])
+        assert set(both) <= set(lyon) and len(both) >= 1
+        assert {u.row for u in m.units_of("kb", "lyon")} <= set(lyon)
+        assert len(m.lexical.rows_with_all(["lyon", "nowhere"])) == 0

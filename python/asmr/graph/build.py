@@ -8,7 +8,12 @@ nodes ``num_rows ..`` are entities. Edge kinds, each with its own evidence:
   one document, a cross-reference ("see section 4", a link to another file);
 - ``entity``: a unit and an entity it names, or the title of its own document.
   Units that name the same entity, or a unit that names another document's
-  title and that document's units, are two hops apart through it.
+  title and that document's units, are two hops apart through it;
+- ``temporal``: two versions of one statement (semantic neighbours of different
+  documents, nearly alike, with different effective dates), and a changelog
+  unit and the units of other documents that name what it names. A unit and its
+  own predecessor need no edge: the predecessor is superseded, so it has none,
+  and the store's ``superseded_by`` pointer gives it (``Hit.previous_version``).
 
 Every edge weighs ``alpha * cosine + beta * specificity + gamma * prior[kind]``
 clipped to [0, 1], where cosine is that of the two units' vectors (unit-unit
@@ -17,6 +22,18 @@ edges), and specificity, for an entity named by ``df`` units, is
 an entity that co-occurs with everything says little); entities named by more
 than ``max_entity_units`` units, or by one, get no node. Each node keeps its
 ``max_degree`` strongest edges, so the graph stays sparse as the memory grows.
+
+A build is incremental when the graph of an earlier generation is on disk
+(``load_or_build``): its per-unit parts (each unit's entity keys and semantic
+neighbours) are reused for the units still active, and only the new units are
+read, scanned for names and searched for neighbours, plus the units that may
+name a title added or dropped since. Structure, entity nodes, weights and
+pruning are then assembled over the whole memory as in a full build, so those
+edges are the same either way. Semantic neighbours of an unchanged unit are its
+earlier ones still active, and the new units that find it among their own
+nearest (``2 * semantic_k``): the full build's lists where the neighbour search
+is symmetric enough, which exact (flat) search of a small change mostly is.
+Past ``INCREMENTAL_MAX_CHANGE`` of the memory changed, a build starts afresh.
 """
 from __future__ import annotations
 
@@ -32,9 +49,12 @@ import numpy as np
 
 from asmr_kernels import CSRGraph
 
+from ..index.lexical import tokenize
 from .entities import title_key, unit_entities
 
-EDGE_KINDS = ("semantic", "structure", "entity")
+EDGE_KINDS = ("semantic", "structure", "entity", "temporal")
+# Share of the active units (new plus retired) up to which a build reuses the last graph's parts.
+INCREMENTAL_MAX_CHANGE = 0.25
 
 
 @dataclass(frozen=True)
@@ -42,15 +62,69 @@ class GraphConfig:
     alpha: float = 0.6  # weight of the cosine of the two units
     beta: float = 0.6  # weight of the entity's specificity
     gamma: float = 0.4  # weight of the edge kind's prior
-    prior: dict = field(default_factory=lambda: {"semantic": 0.5, "structure": 1.0, "entity": 1.0})
+    prior: dict = field(default_factory=lambda: {"semantic": 0.5, "structure": 1.0, "entity": 1.0,
+                                                 "temporal": 1.0})
     semantic_k: int = 10
     semantic_floor: float = 0.6
+    temporal_similarity: float = 0.85  # neighbours this alike, of other documents and dates: versions
     semantic_ef_search: int = 32  # HNSW breadth for the neighbour self-search (96 took 85 % of a build)
     max_entity_units: int = 64
     max_degree: int = 64
 
     def key(self) -> str:
         return hashlib.blake2b(json.dumps(asdict(self), sort_keys=True).encode(), digest_size=4).hexdigest()
+
+
+@dataclass
+class GraphParts:
+    """What a build found per unit, which the next generation's build reuses for units still active.
+
+    ``rows`` are the active unit rows, ascending; the entity keys of ``rows[i]`` are
+    ``vocab[ids[ptr[i]:ptr[i + 1]]]``, found with ``titles`` as the document titles.
+    ``sem_src -> sem_dst`` (cosine ``sem_cos``) are the semantic neighbour pairs.
+    """
+    rows: np.ndarray
+    ptr: np.ndarray
+    ids: np.ndarray
+    vocab: list[str]
+    titles: list[str]
+    sem_src: np.ndarray
+    sem_dst: np.ndarray
+    sem_cos: np.ndarray
+    vectors: str  # "<embed model>/<dim>": the neighbours hold only for the same vectors
+
+    def keys_at(self, i: int) -> list[str]:
+        return [self.vocab[j] for j in self.ids[self.ptr[i]:self.ptr[i + 1]]]
+
+    def arrays(self) -> dict:
+        narrow = np.int32 if not len(self.rows) or self.rows[-1] < 2**31 else np.int64  # 10 pairs a unit
+        return {"p_rows": self.rows, "p_ptr": self.ptr, "p_ids": self.ids, "p_vocab": _join(self.vocab),
+                "p_titles": _join(self.titles), "p_sem_src": self.sem_src.astype(narrow),
+                "p_sem_dst": self.sem_dst.astype(narrow),
+                "p_sem_cos": self.sem_cos, "p_vectors": np.array(self.vectors)}
+
+    @classmethod
+    def load(cls, path: Path) -> "GraphParts | None":
+        """The parts saved with a graph file; None if it has none (or cannot be read)."""
+        try:
+            with np.load(path) as z:
+                if "p_rows" not in z.files:
+                    return None
+                return cls(z["p_rows"], z["p_ptr"], z["p_ids"], _split(z["p_vocab"]), _split(z["p_titles"]),
+                           z["p_sem_src"].astype(np.int64), z["p_sem_dst"].astype(np.int64), z["p_sem_cos"],
+                           str(z["p_vectors"]))
+        except (OSError, ValueError, KeyError):
+            return None
+
+
+def _join(keys: list[str]) -> np.ndarray:
+    # One blob, not a fixed-width string array: a million keys would take the longest one's width each.
+    return np.frombuffer("\n".join(keys).encode("utf-8", "surrogatepass"), np.uint8)
+
+
+def _split(blob: np.ndarray) -> list[str]:
+    text = blob.tobytes().decode("utf-8", "surrogatepass")
+    return text.split("\n") if text else []
 
 
 @dataclass
@@ -62,6 +136,8 @@ class UnitGraph:
     kinds: np.ndarray  # uint8 index into EDGE_KINDS, per edge
     entities: list[str]  # name of node num_rows + i
     config: GraphConfig
+    parts: GraphParts | None = None  # set by a build, for the next one; not read back by load()
+    reused: int = 0  # units whose parts this build took from an earlier graph (0: a full build)
     _csr: CSRGraph | None = None
 
     @property
@@ -94,7 +170,7 @@ class UnitGraph:
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez(tmp, num_rows=self.num_rows, indptr=self.indptr, indices=self.indices, weights=self.weights,
                  kinds=self.kinds, entities=np.array(self.entities, dtype=object).astype(str),
-                 config=json.dumps(asdict(self.config)))
+                 config=json.dumps(asdict(self.config)), **(self.parts.arrays() if self.parts else {}))
         os.replace(tmp, path)
 
     @classmethod
@@ -109,37 +185,55 @@ def graph_path(memory, config: GraphConfig) -> Path:
     return memory.directory / f"graph.{memory.generation}.{config.key()}.npz"
 
 
+def _earlier_graph(memory, config: GraphConfig) -> Path | None:
+    """The newest graph file of an earlier generation built with the same config."""
+    best = None
+    for p in memory.directory.glob(f"graph.*.{config.key()}.npz"):
+        gen = p.name.split(".")[1]
+        if gen.isdigit() and int(gen) < memory.generation and (best is None or int(gen) > best[0]):
+            best = (int(gen), p)
+    return best[1] if best else None
+
+
 def load_or_build(memory, config: GraphConfig | None = None) -> UnitGraph:
-    """The graph of a memory snapshot: from its file when built before, else built and saved beside the store."""
+    """The graph of a memory snapshot: from its file when built before, else built (from an earlier
+    generation's graph where there is one) and saved beside the store."""
     config = config or GraphConfig()
     path = graph_path(memory, config)
     if path.exists():
         return UnitGraph.load(path)
-    graph = build_graph(memory, config)
+    earlier = _earlier_graph(memory, config)
+    graph = build_graph(memory, config, previous=GraphParts.load(earlier) if earlier else None)
     try:
         graph.save(path)
         for old in memory.directory.glob("graph.*.npz"):
             gen = old.name.split(".")[1]
-            if gen.isdigit() and int(gen) < memory.generation - 1:
+            if gen.isdigit() and int(gen) < memory.generation - 1:  # a reader may still be on the one before
                 old.unlink(missing_ok=True)
     except OSError:
         pass  # a read-only memory still answers, it just builds its graph each time
     return graph
 
 
-def build_graph(memory, config: GraphConfig | None = None) -> UnitGraph:
-    """Build the graph of the active units of a ``Memory`` snapshot."""
+def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts | None = None) -> UnitGraph:
+    """Build the graph of the active units of a ``Memory`` snapshot, reusing ``previous`` (the parts of
+    an earlier generation's build) for units that did not change, when it applies."""
     config = config or GraphConfig()
     conn = memory.conn
-    units = conn.execute("SELECT row, id, kb, doc_id, kind, parent_id, ord, content FROM units "
+    units = conn.execute("SELECT row, id, kb, doc_id, parent_id, effective_at FROM units "
                          "WHERE status='active' ORDER BY kb, doc_id, ord").fetchall()
     row_of_id = {u[1]: u[0] for u in units}
-    titles = {(kb, doc): t for kb, doc, t in conn.execute("SELECT kb, doc_id, title FROM documents")}
+    active_rows = np.array(sorted(row_of_id.values()), dtype=np.int64)
+    docs = {(kb, doc): (t, typ) for kb, doc, t, typ in conn.execute(
+        "SELECT kb, doc_id, title, doc_type FROM documents")}
+    title_keys = {k for k in (title_key(t) for t, _ in docs.values()) if len(k) >= 3}
+    vectors_key = f"{memory.embed_model}/{memory.dim}"
+    previous = _applicable(previous, active_rows, memory, vectors_key)
     edges = _EdgeList()
 
     # Structure: parent/child and neighbours in document order.
     prev = None
-    for row, uid, kb, doc, kind, parent_id, ord_, content in units:
+    for row, uid, kb, doc, parent_id, _ in units:
         if parent_id in row_of_id:
             edges.add_pair(row, row_of_id[parent_id], "structure")
         if prev is not None and prev[1:3] == (kb, doc):
@@ -166,16 +260,15 @@ def build_graph(memory, config: GraphConfig | None = None) -> UnitGraph:
             edges.add_pair(src, dst, "structure")
 
     # Entities: mentions and titles; a document's units own its title.
-    title_keys = {k for k in (title_key(t) for t in titles.values()) if len(k) >= 3}
-    cjk_titles = [k for k in title_keys if not k.isascii()]
+    keys_of = _unit_entity_keys(memory, active_rows, title_keys, previous)
     entity_units: dict[str, set[int]] = {}
-    for row, uid, kb, doc, kind, parent_id, ord_, content in units:
-        for key in unit_entities(content, title_keys, cjk_titles):
+    for row, keys in zip(active_rows.tolist(), keys_of):
+        for key in keys:
             entity_units.setdefault(key, set()).add(row)
     rows_of_doc: dict[tuple[str, str], list[int]] = {}
     for row, doc_key in doc_of_row.items():
         rows_of_doc.setdefault(doc_key, []).append(row)
-    for doc_key, title in titles.items():
+    for doc_key, (title, _) in docs.items():
         key = title_key(title)
         rows = rows_of_doc.get(doc_key, [])
         if key in title_keys and rows:
@@ -184,25 +277,145 @@ def build_graph(memory, config: GraphConfig | None = None) -> UnitGraph:
     entities = sorted(k for k, rows in entity_units.items() if 2 <= len(rows) <= config.max_entity_units)
     log_max = math.log(max(config.max_entity_units, 2))
     num_rows = memory.num_rows
+    changelog = {row for row, d in doc_of_row.items() if docs.get(d, (None, None))[1] == "changelog"}
     for i, key in enumerate(entities):
         rows = entity_units[key]
         specificity = 1.0 - math.log(len(rows)) / log_max
         for row in rows:
             edges.add_pair(row, num_rows + i, "entity", specificity=specificity)
+        if changelog and not changelog.isdisjoint(rows):
+            # Temporal: a changelog unit and the other documents' units that name what it names.
+            for c in rows & changelog:
+                for row in rows:
+                    if doc_of_row[row] != doc_of_row[c]:
+                        edges.add_pair(c, row, "temporal", specificity=specificity)
 
-    # Semantic neighbours.
-    active_rows = np.array(sorted(row_of_id.values()), dtype=np.int64)
-    if memory.dense is not None and len(active_rows) > 1 and config.semantic_k > 0:
-        for lo in range(0, len(active_rows), 4096):
-            part = active_rows[lo:lo + 4096]
-            nbr, cos = memory.dense.search(np.asarray(memory.vectors[part]), config.semantic_k + 1,
-                                           active=memory.active, ef_search=config.semantic_ef_search)
-            for r, ns, cs in zip(part, nbr, cos):
-                for n, c in zip(ns, cs):
-                    if n >= 0 and n != r and c >= config.semantic_floor:
-                        edges.add(int(r), int(n), "semantic")
+    # Semantic neighbours; near-duplicates of other documents with other dates are versions (temporal).
+    sem_src, sem_dst, sem_cos = _semantic_pairs(memory, active_rows, config, previous)
+    doc_number, day_number = np.zeros(num_rows, np.int64), np.zeros(num_rows, np.int64)
+    numbers: dict = {}
+    for row, _, kb, doc, _, effective in units:
+        doc_number[row] = numbers.setdefault((kb, doc), len(numbers))
+        day_number[row] = numbers.setdefault(effective[:10], len(numbers))
+    version = ((sem_cos >= config.temporal_similarity) & (doc_number[sem_src] != doc_number[sem_dst])
+               & (day_number[sem_src] != day_number[sem_dst]))
+    edges.extend(sem_src[~version], sem_dst[~version], "semantic", sem_cos[~version])
+    for a, b in ((sem_src, sem_dst), (sem_dst, sem_src)):
+        edges.extend(a[version], b[version], "temporal", sem_cos[version])
 
-    return edges.to_graph(num_rows, entities, memory.vectors, config)
+    vocab = sorted({k for keys in keys_of for k in keys})
+    index = {k: i for i, k in enumerate(vocab)}
+    ptr = np.zeros(len(active_rows) + 1, np.int64)
+    np.cumsum([len(keys) for keys in keys_of], out=ptr[1:])
+    ids = np.fromiter((index[k] for keys in keys_of for k in sorted(keys)), np.int32, count=int(ptr[-1]))
+    parts = GraphParts(active_rows, ptr, ids, vocab, sorted(title_keys), sem_src, sem_dst, sem_cos, vectors_key)
+    graph = edges.to_graph(num_rows, entities, memory.vectors, config)
+    graph.parts = parts
+    graph.reused = 0 if previous is None else int(np.isin(active_rows, previous.rows, assume_unique=True).sum())
+    return graph
+
+
+def _applicable(previous: GraphParts | None, active_rows: np.ndarray, memory, vectors_key: str):
+    """``previous`` if this build can start from it: same vectors, rows this memory has, and a change
+    small enough to be worth it."""
+    if previous is None or previous.vectors != vectors_key or not len(active_rows):
+        return None
+    if len(previous.rows) and int(previous.rows[-1]) >= memory.num_rows:
+        return None  # parts of another memory, or of rows this one never committed
+    kept = np.isin(active_rows, previous.rows, assume_unique=True).sum()
+    changed = (len(active_rows) - kept) + (len(previous.rows) - kept)
+    return previous if changed <= INCREMENTAL_MAX_CHANGE * len(active_rows) else None
+
+
+def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str], previous: GraphParts | None) -> list[set[str]]:
+    """The entity keys of each unit of ``rows``: from ``previous`` where the unit and the titles it could
+    name are unchanged, else found in its text."""
+    cjk_titles = [k for k in title_keys if not k.isascii()]
+    if previous is None:
+        found = {row: unit_entities(content, title_keys, cjk_titles) for row, content in
+                 memory.conn.execute("SELECT row, content FROM units WHERE status='active'")}
+        return [found[r] for r in rows.tolist()]
+    pos = np.searchsorted(previous.rows, rows)
+    pos_ok = np.minimum(pos, max(len(previous.rows) - 1, 0))
+    was = (pos < len(previous.rows)) & (previous.rows[pos_ok] == rows) if len(previous.rows) else \
+        np.zeros(len(rows), bool)
+    out: list[set[str]] = [set(previous.keys_at(int(p))) if w else set() for p, w in zip(pos_ok, was)]
+    redo = set(np.flatnonzero(~was).tolist())
+    old_titles = set(previous.titles)
+    dropped, added = old_titles - title_keys, title_keys - old_titles
+    if dropped:  # units that named a title no longer in memory may have named it only as a title
+        redo.update(i for i in np.flatnonzero(was).tolist() if not dropped.isdisjoint(out[i]))
+    if added:  # units that may name a new title: those holding all of its words
+        candidates = _rows_with_words(memory, added)
+        if candidates is None:
+            redo = set(range(len(rows)))
+        else:
+            redo.update(np.flatnonzero(np.isin(rows, candidates)).tolist())
+    at = {int(rows[i]): i for i in redo}
+    todo = sorted(at)
+    for lo in range(0, len(todo), 500):
+        part = todo[lo:lo + 500]
+        for row, content in memory.conn.execute(
+                f"SELECT row, content FROM units WHERE row IN ({','.join('?' * len(part))})", part):
+            out[at[row]] = unit_entities(content, title_keys, cjk_titles)
+    return out
+
+
+def _rows_with_words(memory, keys: set[str]) -> np.ndarray | None:
+    """Unit rows that hold every BM25 word of at least one of ``keys`` (None: no index to ask)."""
+    lexical = getattr(memory, "lexical", None)
+    if lexical is None:
+        return None
+    found = [lexical.rows_with_all(tokenize(k)) for k in keys]
+    return np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+
+
+def _semantic_pairs(memory, active_rows: np.ndarray, config: GraphConfig, previous: GraphParts | None):
+    """(src, dst, cosine) of each active unit and its ``semantic_k`` nearest above the floor."""
+    k = config.semantic_k
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+    if memory.dense is None or len(active_rows) < 2 or k <= 0:
+        return empty
+    src, dst, cos = [], [], []
+    if previous is None:
+        search, fetch = active_rows, k + 1
+    else:
+        active = memory.active
+        keep = active[previous.sem_src] & active[previous.sem_dst]
+        src.append(previous.sem_src[keep])
+        dst.append(previous.sem_dst[keep])
+        cos.append(previous.sem_cos[keep])
+        search = active_rows[~np.isin(active_rows, previous.rows, assume_unique=True)]
+        fetch = 2 * k + 1  # a new unit is offered to the k-th farthest of these as a neighbour too
+    for lo in range(0, len(search), 4096):
+        part = search[lo:lo + 4096]
+        nbr, cs = memory.dense.search(np.asarray(memory.vectors[part]), fetch, active=memory.active,
+                                      ef_search=max(config.semantic_ef_search, fetch))
+        r = np.repeat(part, nbr.shape[1])
+        n, c = nbr.ravel(), cs.ravel()
+        ok = (n >= 0) & (n != r) & (c >= config.semantic_floor)
+        src.append(r[ok])
+        dst.append(n[ok])
+        cos.append(c[ok].astype(np.float32))
+        if previous is not None:  # the reverse pairs: an old unit may now have this one among its k nearest
+            src.append(n[ok])
+            dst.append(r[ok])
+            cos.append(c[ok].astype(np.float32))
+    if not src:
+        return empty
+    src, dst, cos = np.concatenate(src), np.concatenate(dst), np.concatenate(cos)
+    # One pair per (src, dst), then each unit's k nearest.
+    order = np.lexsort((-cos, dst, src))
+    src, dst, cos = src[order], dst[order], cos[order]
+    first = np.ones(len(src), bool)
+    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+    src, dst, cos = src[first], dst[first], cos[first]
+    order = np.lexsort((-cos, src))
+    src, dst, cos = src[order], dst[order], cos[order]
+    counts = np.bincount(src, minlength=memory.num_rows)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    keep = (np.arange(len(src)) - np.repeat(starts, counts)) < k
+    return src[keep], dst[keep], cos[keep]
 
 
 def _section_heading(conn, kb: str, doc: str, target: str) -> int | None:
@@ -217,11 +430,13 @@ def _section_heading(conn, kb: str, doc: str, target: str) -> int | None:
 
 
 class _EdgeList:
-    """Edges as typed arrays: 17 bytes an edge, where lists of Python numbers took over 100."""
+    """Edges as typed arrays: 17 bytes an edge, where lists of Python numbers took over 100; and
+    whole arrays of them (the semantic pairs), with the cosines their search already gave."""
 
     def __init__(self):
         self.src, self.dst = array("q"), array("q")
         self.kind, self.spec = array("B"), array("f")
+        self.chunks: list[tuple[np.ndarray, ...]] = []  # (src, dst, kind, spec, cos)
 
     def add(self, a: int, b: int, kind: str, specificity: float = 0.0) -> None:
         self.src.append(a)
@@ -233,21 +448,29 @@ class _EdgeList:
         self.add(a, b, kind, specificity)
         self.add(b, a, kind, specificity)
 
+    def extend(self, src: np.ndarray, dst: np.ndarray, kind: str, cos: np.ndarray) -> None:
+        """Unit-unit edges src[i] -> dst[i] whose cosines are known."""
+        self.chunks.append((src.astype(np.int64), dst.astype(np.int64), np.full(len(src), EDGE_KINDS.index(kind),
+                            np.uint8), np.zeros(len(src), np.float32), cos.astype(np.float32)))
+
     def to_graph(self, num_rows: int, entities: list[str], vectors, config: GraphConfig) -> UnitGraph:
         n = num_rows + len(entities)
-        src = np.frombuffer(self.src, np.int64) if len(self.src) else np.zeros(0, np.int64)
-        dst = np.frombuffer(self.dst, np.int64) if len(self.dst) else np.zeros(0, np.int64)
-        kind = np.frombuffer(self.kind, np.uint8) if len(self.kind) else np.zeros(0, np.uint8)
-        spec = np.frombuffer(self.spec, np.float32) if len(self.spec) else np.zeros(0, np.float32)
-        cos = np.zeros(len(src), np.float32)
-        uu = (src < num_rows) & (dst < num_rows)
-        if uu.any():  # cosine of the two units, for unit-unit edges
-            where = np.flatnonzero(uu)
-            for lo in range(0, len(where), 65536):
-                part = where[lo:lo + 65536]
-                a = np.asarray(vectors[src[part]])
-                b = np.asarray(vectors[dst[part]])
-                cos[part] = np.einsum("ij,ij->i", a, b)
+        listed = len(self.src)
+        src = np.concatenate([np.frombuffer(self.src, np.int64) if listed else np.zeros(0, np.int64),
+                              *(c[0] for c in self.chunks)])
+        dst = np.concatenate([np.frombuffer(self.dst, np.int64) if listed else np.zeros(0, np.int64),
+                              *(c[1] for c in self.chunks)])
+        kind = np.concatenate([np.frombuffer(self.kind, np.uint8) if listed else np.zeros(0, np.uint8),
+                               *(c[2] for c in self.chunks)])
+        spec = np.concatenate([np.frombuffer(self.spec, np.float32) if listed else np.zeros(0, np.float32),
+                               *(c[3] for c in self.chunks)])
+        cos = np.concatenate([np.zeros(listed, np.float32), *(c[4] for c in self.chunks)])
+        where = np.flatnonzero((src[:listed] < num_rows) & (dst[:listed] < num_rows))
+        for lo in range(0, len(where), 65536):  # cosine of the two units, for unit-unit edges listed
+            part = where[lo:lo + 65536]
+            a = np.asarray(vectors[src[part]])
+            b = np.asarray(vectors[dst[part]])
+            cos[part] = np.einsum("ij,ij->i", a, b)
         prior = np.array([config.prior.get(k, 0.0) for k in EDGE_KINDS], np.float32)
         w = np.clip(config.alpha * np.maximum(cos, 0) + config.beta * spec + config.gamma * prior[kind], 0, 1)
         # One edge per (src, dst): the strongest evidence wins.

@@ -240,6 +240,22 @@ class LexicalIndex:
         units, scores = self._postings.top_k(ids, k, active=active)
         return np.asarray(self.rows[units], np.int64), scores
 
+    def rows_with_all(self, words: list[str]) -> np.ndarray:
+        """Unit rows (ascending) whose text holds every one of ``words`` (tokens as ``tokenize`` gives);
+        none when a word is in no unit, all of them when ``words`` is empty."""
+        vocab = self._bm25.vocab_dict
+        if any(w not in vocab for w in words):
+            return np.zeros(0, np.int64)
+        m = self._bm25.scores
+        indptr, indices = m["indptr"], m["indices"]
+        lists = sorted((np.asarray(indices[indptr[t]:indptr[t + 1]]) for t in {vocab[w] for w in words}), key=len)
+        if not lists:
+            return np.sort(np.asarray(self.rows, np.int64))
+        units = lists[0]
+        for other in lists[1:]:  # shortest first: each step can only shrink the set
+            units = units[np.isin(units, other, assume_unique=True)]
+        return np.sort(np.asarray(self.rows[units], np.int64))
+
     @cached_property
     def _postings(self) -> Postings:
         m = self._bm25.scores
