@@ -120,8 +120,9 @@ def test_versions_in_other_documents_and_changelogs_get_temporal_edges(tmp_path)
         for d in ("manual", "faq"):
             assert g.edge(row["changes"], row[d])[0] == "temporal" and g.edge(row[d], row["changes"])[0] == "temporal"
         assert g.edge(row["manual"], row["faq"]) is None  # two non-changelog units go through the entity node
-        strict = build_graph(m, GraphConfig(temporal_similarity=1.01))
+        strict = build_graph(m, GraphConfig(temporal_similarity=1.01, changelog_edges=False))
         assert strict.edge(row["old"], row["new"])[0] == "semantic"
+        assert strict.edge(row["changes"], row["manual"]) is None
 
 
 def test_a_build_after_an_ingest_reuses_the_last_graph_and_equals_a_full_build(memory, monkeypatch):

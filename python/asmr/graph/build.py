@@ -67,6 +67,7 @@ class GraphConfig:
     semantic_k: int = 10
     semantic_floor: float = 0.6
     temporal_similarity: float = 0.85  # neighbours this alike, of other documents and dates: versions
+    changelog_edges: bool = True  # changelog units to the other documents' units naming what they name
     semantic_ef_search: int = 32  # HNSW breadth for the neighbour self-search (96 took 85 % of a build)
     max_entity_units: int = 64
     max_degree: int = 64
@@ -277,7 +278,8 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
     entities = sorted(k for k, rows in entity_units.items() if 2 <= len(rows) <= config.max_entity_units)
     log_max = math.log(max(config.max_entity_units, 2))
     num_rows = memory.num_rows
-    changelog = {row for row, d in doc_of_row.items() if docs.get(d, (None, None))[1] == "changelog"}
+    changelog = {row for row, d in doc_of_row.items() if docs.get(d, (None, None))[1] == "changelog"} \
+        if config.changelog_edges else set()
     for i, key in enumerate(entities):
         rows = entity_units[key]
         specificity = 1.0 - math.log(len(rows)) / log_max
