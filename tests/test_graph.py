@@ -96,26 +96,31 @@ def _edges(g, kinds=EDGE_KINDS):
 
 
 def test_versions_in_other_documents_and_changelogs_get_temporal_edges(tmp_path):
+    limit = "The upload limit of the {} gateway is {} megabytes per request."
     ingest(tmp_path, [
-        Document("old", "The upload limit of the gateway is 10 MB per request.", "text", title="Gateway 2025",
-                 effective_date="2025-01-10", source="old"),
-        Document("new", "The upload limit of the gateway is 20 MB per request.", "text", title="Gateway 2026",
-                 effective_date="2026-02-01", source="new"),
-        Document("same-day", "The upload limit of the gateway is 30 MB per request.", "text", title="Gateway copy",
-                 effective_date="2026-02-01", source="same-day"),
+        Document("old", limit.format("Orion", 10), "text", title="Gateway 2025", effective_date="2025-01-10",
+                 source="old"),
+        Document("new", limit.format("Orion", 20), "text", title="Gateway 2026", effective_date="2026-02-01",
+                 source="new"),
+        Document("same-day", limit.format("Orion", 30), "text", title="Gateway copy", effective_date="2026-02-01",
+                 source="same-day"),
+        Document("other", limit.format("Vega", 40), "text", title="Vega notes", effective_date="2024-05-05",
+                 source="other"),
         Document("changes", "Version 2.4 renamed --listen-port and raised the upload limit.", "text",
                  title="Changes", doc_type="changelog", effective_date="2026-03-01", source="changes"),
         Document("manual", "Start the server with --listen-port 8080.", "text", title="Manual", source="manual"),
         Document("faq", "Use --listen-port to move the server off port 80.", "text", title="FAQ", source="faq"),
     ], embedder="hash-64")
     with Memory(tmp_path) as m:
-        row = {d: m.units_of("kb", d)[0].row for d in ("old", "new", "same-day", "changes", "manual", "faq")}
+        docs = ("old", "new", "same-day", "other", "changes", "manual", "faq")
+        row = {d: m.units_of("kb", d)[0].row for d in docs}
         cos = lambda a, b: float(m.vectors[row[a]] @ m.vectors[row[b]])  # noqa: E731
-        cfg = GraphConfig(temporal_similarity=min(cos("old", "new"), cos("new", "same-day")) - 1e-3)
-        g = build_graph(m, cfg)
+        alike = min(cos("old", "new"), cos("new", "same-day"), cos("old", "other"), cos("new", "other"))
+        g = build_graph(m, GraphConfig(temporal_similarity=alike - 1e-3, semantic_floor=alike - 1e-3))
         assert g.edge(row["old"], row["new"])[0] == "temporal" == g.edge(row["new"], row["old"])[0]
-        # Alike but of one date: not versions of each other, plain neighbours.
+        # Alike but of one date, or about another gateway: not versions of each other, plain neighbours.
         assert g.edge(row["new"], row["same-day"])[0] == "semantic"
+        assert g.edge(row["old"], row["other"])[0] == "semantic" and g.edge(row["new"], row["other"])[0] == "semantic"
         # The changelog unit reaches the units naming what it names in one hop, both ways.
         for d in ("manual", "faq"):
             assert g.edge(row["changes"], row[d])[0] == "temporal" and g.edge(row[d], row["changes"])[0] == "temporal"

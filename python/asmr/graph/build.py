@@ -10,7 +10,7 @@ nodes ``num_rows ..`` are entities. Edge kinds, each with its own evidence:
   Units that name the same entity, or a unit that names another document's
   title and that document's units, are two hops apart through it;
 - ``temporal``: two versions of one statement (semantic neighbours of different
-  documents, nearly alike, with different effective dates), and a changelog
+  documents, nearly alike, naming a common entity node, with different effective dates), and a changelog
   unit and the units of other documents that name what it names. A unit and its
   own predecessor need no edge: the predecessor is superseded, so it has none,
   and the store's ``superseded_by`` pointer gives it (``Hit.previous_version``).
@@ -55,6 +55,7 @@ from .entities import title_key, unit_entities
 EDGE_KINDS = ("semantic", "structure", "entity", "temporal")
 # Share of the active units (new plus retired) up to which a build reuses the last graph's parts.
 INCREMENTAL_MAX_CHANGE = 0.25
+BUILDER_VERSION = 2  # raise when the same config would give another graph
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ class GraphConfig:
     max_degree: int = 64
 
     def key(self) -> str:
-        return hashlib.blake2b(json.dumps(asdict(self), sort_keys=True).encode(), digest_size=4).hexdigest()
+        """Names the graph files built with this config by this builder (a saved graph of an older
+        builder is not read: it lacks edge kinds or the parts an incremental build needs)."""
+        described = {**asdict(self), "builder": BUILDER_VERSION}
+        return hashlib.blake2b(json.dumps(described, sort_keys=True).encode(), digest_size=4).hexdigest()
 
 
 @dataclass
@@ -301,6 +305,11 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
         day_number[row] = numbers.setdefault(effective[:10], len(numbers))
     version = ((sem_cos >= config.temporal_similarity) & (doc_number[sem_src] != doc_number[sem_dst])
                & (day_number[sem_src] != day_number[sem_dst]))
+    if version.any():  # and about the same thing (templated facts about two systems look alike too):
+        keys_of_row = dict(zip(active_rows.tolist(), keys_of))  # a name specific enough to be a node
+        specific = set(entities)
+        for i in np.flatnonzero(version).tolist():
+            version[i] = bool(keys_of_row[int(sem_src[i])] & keys_of_row[int(sem_dst[i])] & specific)
     edges.extend(sem_src[~version], sem_dst[~version], "semantic", sem_cos[~version])
     for a, b in ((sem_src, sem_dst), (sem_dst, sem_src)):
         edges.extend(a[version], b[version], "temporal", sem_cos[version])
