@@ -98,8 +98,8 @@ def main() -> None:
     print(f"\n## Graph build after an ingest ({after:,} active units; {changed:,} new or retired, "
           f"{inc.reused:,} reused)\n")
     print("| build | seconds | |\n|---|---:|---|")
-    print(f"| incremental, from the last graph's parts (median of {len(inc_s)}) | {statistics.median(inc_s):.1f} | "
-          f"runs {', '.join(f'{s:.1f}' for s in inc_s)} |")
+    print(f"| incremental, from the last graph's parts (median of {len(inc_s)}) | "
+          f"{statistics.median(inc_s):.1f} | runs {', '.join(f'{s:.1f}' for s in inc_s)} |")
     print(f"| full | {full_s:.1f} | ratio {full_s / statistics.median(inc_s):.1f}x |")
     print("\n| edge kind | full build | incremental | shared | |\n|---|---:|---:|---:|---|")
     if full.entities != inc.entities:
@@ -108,7 +108,8 @@ def main() -> None:
         a, b = edge_keys(full, k), edge_keys(inc, k)
         shared = len(np.intersect1d(a, b, assume_unique=True))
         union = len(a) + len(b) - shared
-        print(f"| {name} | {len(a):,} | {len(b):,} | {shared:,} | {shared / max(union, 1):.4%} of the union |")
+        share = shared / max(union, 1)
+        print(f"| {name} | {len(a):,} | {len(b):,} | {shared:,} | {share:.4%} of the union |")
     shutil.rmtree(args.workdir, ignore_errors=True)
 
 

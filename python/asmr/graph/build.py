@@ -10,8 +10,9 @@ nodes ``num_rows ..`` are entities. Edge kinds, each with its own evidence:
   Units that name the same entity, or a unit that names another document's
   title and that document's units, are two hops apart through it;
 - ``temporal``: two versions of one statement (semantic neighbours of different
-  documents, nearly alike, naming a common entity node, with different effective dates), and a changelog
-  unit and the units of other documents that name what it names. A unit and its
+  documents, nearly alike, naming a common entity node, with different effective
+  dates), and a changelog unit and the units of other documents that name what
+  it names. A unit and its
   own predecessor need no edge: the predecessor is superseded, so it has none,
   and the store's ``superseded_by`` pointer gives it (``Hit.previous_version``).
 
@@ -319,10 +320,12 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
     ptr = np.zeros(len(active_rows) + 1, np.int64)
     np.cumsum([len(keys) for keys in keys_of], out=ptr[1:])
     ids = np.fromiter((index[k] for keys in keys_of for k in sorted(keys)), np.int32, count=int(ptr[-1]))
-    parts = GraphParts(active_rows, ptr, ids, vocab, sorted(title_keys), sem_src, sem_dst, sem_cos, vectors_key)
+    parts = GraphParts(active_rows, ptr, ids, vocab, sorted(title_keys), sem_src, sem_dst, sem_cos,
+                       vectors_key)
     graph = edges.to_graph(num_rows, entities, memory.vectors, config)
     graph.parts = parts
-    graph.reused = 0 if previous is None else int(np.isin(active_rows, previous.rows, assume_unique=True).sum())
+    if previous is not None:
+        graph.reused = int(np.isin(active_rows, previous.rows, assume_unique=True).sum())
     return graph
 
 
@@ -338,7 +341,8 @@ def _applicable(previous: GraphParts | None, active_rows: np.ndarray, memory, ve
     return previous if changed <= INCREMENTAL_MAX_CHANGE * len(active_rows) else None
 
 
-def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str], previous: GraphParts | None) -> list[set[str]]:
+def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str],
+                      previous: GraphParts | None) -> list[set[str]]:
     """The entity keys of each unit of ``rows``: from ``previous`` where the unit and the titles it could
     name are unchanged, else found in its text."""
     cjk_titles = [k for k in title_keys if not k.isascii()]
@@ -397,7 +401,7 @@ def _semantic_pairs(memory, active_rows: np.ndarray, config: GraphConfig, previo
         dst.append(previous.sem_dst[keep])
         cos.append(previous.sem_cos[keep])
         search = active_rows[~np.isin(active_rows, previous.rows, assume_unique=True)]
-        fetch = 2 * k + 1  # a new unit is offered to the k-th farthest of these as a neighbour too
+        fetch = 2 * k + 1  # and each of a new unit's 2k nearest is offered it back (the reverse pairs)
     for lo in range(0, len(search), 4096):
         part = search[lo:lo + 4096]
         nbr, cs = memory.dense.search(np.asarray(memory.vectors[part]), fetch, active=memory.active,
@@ -461,8 +465,9 @@ class _EdgeList:
 
     def extend(self, src: np.ndarray, dst: np.ndarray, kind: str, cos: np.ndarray) -> None:
         """Unit-unit edges src[i] -> dst[i] whose cosines are known."""
-        self.chunks.append((src.astype(np.int64), dst.astype(np.int64), np.full(len(src), EDGE_KINDS.index(kind),
-                            np.uint8), np.zeros(len(src), np.float32), cos.astype(np.float32)))
+        kinds = np.full(len(src), EDGE_KINDS.index(kind), np.uint8)
+        self.chunks.append((src.astype(np.int64), dst.astype(np.int64), kinds, np.zeros(len(src), np.float32),
+                            cos.astype(np.float32)))
 
     def to_graph(self, num_rows: int, entities: list[str], vectors, config: GraphConfig) -> UnitGraph:
         n = num_rows + len(entities)

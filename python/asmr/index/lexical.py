@@ -248,7 +248,8 @@ class LexicalIndex:
             return np.zeros(0, np.int64)
         m = self._bm25.scores
         indptr, indices = m["indptr"], m["indices"]
-        lists = sorted((np.asarray(indices[indptr[t]:indptr[t + 1]]) for t in {vocab[w] for w in words}), key=len)
+        lists = sorted((np.asarray(indices[indptr[t]:indptr[t + 1]]) for t in {vocab[w] for w in words}),
+                       key=len)
         if not lists:
             return np.sort(np.asarray(self.rows, np.int64))
         units = lists[0]
