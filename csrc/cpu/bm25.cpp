@@ -201,14 +201,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
   double added = 0.0;  // the largest weights of the lists added: no partial score is above it
   const auto add = [&](int64_t t) {
     if (sparse) {
-      for (int64_t j = indptr[t]; j < indptr[t + 1]; ++j) {
-        const int64_t u = indices[j];
-        if (!seen[u]) {
-          seen[u] = 1;
-          touched.push_back(u);
-        }
-        scores[u] += data[j];
-      }
+      scratch.add_listed(indptr, indices, data, t);
     } else {
       for (int64_t j = indptr[t]; j < indptr[t + 1]; ++j) scores[indices[j]] += data[j];
     }
@@ -217,8 +210,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
   };
   const auto clear = [&]() {  // leave the scratch all zero for the next query
     if (sparse) {
-      for (const int64_t u : touched) scores[u] = 0.0f, seen[u] = 0;
-      touched.clear();
+      scratch.clear_touched();
     } else {
       std::fill(scores, scores + num_units, 0.0f);
     }
@@ -262,23 +254,34 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
   int64_t long_postings = 0;
   for (const int64_t t : long_tokens) long_postings += indptr[t + 1] - indptr[t];
   double theta = 0.0;  // a lower bound on the k-th best score, once one is known
+  std::vector<int64_t> candidates;  // ascending, as the lists are
+  std::vector<float> total;
+  // The active units whose partial score is at least `cutoff` (and above 0), with those scores.
+  const auto gather = [&](double cutoff) {
+    candidates.clear();
+    total.clear();
+    const auto take = [&](int64_t u) {
+      if (scores[u] >= cutoff && scores[u] > 0.0f && (active == nullptr || active[rows[u]])) {
+        candidates.push_back(u);
+        total.push_back(scores[u]);
+      }
+    };
+    if (sparse) {
+      std::sort(touched.begin(), touched.end());
+      for (const int64_t u : touched) take(u);
+    } else {
+      for (int64_t u = 0; u < num_units; ++u) take(u);
+    }
+  };
   if (static_cast<int64_t>(touched.size()) >= k &&
       static_cast<int64_t>(touched.size()) * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= long_postings) {
-    std::vector<int64_t> units;
-    std::vector<float> sums;
-    std::sort(touched.begin(), touched.end());
-    for (const int64_t u : touched) {
-      if (active == nullptr || active[rows[u]]) {
-        units.push_back(u);
-        sums.push_back(scores[u]);
-      }
-    }
-    if (static_cast<int64_t>(units.size()) >= k) {
-      theta = complete(indptr, indices, data, upper, long_tokens, k, units, sums, 0.0, heap);
+    gather(0.0);
+    if (static_cast<int64_t>(candidates.size()) >= k) {
+      theta = complete(indptr, indices, data, upper, long_tokens, k, candidates, total, 0.0, heap);
       // theta: k units score this much, so the top k's k-th is no lower
-      if (static_cast<int64_t>(units.size()) >= k && theta > bound + 1e-4 * (1.0 + bound)) {
+      if (static_cast<int64_t>(candidates.size()) >= k && theta > bound + 1e-4 * (1.0 + bound)) {
         clear();
-        rescore(units, sums);
+        rescore(candidates, total);
         return true;
       }
     }
@@ -328,20 +331,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
     }
     add(t);
   }
-  std::vector<int64_t> candidates;  // ascending, as the lists are
-  std::vector<float> total;
-  const auto take = [&](int64_t u) {
-    if (scores[u] >= cutoff && scores[u] > 0.0f && (active == nullptr || active[rows[u]])) {
-      candidates.push_back(u);
-      total.push_back(scores[u]);
-    }
-  };
-  if (sparse) {
-    std::sort(touched.begin(), touched.end());
-    for (const int64_t u : touched) take(u);
-  } else {
-    for (int64_t u = 0; u < num_units; ++u) take(u);
-  }
+  gather(cutoff);
   clear();
   complete(indptr, indices, data, upper, long_tokens, k, candidates, total, bar, heap);
   rescore(candidates, total);

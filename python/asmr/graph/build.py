@@ -419,18 +419,23 @@ def _semantic_pairs(memory, active_rows: np.ndarray, config: GraphConfig, previo
     if not src:
         return empty
     src, dst, cos = np.concatenate(src), np.concatenate(dst), np.concatenate(cos)
-    # One pair per (src, dst), then each unit's k nearest.
-    order = np.lexsort((-cos, dst, src))
-    src, dst, cos = src[order], dst[order], cos[order]
-    first = np.ones(len(src), bool)
-    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    src, dst, cos = src[first], dst[first], cos[first]
-    order = np.lexsort((-cos, src))
-    src, dst, cos = src[order], dst[order], cos[order]
-    counts = np.bincount(src, minlength=memory.num_rows)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    keep = (np.arange(len(src)) - np.repeat(starts, counts)) < k
+    keep = _strongest(src, dst, cos, k, memory.num_rows)  # each unit's k nearest
     return src[keep], dst[keep], cos[keep]
+
+
+def _strongest(src: np.ndarray, dst: np.ndarray, strength: np.ndarray, limit: int,
+               num_nodes: int) -> np.ndarray:
+    """Which edges to keep: of each (src, dst) the strongest, then each src's ``limit`` strongest; as
+    indices ordered by src, strongest first."""
+    order = np.lexsort((-strength, dst, src))
+    s, d = src[order], dst[order]
+    first = np.ones(len(order), bool)
+    first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+    order = order[first]
+    order = order[np.lexsort((-strength[order], src[order]))]
+    counts = np.bincount(src[order], minlength=num_nodes)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return order[(np.arange(len(order)) - np.repeat(starts, counts)) < limit]
 
 
 def _section_heading(conn, kb: str, doc: str, target: str) -> int | None:
@@ -489,19 +494,8 @@ class _EdgeList:
             cos[part] = np.einsum("ij,ij->i", a, b)
         prior = np.array([config.prior.get(k, 0.0) for k in EDGE_KINDS], np.float32)
         w = np.clip(config.alpha * np.maximum(cos, 0) + config.beta * spec + config.gamma * prior[kind], 0, 1)
-        # One edge per (src, dst): the strongest evidence wins.
-        order = np.lexsort((-w, dst, src))
-        src, dst, w, kind = src[order], dst[order], w[order], kind[order]
-        first = np.ones(len(src), bool)
-        first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-        src, dst, w, kind = src[first], dst[first], w[first], kind[first]
-        # Bounded degree: each node keeps its strongest edges.
-        order = np.lexsort((-w, src))
-        src, dst, w, kind = src[order], dst[order], w[order], kind[order]
-        counts = np.bincount(src, minlength=n)
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        rank = np.arange(len(src)) - np.repeat(starts, counts)
-        keep = rank < config.max_degree
+        # One edge per (src, dst), the strongest evidence; bounded degree: each node keeps its strongest.
+        keep = _strongest(src, dst, w, config.max_degree, n)
         src, dst, w, kind = src[keep], dst[keep], w[keep], kind[keep]
         indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
