@@ -21,15 +21,17 @@ suffix such as 大学, 公司 or 市, and katakana runs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 KINDS = ("number", "date", "version", "code", "entity")
 
 
-@dataclass(frozen=True)
-class Fact:
-    """One key fact: its ``kind`` (one of KINDS), its ``text`` as written and its comparable ``norm``."""
+class Fact(NamedTuple):
+    """One key fact: its ``kind`` (one of KINDS), its ``text`` as written and its comparable ``norm``.
+
+    A named tuple, not a dataclass: every cited sentence makes several, and a frozen
+    dataclass costs several times as much to build."""
 
     kind: str
     text: str
@@ -124,7 +126,9 @@ def _fmt(value: float) -> str:
 def _unit_norm(unit: str | None) -> str:
     if not unit:
         return ""
-    u = _SPACES.sub(" ", unit.lower())
+    u = unit.lower()
+    if not u.isalpha():
+        u = _SPACES.sub(" ", u)
     if u in ("percent", "per cent", "percentage point", "percentage points", "%"):
         return "%"
     if u.endswith("s") and len(u) > 3 and u not in ("lbs", "hrs", "days", "mos"):
@@ -146,7 +150,9 @@ def _date_norm(y: str, m: str | int | None = None, d: str | None = None) -> str:
 
 
 def _entity_norm(text: str) -> str:
-    key = _SPACES.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
+    key = text.lower()
+    if not key.isalnum():  # punctuation or blanks to fold
+        key = _SPACES.sub(" ", _PUNCT.sub(" ", key)).strip()
     return key[4:] if key.startswith("the ") else key
 
 
@@ -181,7 +187,7 @@ def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
     end_taken = -1
     for m in _DIGITS.finditer(text):
         s, e = m.span()
-        if s < end_taken or _overlaps((s, e), taken):
+        if s < end_taken or (taken and _overlaps((s, e), taken)):
             continue
         run = m.group(0).rstrip(".,")
         e = s + len(run)
@@ -248,7 +254,7 @@ _UNITS_ALIAS = {"dollar": "usd", "euro": "eur", "yuan": "cny", "rmb": "cny", "�
 
 def _codes(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
     for m in _CODE.finditer(text):
-        if _overlaps(m.span(), taken):
+        if taken and _overlaps(m.span(), taken):
             continue
         raw = m.group(0)
         if "_" not in raw and "-" not in raw and not any(c.isdigit() for c in raw):
@@ -265,7 +271,7 @@ def _entities(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
             if not _overlaps(m.span(), taken):
                 _add_entity(m.group(1), seen, out)
     for m in _CAP_SPAN.finditer(text):
-        if _overlaps(m.span(), taken):
+        if taken and _overlaps(m.span(), taken):
             continue
         words = m.group(0).rstrip(".-'’").split()
         while words and words[-1].lower() in _COMMON:
@@ -303,7 +309,7 @@ def _key_facts(text: str) -> tuple[Fact, ...]:
     out: list[Fact] = []
     taken: list[tuple[int, int]] = []
     _codes(text, taken, out)
-    if any(c.isdigit() for c in text):
+    if _DIGITS.search(text):
         _numeric(text, taken, out)
     _entities(text, taken, out)
     return tuple(out)

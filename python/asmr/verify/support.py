@@ -32,6 +32,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 from pathlib import Path
 from typing import Sequence
 
@@ -70,9 +71,9 @@ _LEADING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
     r"^据[^，,。]{1,12}(?:称|介绍|报道|显示|表示)[，,]\s*",
 )]
 _TRAILING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
-    r"[,，]?\s*(?:according\s+to|as\s+(?:noted|stated|reported|mentioned|described|shown)\s+(?:in|by))\s+"
-    r"[^,，.。]{0,80}(?=[.。!?！？]?\s*$)",
-    rf"[,，]?\s*as\s+{_SOURCE}\s+{_SAYS}(?=[.。!?！？]?\s*$)",
+    r"[,，]?\s*(?<!\w)(?:according\s+to|as\s+(?:noted|stated|reported|mentioned|described|shown)\s+(?:in|by))"
+    r"\s+[^,，.。]{0,80}(?=[.。!?！？]?\s*$)",
+    rf"[,，]?\s*(?<!\w)as\s+{_SOURCE}\s+{_SAYS}(?=[.。!?！？]?\s*$)",
     r"\s*[(（](?:see|cf\.?|source|sources|参见|见|来源)[:：]?\s*[^)）]{0,80}[)）]",
 )]
 # First words (and CJK first characters) that can open a hedge: other sentences skip the patterns.
@@ -86,6 +87,10 @@ indeed overall additionally furthermore moreover also however therefore thus hen
 similarly likewise for on meanwhile
 """.split())
 _LEAD_CJK = frozenset("根依按据如综总此另然因资研报数文来")
+# Any leading hedge at all: one match decides whether the rounds below can change anything.
+_ANY_LEADING_HEDGE = re.compile("|".join(f"(?:{p.pattern})" for p in _LEADING_HEDGES), re.IGNORECASE)
+# Only text holding one of these can hold a trailing hedge: one search spares three patterns.
+_TRAILING_GATE = re.compile(r"(?<!\w)(?:according|as)\s|[(（]", re.IGNORECASE)
 _NUMERIC_MARKERS = re.compile(r"\s*\[(?:\d+(?:\s*[,\-–]\s*\d+)*)\]|\s*【\d+】")
 _SPACE_RUN = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?。，；：！？])")
@@ -105,20 +110,23 @@ def core_claim(sentence: str) -> str:
     if not isinstance(sentence, str):
         raise ValueError(f"core_claim: sentence must be a string, got {type(sentence).__name__}")
     text = _markers().sub("", sentence)
-    text = _NUMERIC_MARKERS.sub("", text).strip()
+    if "[" in text or "【" in text:
+        text = _NUMERIC_MARKERS.sub("", text)
+    text = text.strip()
     first = text[:12].split(" ", 1)[0].lower().rstrip(",")
-    rounds = 3 if first in _LEAD_WORDS or text[:1] in _LEAD_CJK else 0
-    for _ in range(rounds):  # "Moreover, according to [2], the source says that …"
+    lead = (first in _LEAD_WORDS or text[:1] in _LEAD_CJK) and _ANY_LEADING_HEDGE.match(text) is not None
+    for _ in range(3 if lead else 0):  # "Moreover, according to [2], the source says that …"
         before = text
         for p in _LEADING_HEDGES:
             text = p.sub("", text, count=1)
         if text == before:
             break
-    low = text.lower()
-    if "accord" in low or "as " in low or "(" in text or "（" in text:
+    if _TRAILING_GATE.search(text):
         for p in _TRAILING_HEDGES:
             text = p.sub("", text)
-    text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACE_RUN.sub(" ", text)).strip()
+    if "  " in text or "\t" in text:
+        text = _SPACE_RUN.sub(" ", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text).strip()
     return text or sentence.strip()
 
 
@@ -165,6 +173,7 @@ _HEDGE_WORDS = frozenset("may might could can possibly perhaps likely unlikely o
                          "usually typically some many various several potentially suggest suggests".split())
 _CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _WORD = re.compile(rf"[{_CJK_CLASS}]+|[a-z0-9]+(?:['’][a-z]+)?|[^\W_{_CJK_CLASS}]+")
+_ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")  # _WORD on lower-cased ASCII text
 _IS_CJK = re.compile(rf"[{_CJK_CLASS}]")
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _REF_HEAD = re.compile(r"^\s*(?:\[\d+\]\s*)?(?:Title:|Text:|Section:)?\s*", re.MULTILINE)
@@ -203,9 +212,9 @@ def _stem(word: str) -> str:
 
 def _words(text: str) -> list[str]:
     """Lower-cased words; CJK runs become character bigrams (single characters when alone)."""
-    raw = _WORD.findall(text.lower())
     if text.isascii():
-        return raw
+        return _ASCII_WORD.findall(text.lower())
+    raw = _WORD.findall(text.lower())
     out: list[str] = []
     for w in raw:
         if _IS_CJK.match(w):
@@ -220,7 +229,7 @@ def _content(words: list[str]) -> list[str]:
 
 
 def _negated(words: list[str], text: str) -> bool:
-    return any(w in _NEGATIONS or w.endswith("n't") for w in words) or (
+    return not _NEGATIONS.isdisjoint(words) or ("'" in text and any(w.endswith("n't") for w in words)) or (
         not text.isascii() and _CJK_NEG.search(text) is not None)
 
 
@@ -285,6 +294,8 @@ def _evidence(text: str) -> _Evidence:
 _CLAUSE_SPLIT = re.compile(r"\s*(?:[;；:：]|[,，]\s*(?:while|whereas|but|although|though|and|which|who|as well as|"
                            r"including|with|making|leading to|resulting in)?|\s(?:while|whereas|but|although)\s|"
                            r"(?:但是|但|而|并且|同时|以及))\s*", re.IGNORECASE)
+# Where a claim can split at all: a text without one of these is a single clause.
+_CLAUSE_GATE = re.compile(r"[;；:：,，]|\s(?:while|whereas|but|although)\s|但|而|并且|同时|以及", re.IGNORECASE)
 MIN_CLAUSE_WORDS = 3
 
 
@@ -303,6 +314,8 @@ def _clauses(core: str) -> list[str]:
 
     Parts with fewer than MIN_CLAUSE_WORDS content words join their neighbour.
     """
+    if _CLAUSE_GATE.search(core) is None:
+        return []
     parts = [p for p in _CLAUSE_SPLIT.split(core) if p and p.strip()]
     merged: list[str] = []
     for part in parts:
@@ -469,6 +482,22 @@ def _cosines(a: np.ndarray, b: np.ndarray, ai: np.ndarray, bi: np.ndarray) -> np
     return pair_cosine(a, b, ai, bi, num_threads=1 if len(ai) < PARALLEL_PAIRS else 0)
 
 
+def _clause_best(cl: list[_Claim], counts: list[int], offsets: list[int], clause_vecs: np.ndarray,
+                 sent_vecs: np.ndarray) -> list[float]:
+    """Per clause (all claims' clauses in order), its best cosine to its pair's candidate sentences."""
+    counts_a = np.asarray(counts, np.int64)
+    n_clauses = np.array([len(c.clauses) for c in cl], np.int64)
+    clause_pair = np.repeat(np.arange(len(cl), dtype=np.int64), n_clauses)
+    per_clause = counts_a[clause_pair]
+    cq = np.repeat(np.arange(len(clause_vecs), dtype=np.int64), per_clause)
+    starts = np.repeat(np.asarray(offsets[:-1], np.int64)[clause_pair], per_clause)
+    within = np.arange(cq.size, dtype=np.int64) - np.repeat(np.cumsum(per_clause) - per_clause, per_clause)
+    best = np.full(len(clause_vecs), -1.0, np.float32)
+    if cq.size:
+        np.maximum.at(best, cq, _cosines(clause_vecs, sent_vecs, cq, starts + within))
+    return best.tolist()
+
+
 def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=None,
                   claim_vecs: np.ndarray | None = None, evidence_vecs: np.ndarray | None = None,
                   cache: _VectorCache | None = None) -> np.ndarray:
@@ -521,49 +550,47 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     claim_vecs = np.asarray(claim_vecs, np.float32)
     evidence_vecs = np.asarray(evidence_vecs, np.float32)
 
-    counts = np.array([len(c) for c in cands], np.int64)
+    # Per pair a handful of floats: Python lists beat NumPy calls on arrays this small.
+    counts = [len(c) for c in cands]
+    offsets = [0, *accumulate(counts)]
     pair_claim = np.repeat(np.arange(n, dtype=np.int64), counts)
     cos = _cosines(claim_vecs, sent_vecs, pair_claim, np.arange(m, dtype=np.int64))
-    cos_doc = _cosines(claim_vecs, evidence_vecs, np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64))
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    # every clause against its pair's candidate sentences
-    n_clauses = np.array([len(c.clauses) for c in cl], np.int64)
-    clause_pair = np.repeat(np.arange(n, dtype=np.int64), n_clauses)
-    per_clause = counts[clause_pair]
-    cq = np.repeat(np.arange(q, dtype=np.int64), per_clause)
-    starts = np.repeat(offsets[:-1][clause_pair], per_clause)
-    within = np.arange(cq.size, dtype=np.int64) - np.repeat(np.cumsum(per_clause) - per_clause, per_clause)
-    clause_cos = _cosines(clause_vecs, sent_vecs, cq, starts + within) if cq.size else np.zeros(0, np.float32)
-    clause_best = np.full(q, -1.0, np.float32)
-    if cq.size:
-        np.maximum.at(clause_best, cq, clause_cos)
-    clause_offsets = np.concatenate([[0], np.cumsum(n_clauses)])
+    every = np.arange(n, dtype=np.int64)
+    cos_doc = _cosines(claim_vecs, evidence_vecs, every, every).tolist()
+    clause_best = _clause_best(cl, counts, offsets, clause_vecs, sent_vecs) if q else []
+    clause_offsets = [0, *accumulate(len(c.clauses) for c in cl)]
+    cos_list = cos.tolist()
 
-    out = np.zeros((n, len(FEATURES)), np.float64)
+    out = np.empty((n, len(FEATURES)), np.float64)
     for i in range(n):
         c, ev, cs = cl[i], evs[i], cands[i]
-        seg = cos[offsets[i]:offsets[i + 1]]
+        lo, hi = offsets[i], offsets[i + 1]
         f: dict[str, float] = {}
-        if seg.size:
-            order = np.argsort(-seg)
-            best = cs[int(order[0])]
-            f["cos_max"] = float(seg[order[0]])
-            f["cos_top2"] = float(seg[order[:2]].mean())
+        if hi > lo:
+            seg = cos_list[lo:hi]
+            top = max(range(len(seg)), key=seg.__getitem__)  # the first of equal maxima, as argsort
+            best = cs[top]
+            f["cos_max"] = seg[top]
+            if len(seg) > 1:
+                second = max((k for k in range(len(seg)) if k != top), key=seg.__getitem__)
+                f["cos_top2"] = float((cos[lo + top] + cos[lo + second]) / 2)  # float32, as NumPy's mean
+            else:
+                f["cos_top2"] = seg[top]
             # the cosine of the sentence sharing most words with the claim
             cset = set(c.content)
             lex = [len(cset & ev.sent_tokens[j]) for j in cs]
-            f["cos_best_lex"] = float(seg[int(np.argmax(lex))])
+            f["cos_best_lex"] = seg[max(range(len(lex)), key=lex.__getitem__)]
         else:
             best = 0
-            f["cos_max"] = f["cos_top2"] = f["cos_best_lex"] = float(cos_doc[i])
-        f["cos_doc"] = float(cos_doc[i])
+            f["cos_max"] = f["cos_top2"] = f["cos_best_lex"] = cos_doc[i]
+        f["cos_doc"] = cos_doc[i]
         f.update(_lexical(c, ev, best))
         f.update(_fact_features(c, evidences[i]))
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
-        if c.clauses and seg.size:
-            f["clause_min_cos"] = float(clause_best[clause_offsets[i]:clause_offsets[i + 1]].min())
+        if c.clauses and hi > lo:
+            f["clause_min_cos"] = min(clause_best[clause_offsets[i]:clause_offsets[i + 1]])
             f["clause_min_recall"] = min(_recall(_content(_words(t)), ev.tokens) for t in c.clauses)
         else:
             f["clause_min_cos"] = f["cos_max"]
