@@ -219,6 +219,22 @@ def test_keep_weaken_drop_and_each_check(memory, ids):
     assert v.turn == "1" and v.config["hard"] == 0.9
 
 
+def test_a_reused_verifier_sees_a_newer_commit_after_reopen(tmp_path):
+    """Units read for one answer are kept for the next; a reopen on a newer commit drops them."""
+    d = tmp_path / "mem"
+    ingest(d, [_doc("guide", GUIDE_V1)], embedder="hash-64")
+    with Memory(d) as m:
+        port = next(u for u in m.units_of("kb", "guide") if "8080" in u.content)
+        v = verifier(m)
+        answer = f"The server listens on port 8080 by default [cite:{port.id}]."
+        assert v.verify(answer, allow(port)).audit[0]["outcome"] == "keep"
+        ingest(d, [_doc("guide", GUIDE_V2)], embedder="hash-64")
+        assert v.verify(answer, allow(port)).audit[0]["outcome"] == "keep"  # the snapshot it opened
+        m.reopen()
+        cite = v.verify(answer, allow(port)).audit[0]["citations"][0]
+        assert (cite["verdict"], cite["status"]) == ("superseded", "superseded")
+
+
 def test_soft_zone_rewrite_and_hidden(memory, ids):
     port = ids["port"]
     soft = f"The server listens on port 9090 by default for all clients [cite:{port.id}]."

@@ -29,6 +29,7 @@ false citation.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
@@ -106,9 +107,11 @@ class ParsedAnswer:
 
     def copied_from(self, sources: Iterable[str]) -> "ParsedAnswer":
         """The same answer with every citation whose marker text occurs in one of ``sources`` hidden."""
-        sources = [s for s in sources if s]
-        copied = {c for c in self.citations
-                  if not c.hidden and any(self.text[c.start:c.end] in s for s in sources)}
+        cites = [c for c in self.citations if not c.hidden]
+        openers = {c.marker.opener for c in cites}
+        # A source can hold a marker only if it holds its opener: most hold none.
+        sources = [s for s in sources if s and any(o in s for o in openers)]
+        copied = {c for c in cites if any(self.text[c.start:c.end] in s for s in sources)}
         if not copied:
             return self
         return ParsedAnswer(self.text, tuple(
@@ -274,17 +277,20 @@ def parse_answer(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS, *,
     cites, bad = scan_markers(text, markers)
     cites = _hide_quoted(text, cites)
     found: list[Citation | Malformed] = sorted(cites + bad, key=lambda x: x.start)
-    chars = list(text)
-    for x in found:
-        chars[x.start:x.end] = " " * (x.end - x.start)
-    spans = _sentence_spans("".join(chars))
+    pieces, pos = [], 0
+    for x in found:  # markers never overlap: each is blanked out in place
+        pieces += (text[pos:x.start], " " * (x.end - x.start))
+        pos = x.end
+    pieces.append(text[pos:])
+    spans = _sentence_spans("".join(pieces))
     if not spans and found:  # nothing but markers: one empty sentence owns them
         spans = [(found[0].start, found[0].start)]
     owned: list[list] = [[] for _ in spans]
     ends = [e for _, e in spans]
+    starts = [s for s, _ in spans]
     for x in found:
         # the last sentence starting at or before the marker; else the first one
-        i = max((k for k, (s, _) in enumerate(spans) if s <= x.start), default=0)
+        i = max(bisect_right(starts, x.start) - 1, 0)
         owned[i].append(x)
         ends[i] = max(ends[i], x.end)
     sentences = []

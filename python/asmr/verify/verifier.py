@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
@@ -154,8 +154,11 @@ class Verifier:
     """Checks answers against one memory snapshot. ``embedder`` must be the memory's own model.
 
     ``rewrite(sentence, unit_text) -> str`` is the generator's one chance to restate a
-    sentence in the soft zone from the unit it cites.
+    sentence in the soft zone from the unit it cites. Not for concurrent use: it keeps the
+    units it has read (``UNIT_CACHE`` of them, dropped when the memory moves to a newer commit).
     """
+
+    UNIT_CACHE = 4096
 
     def __init__(self, memory, *, support: SupportModel | None = None, embedder=None,
                  rewrite: Callable[[str, str], str] | None = None, config: VerifierConfig | None = None):
@@ -171,16 +174,34 @@ class Verifier:
             raise ValueError(f"rewrite {rewrite!r}: must be callable(sentence, unit_text) -> str")
         self.rewrite = rewrite
         self.config = config if config is not None else VerifierConfig.from_support(self.support)
+        self._units: OrderedDict[str, _Stored] = OrderedDict()  # by id, of the snapshot below
+        self._cached_generation = memory.generation
 
     # Store
     def _lookup(self, ids) -> dict[str, _Stored]:
-        """The cited and allowlisted units, by id, in one query (missing ids are absent)."""
-        ids = list(set(ids))
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        return {r[1]: _Stored(*r) for r in self.memory.conn.execute(
-            f"SELECT row, id, status, superseded_by, content FROM units WHERE id IN ({marks})", ids)}
+        """The cited and allowlisted units, by id (missing ids are absent): the ones read before from
+        this snapshot from the cache, the others in one query. A turn's units are cited answer after
+        answer, and a cold B-tree walk per id costs more than the rest of a citation's checks."""
+        if self._cached_generation != self.memory.generation:  # reopened on a newer commit
+            self._units.clear()
+            self._cached_generation = self.memory.generation
+        found: dict[str, _Stored] = {}
+        todo = []
+        for uid in set(ids):
+            unit = self._units.get(uid)
+            if unit is None:
+                todo.append(uid)
+            else:
+                found[uid] = unit
+                self._units.move_to_end(uid)
+        if todo:
+            marks = ",".join("?" * len(todo))
+            for r in self.memory.conn.execute(
+                    f"SELECT row, id, status, superseded_by, content FROM units WHERE id IN ({marks})", todo):
+                found[r[1]] = self._units[r[1]] = _Stored(*r)
+            while len(self._units) > self.UNIT_CACHE:
+                self._units.popitem(last=False)
+        return found
 
     # The check
     def verify(self, answer: str, allowlist: Allowlist) -> Verification:
