@@ -165,18 +165,17 @@ def _ascii_word_char(c: str) -> bool:
 
 
 def _number_norm(run: str, after: re.Match, currency: str | None) -> tuple[str, float]:
-    value = float(run.replace(",", ""))
-    unit = after.group("unit")
-    if after.group("scale"):
-        value *= _SCALE[after.group("scale").lower()]
-    elif after.group("short"):
-        short = after.group("short")
+    value = float(run.replace(",", "")) if "," in run else float(run)
+    scale, short, unit, letter = after.group("scale", "short", "unit", "letter")
+    if scale:
+        value *= _SCALE[scale.lower()]
+    elif short:
         if short in "mM" and not currency and not unit:
             unit = "m"  # "5m" is metres unless it is money
         else:
             value *= _SCALE[short.lower()]
-    if after.group("letter"):
-        unit = after.group("letter")
+    if letter:
+        unit = letter
     u = _unit_norm(unit)
     u = _CURRENCY[currency] if currency else _UNITS_ALIAS.get(u, u)
     return _fmt(value) + (f" {u}" if u else ""), value
@@ -208,10 +207,11 @@ def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
             if d is not None:
                 fact, span = Fact("date", d.group(0).strip(), _date_norm(*d.groups())), d.span()
         if fact is None and len(run) <= 2 and run.isdigit():
-            d = _DMY.match(text, s)
+            nxt = text[e:e + 1]  # "3 March 2021" and "3rd of March": a blank or a suffix follows the day
+            d = _DMY.match(text, s) if nxt.isspace() or (nxt and nxt in "snrt") else None
             if d is not None:
                 fact, span = Fact("date", d.group(0), _date_norm(d.group(3), d.group(2), d.group(1))), d.span()
-            else:
+            elif prev.isspace():  # "March 3, 2021": blanks before the day
                 mb = _MONTH_BEFORE.search(text, max(0, s - 12), s)
                 d = _DAY_YEAR.match(text, e) if mb else None
                 if d is not None:

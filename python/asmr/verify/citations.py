@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
@@ -132,8 +133,10 @@ def _id_problem(uid: str, markers: Sequence[Marker]) -> str:
     return ""
 
 
-def _openers(markers: Sequence[Marker]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(m.opener) for m in markers))
+@lru_cache(maxsize=64)
+def _openers(markers: tuple[Marker, ...]) -> tuple[re.Pattern[str], dict[str, Marker]]:
+    """A pattern finding any opener, and each opener's marker (made once per marker set)."""
+    return re.compile("|".join(re.escape(m.opener) for m in markers)), {m.opener: m for m in markers}
 
 
 def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
@@ -142,8 +145,7 @@ def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
     if not isinstance(text, str):
         raise ValueError(f"answer: must be a string, got {type(text).__name__}")
     markers = check_markers(markers)
-    by_opener = {m.opener: m for m in markers}
-    openers = _openers(markers)
+    openers, by_opener = _openers(markers)
     cites: list[Citation] = []
     bad: list[Malformed] = []
     pos = 0
@@ -156,7 +158,7 @@ def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
         limit = min(len(text), body + MAX_ID_CHARS)
         nl = text.find("\n", body, limit)
         nxt = openers.search(text, body, limit)
-        stop = min(x for x in (limit, nl if nl >= 0 else limit, nxt.start() if nxt else limit))
+        stop = min(limit, nl if nl >= 0 else limit, nxt.start() if nxt else limit)
         close = text.find(m.closer, body, stop)
         if close >= 0:
             uid, end = text[body:close], close + len(m.closer)

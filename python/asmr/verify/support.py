@@ -90,10 +90,12 @@ _LEAD_CJK = frozenset("根依按据如综总此另然因资研报数文来")
 # Any leading hedge at all: one match decides whether the rounds below can change anything.
 _ANY_LEADING_HEDGE = re.compile("|".join(f"(?:{p.pattern})" for p in _LEADING_HEDGES), re.IGNORECASE)
 # Only text holding one of these can hold a trailing hedge: one search spares three patterns.
-_TRAILING_GATE = re.compile(r"(?<!\w)(?:according|as)\s|[(（]", re.IGNORECASE)
+# (On lower-cased text; the look-behind after the "a" lets the engine skip ahead to an "a" or a bracket.)
+_TRAILING_GATE = re.compile(r"a(?<!\wa)(?:ccording|[sſ])\s|[(（]")
 _NUMERIC_MARKERS = re.compile(r"\s*\[(?:\d+(?:\s*[,\-–]\s*\d+)*)\]|\s*【\d+】")
 _SPACE_RUN = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?。，；：！？])")
+_PUNCT_AFTER_SPACE = re.compile(r"[.,;:!?。，；：！？](?<=\s.)")  # where the pattern above can match
 
 
 @lru_cache(maxsize=1)
@@ -109,6 +111,11 @@ def core_claim(sentence: str) -> str:
     """
     if not isinstance(sentence, str):
         raise ValueError(f"core_claim: sentence must be a string, got {type(sentence).__name__}")
+    return _core_claim(sentence)
+
+
+@lru_cache(maxsize=4096)  # the verifier asks for a sentence's core, then the support model does
+def _core_claim(sentence: str) -> str:
     text = _markers().sub("", sentence)
     if "[" in text or "【" in text:
         text = _NUMERIC_MARKERS.sub("", text)
@@ -121,12 +128,14 @@ def core_claim(sentence: str) -> str:
             text = p.sub("", text, count=1)
         if text == before:
             break
-    if _TRAILING_GATE.search(text):
+    if _TRAILING_GATE.search(text.lower()):
         for p in _TRAILING_HEDGES:
             text = p.sub("", text)
     if "  " in text or "\t" in text:
         text = _SPACE_RUN.sub(" ", text)
-    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text).strip()
+    if _PUNCT_AFTER_SPACE.search(text):
+        text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    text = text.strip()
     return text or sentence.strip()
 
 
@@ -329,7 +338,7 @@ def _clauses(core: str) -> list[str]:
 
 
 def _claim(sentence: str) -> _Claim:
-    core = core_claim(sentence)
+    core = _core_claim(sentence)
     words = _words(core)
     return _Claim(core=core, words=words, stems=[_stem(w) for w in words], content=_content(words),
                   neg=_negated(words, core), clauses=_clauses(core))
@@ -370,9 +379,10 @@ def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, floa
         f.update(recall=1.0, recall_soft=1.0, recall_best_sent=1.0, recall_best_pair=1.0, recall_cos_sent=1.0,
                  bigram_recall=1.0, novel_log=0.0, antonym=0.0)
     else:
-        found = [t in ev.tokens for t in content]
+        found = list(map(ev.tokens.__contains__, content))
         hit = sum(found)
-        soft = hit + sum(0.5 for t, ok in zip(content, found) if not ok and len(t) >= 4 and t[:4] in ev.prefixes)
+        soft = hit if hit == n else hit + sum(
+            0.5 for t, ok in zip(content, found) if not ok and len(t) >= 4 and t[:4] in ev.prefixes)
         f["recall"] = hit / n
         f["recall_soft"] = soft / n
         cset = set(content)
@@ -384,10 +394,10 @@ def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, floa
         f["recall_best_pair"] = max(best, pair) / len(cset)
         f["recall_cos_sent"] = per_sent[best_cos_sent] / len(cset)
         bigrams = list(zip(content, content[1:]))
-        f["bigram_recall"] = (sum(b in ev.bigrams for b in bigrams) / len(bigrams)) if bigrams else f["recall"]
+        f["bigram_recall"] = (sum(map(ev.bigrams.__contains__, bigrams)) / len(bigrams)) if bigrams else f["recall"]
         f["novel_log"] = math.log1p(n - hit)
         ant = 0
-        for t, ok in zip(content, found):
+        for t, ok in zip(content, found) if hit < n else ():
             if not ok:
                 for a in _ANTONYMS.get(t, ()):
                     if a in ev.tokens:
@@ -395,8 +405,8 @@ def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, floa
                         break
         f["antonym"] = float(ant)
     tri = list(zip(claim.stems, claim.stems[1:], claim.stems[2:]))
-    f["trigram_recall"] = (sum(t in ev.trigrams for t in tri) / len(tri)) if tri else f["bigram_recall"]
-    f["hedged"] = float(any(w in _HEDGE_WORDS for w in claim.words))
+    f["trigram_recall"] = (sum(map(ev.trigrams.__contains__, tri)) / len(tri)) if tri else f["bigram_recall"]
+    f["hedged"] = float(not _HEDGE_WORDS.isdisjoint(claim.words))
     f["claim_len_log"] = math.log1p(len(claim.words))
     f["evidence_len_log"] = math.log1p(ev.n_words)
     return f

@@ -144,6 +144,7 @@ class _Pair:
     """One (sentence, citation) whose unit exists: the support check runs on it."""
 
     sentence: int
+    sentence_text: str
     citation: Citation
     unit: _Stored
     claim: str
@@ -259,11 +260,15 @@ class Verifier:
                 elif not checks["allowed"]:
                     entry["verdict"] = "not allowed"
                 # Support is scored even where a check above failed: the audit shows what the unit says.
-                pairs.append(_Pair(k, c, unit, claim, entry))
+                pairs.append(_Pair(k, s.text, c, unit, claim, entry))
         return pairs
 
-    def _score(self, claims: list[str], units: list[_Stored]) -> tuple[np.ndarray, np.ndarray]:
-        """Cosine (native kernel, stored unit vectors) and support probability of each (claim, unit)."""
+    def _score(self, claims: list[str], sentences: list[str], units: list[_Stored]
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Cosine (native kernel, stored unit vectors) and support probability of each (claim, unit).
+
+        ``claims`` are the core claims of ``sentences``: the claims are embedded, and the support
+        model is handed the sentences (it takes their core itself, as when it was calibrated)."""
         if not claims:
             return np.zeros(0, np.float32), np.zeros(0, np.float64)
         first = {c: i for i, c in enumerate(dict.fromkeys(claims))}  # each claim embedded once
@@ -276,7 +281,7 @@ class Verifier:
         # (and the embedder itself) are handed over only when they come from that model.
         shared = self.embedder.name == self.support.embedder
         prob = np.asarray(self.support.score(
-            claims, [u.content for u in units],
+            sentences, [u.content for u in units],
             claim_vecs=claim_vecs[claim_idx] if shared else None,
             evidence_vecs=np.asarray(self.memory.vectors[unit_rows]) if shared else None,
             embedder=self.embedder if shared else None), dtype=np.float64)
@@ -298,7 +303,8 @@ class Verifier:
         return "unsupported"
 
     def _supports(self, pairs: list[_Pair]) -> None:
-        cosine, prob = self._score([p.claim for p in pairs], [p.unit for p in pairs])
+        cosine, prob = self._score([p.claim for p in pairs], [p.sentence_text for p in pairs],
+                                   [p.unit for p in pairs])
         for p, cos, pr in zip(pairs, cosine, prob):
             verdict = self._judge(p.claim, p.unit, cos, pr, p.record)
             if not p.record["verdict"]:  # a store check already failed: that is the verdict
@@ -331,7 +337,7 @@ class Verifier:
             if new:
                 retry.append((k, p, new))
         claims = [core_claim(new) for _, _, new in retry]
-        cosine, prob = self._score(claims, [p.unit for _, p, _ in retry])
+        cosine, prob = self._score(claims, [new for _, _, new in retry], [p.unit for _, p, _ in retry])
         passed = set()
         for (k, p, new), claim, cos, pr in zip(retry, claims, cosine, prob):
             check = {"scores": {}, "checks": {}}
