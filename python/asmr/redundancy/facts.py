@@ -54,6 +54,7 @@ _ZH_DATE = re.compile(r"(\d{4})\s*年(?:\s*([01]?\d)\s*月(?:\s*([0-3]?\d)\s*[�
 _DMY = re.compile(rf"([0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})(?![0-9])")
 _DAY_YEAR = re.compile(r"(?:st|nd|rd|th)?,?\s+(\d{4})(?![0-9])")
 _MONTH_BEFORE = re.compile(rf"(?<![A-Za-z])({_MONTH_RE})\.?,?\s+$")
+_ANY_MONTH = re.compile(_MONTH_RE)  # a text without a month name skips the two patterns above
 _VERSION_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:version|ver\.|release|Version|Release)\s*|版本\s*|"
                              r"(?<![A-Za-z])[A-Z][A-Za-z+#]*\s)$")
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "bn": 1e9,
@@ -184,6 +185,7 @@ def _number_norm(run: str, after: re.Match, currency: str | None) -> tuple[str, 
 def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
     """Dates, versions and numbers, from the digit runs of ``text``."""
     end_taken = -1
+    months = _ANY_MONTH.search(text) is not None
     for m in _DIGITS.finditer(text):
         s, e = m.span()
         if s < end_taken or (taken and _overlaps((s, e), taken)):
@@ -206,7 +208,7 @@ def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
             d = _ISO.match(text, s) or _ZH_DATE.match(text, s) if run[0] in "12" else None
             if d is not None:
                 fact, span = Fact("date", d.group(0).strip(), _date_norm(*d.groups())), d.span()
-        if fact is None and len(run) <= 2 and run.isdigit():
+        if fact is None and months and len(run) <= 2 and run.isdigit():
             nxt = text[e:e + 1]  # "3 March 2021" and "3rd of March": a blank or a suffix follows the day
             d = _DMY.match(text, s) if nxt.isspace() or (nxt and nxt in "snrt") else None
             if d is not None:
@@ -224,7 +226,7 @@ def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
             has_unit = after.end() > e
             if len(run) == 4 and run.isdigit() and run[0] in "12" and int(run) < 2100 and (
                     not has_unit or after.group("letter") == "s"):
-                mb = _MONTH_BEFORE.search(text, max(0, s - 12), s)
+                mb = _MONTH_BEFORE.search(text, max(0, s - 12), s) if months else None
                 if mb is not None:
                     fact, span = Fact("date", text[mb.start():e], _date_norm(run, mb.group(1))), (mb.start(), e)
                 else:
