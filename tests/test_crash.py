@@ -104,6 +104,43 @@ def test_sigkill_during_first_ingest(tmp_path, corpora, point):
     assert check_memory(memory).ok and state(memory)["documents"] == [("kb", f"svc{i}", 1) for i in range(6)]
 
 
+@pytest.mark.parametrize("left", ["empty file", "meta without rows"])
+def test_a_creation_killed_before_its_commit(tmp_path, corpora, left):
+    """What a kill while the database is being created can leave: a file with no tables, or (from
+    versions that created the tables one statement at a time) a meta table with no rows. It checks
+    clean, a reader is told no ingest has committed, and the same ingest creates the memory."""
+    v1, _, _ = corpora
+    memory = tmp_path / "mem"
+    memory.mkdir()
+    conn = sqlite3.connect(memory / schema.DB_FILE)
+    conn.execute("PRAGMA journal_mode=WAL")
+    if left == "meta without rows":
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.commit()
+    conn.close()
+    report = check_memory(memory)
+    assert report.ok and "no ingest has committed" in report.notes[0]
+    with pytest.raises(schema.MemoryStateError, match="no ingest has committed here yet"):
+        Memory(memory)
+    assert run_ingest(v1, memory).returncode == 0
+    assert check_memory(memory).ok and state(memory)["documents"] == [("kb", f"svc{i}", 1) for i in range(6)]
+
+
+def test_a_database_of_something_else_is_never_written(tmp_path, corpora):
+    v1, _, _ = corpora
+    memory = tmp_path / "mem"
+    memory.mkdir()
+    conn = sqlite3.connect(memory / schema.DB_FILE)
+    conn.execute("CREATE TABLE accounts (name TEXT)")
+    conn.commit()
+    conn.close()
+    done = run_ingest(v1, memory)
+    assert done.returncode == 4 and "not an ASMR memory" in done.stderr, done.stderr
+    conn = sqlite3.connect(memory / schema.DB_FILE)
+    assert {n for n, in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")} == {"accounts"}
+    conn.close()
+
+
 @pytest.mark.parametrize("worker", [None, 1])
 def test_sigkill_at_arbitrary_moments(tmp_path, worker):
     """Kill a real ingest from outside at moments spread over its run, then finish it."""

@@ -43,6 +43,10 @@ def check_memory(directory: str | os.PathLike, *, max_problems: int = 200) -> Ch
 
     if not (directory / schema.DB_FILE).exists():
         raise MemoryStateError(f"memory {directory}: no {schema.DB_FILE} here")
+    if schema.never_committed(directory):  # the first ingest was killed before its commit: nothing to lose
+        rep.notes.append("no ingest has committed here yet (the first one was interrupted); "
+                         "`asmr ingest` creates the memory")
+        return rep
     conn = schema.connect(directory, create=False)
     try:
         conn.execute("BEGIN")

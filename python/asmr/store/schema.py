@@ -88,20 +88,62 @@ def connect(directory: Path, *, create: bool) -> sqlite3.Connection:
             raise MemoryStateError(f"memory {directory}: no {DB_FILE} here; run `asmr ingest` to create one")
         directory.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")  # a committed ingest survives power loss, not only a crash
-    conn.execute("PRAGMA busy_timeout=10000")
-    has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-    if has_meta:
-        check_schema(conn, directory)  # before any DDL: never touch a newer schema
-    elif not create:
-        raise MemoryStateError(f"memory {directory}: {DB_FILE} is not an ASMR memory (no meta table)")
-    if create:
-        conn.executescript(DDL)
-        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        conn.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
-    check_schema(conn, directory)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")  # a committed ingest survives power loss, not only a crash
+        conn.execute("PRAGMA busy_timeout=10000")
+        tables = _tables(conn)
+        if tables and "meta" not in tables:  # never add tables to somebody else's database
+            raise MemoryStateError(f"memory {directory}: {DB_FILE} is not an ASMR memory (no meta table)")
+        if _never_committed(conn, tables):
+            if not create:
+                raise MemoryStateError(f"memory {directory}: no ingest has committed here yet (the first one "
+                                       "was interrupted); run `asmr ingest` to create the memory")
+        else:
+            check_schema(conn, directory)  # before any DDL: never touch a newer schema
+        if create:
+            _create(conn)
+        check_schema(conn, directory)
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {name for name, in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _never_committed(conn: sqlite3.Connection, tables: set[str]) -> bool:
+    """No ingest ever committed here: a file with no tables (killed before the creation committed)
+    or, from versions that created the tables one statement at a time, a meta table without rows."""
+    return not tables or ("meta" in tables and conn.execute("SELECT 1 FROM meta LIMIT 1").fetchone() is None)
+
+
+def never_committed(directory: Path) -> bool:
+    """True when ``directory`` holds a memory database that no ingest has committed to yet."""
+    path = directory / DB_FILE
+    if not path.exists():
+        return False
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        tables = _tables(conn)
+        return (not tables or "meta" in tables) and _never_committed(conn, tables)
+    finally:
+        conn.close()
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    """The tables, indexes and first meta rows, in one transaction: a process killed in the middle
+    leaves either none of them or all (each statement on its own would commit, and fsync, alone)."""
+    try:
+        conn.executescript(f"BEGIN IMMEDIATE;\n{DDL}"
+                           f"INSERT OR IGNORE INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');\n"
+                           "INSERT OR IGNORE INTO meta VALUES ('generation', '0');\nCOMMIT;")
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        raise
 
 
 def check_schema(conn: sqlite3.Connection, directory: Path) -> None:
