@@ -83,6 +83,8 @@ _CJK_NUMERALS.update({"十": 10, "两": 2, "百": 100})
 _CODE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:[_-][A-Za-z0-9]+)+|[A-Za-z]+_[A-Za-z0-9_]+|"
     r"[A-Z]+\d+[A-Z0-9]*|[A-Z]{2,}[a-z]?\d[\w]*)(?![\w-])")
+# What every code above holds: a "_" or "-", or a capital (and at most one small letter) before a digit.
+_CODE_GATE = re.compile(r"[_-]|[A-Z][a-z]?\d")
 
 _CONNECTORS = r"(?:of|de|del|della|der|di|da|du|des|la|le|von|van|y|&|for|the)"
 _CAPWORD = r"(?:[A-Z][\w'’\-]*(?:\.[A-Za-z][\w'’\-]*)*)"
@@ -255,6 +257,8 @@ _UNITS_ALIAS = {"dollar": "usd", "euro": "eur", "yuan": "cny", "rmb": "cny", "�
 
 
 def _codes(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
+    if _CODE_GATE.search(text) is None:
+        return
     for m in _CODE.finditer(text):
         if taken and _overlaps(m.span(), taken):
             continue

@@ -301,4 +301,5 @@ def parse_answer(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS, *,
         text_only = cut_spans(text, [(x.start, x.end) for x in xs], s, e).strip()
         sentences.append(Sentence(s, e, text_only, tuple(x for x in xs if isinstance(x, Citation)),
                                   tuple(x for x in xs if isinstance(x, Malformed))))
-    return ParsedAnswer(text, tuple(sentences)).copied_from(sources)
+    parsed = ParsedAnswer(text, tuple(sentences))
+    return parsed.copied_from(sources) if sources else parsed
