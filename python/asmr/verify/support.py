@@ -340,8 +340,10 @@ def _clauses(core: str) -> list[str]:
 def _claim(sentence: str) -> _Claim:
     core = _core_claim(sentence)
     words = _words(core)
-    return _Claim(core=core, words=words, stems=[_stem(w) for w in words], content=_content(words),
-                  neg=_negated(words, core), clauses=_clauses(core))
+    stems = list(map(_stem, words))
+    content = [t for w, t in zip(words, stems) if w not in _STOP and (len(w) > 1 or not w.isascii())]  # _content
+    return _Claim(core=core, words=words, stems=stems, content=content, neg=_negated(words, core),
+                  clauses=_clauses(core))
 
 
 def _candidates(claim: _Claim, ev: _Evidence, k: int = MAX_CANDIDATES) -> list[int]:
