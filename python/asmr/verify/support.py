@@ -341,7 +341,8 @@ def _claim(sentence: str) -> _Claim:
     core = _core_claim(sentence)
     words = _words(core)
     stems = list(map(_stem, words))
-    content = [t for w, t in zip(words, stems) if w not in _STOP and (len(w) > 1 or not w.isascii())]  # _content
+    # _content(words), from the stems at hand
+    content = [t for w, t in zip(words, stems) if w not in _STOP and (len(w) > 1 or not w.isascii())]
     return _Claim(core=core, words=words, stems=stems, content=content, neg=_negated(words, core),
                   clauses=_clauses(core))
 
