@@ -15,10 +15,10 @@ each citing its unit; the turn's allowlist holds those 10 ids and 10 others.
 Two figures, each over its own answers (units never cited before):
 
 - without embedding: the claims' MiniLM vectors are computed before the
-  timer starts, and the support model's sentence vectors of the cited units
-  are warm (an answer with other wording over the same units is verified
-  first, untimed); claim-side work (parsing, core claims, key facts, features)
-  is cold. Any embedding call inside the timer is counted and reported.
+  timer starts, and the unit side is warm (an answer with other wording over
+  the same units is verified first, untimed: the support model keeps the
+  units' sentence vectors, the verifier the unit records); claim-side work
+  (parsing, core claims, key facts, features) is cold. Any embedding call inside the timer is counted and reported.
   The support model's ``score`` call is timed inside as well, so the table
   splits the figure into the model's share and the verifier's own.
 - with embedding: a fresh support model (empty vector cache) and the real
