@@ -18,7 +18,8 @@ Two figures, each over its own answers (units never cited before):
   timer starts, and the unit side is warm (an answer with other wording over
   the same units is verified first, untimed: the support model keeps the
   units' sentence vectors, the verifier the unit records); claim-side work
-  (parsing, core claims, key facts, features) is cold. Any embedding call inside the timer is counted and reported.
+  (parsing, core claims, key facts, features) is cold. Any embedding call inside
+  the timer is counted and reported.
   The support model's ``score`` call is timed inside as well, so the table
   splits the figure into the model's share and the verifier's own.
 - with embedding: a fresh support model (empty vector cache) and the real

@@ -73,7 +73,7 @@ def test_missing_numbers_dates_and_entities():
     ("根据上文，端口是8080【引用:memo://kb/a/b】。", "端口是8080。"),
     ("From 2010, prices rose.", "From 2010, prices rose."),  # not a hedge: the date stays
     # "as mentioned in" inside "was mentioned in" is no hedge: the sentence keeps its end
-    ("He rose when he was mentioned in Garth Brooks' song.", "He rose when he was mentioned in Garth Brooks' song."),
+    ("He rose once he was mentioned in Brooks' song.", "He rose once he was mentioned in Brooks' song."),
     ("Prices fell (see the 2021 report).", "Prices fell."),
 ])
 def test_core_claim_strips_hedges_and_markers(sentence, core):

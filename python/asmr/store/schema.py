@@ -103,7 +103,7 @@ def connect(directory: Path, *, create: bool) -> sqlite3.Connection:
             check_schema(conn, directory)  # before any DDL: never touch a newer schema
         if create:
             _create(conn)
-        check_schema(conn, directory)
+            check_schema(conn, directory)
     except BaseException:
         conn.close()
         raise
@@ -127,8 +127,7 @@ def never_committed(directory: Path) -> bool:
         return False
     conn = sqlite3.connect(path, isolation_level=None)
     try:
-        tables = _tables(conn)
-        return (not tables or "meta" in tables) and _never_committed(conn, tables)
+        return _never_committed(conn, _tables(conn))
     finally:
         conn.close()
 

@@ -71,8 +71,8 @@ _LEADING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
     r"^据[^，,。]{1,12}(?:称|介绍|报道|显示|表示)[，,]\s*",
 )]
 _TRAILING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
-    r"[,，]?\s*(?<!\w)(?:according\s+to|as\s+(?:noted|stated|reported|mentioned|described|shown)\s+(?:in|by))"
-    r"\s+[^,，.。]{0,80}(?=[.。!?！？]?\s*$)",
+    r"[,，]?\s*(?<!\w)(?:according\s+to|as\s+(?:noted|stated|reported|mentioned|described|shown)"
+    r"\s+(?:in|by))\s+[^,，.。]{0,80}(?=[.。!?！？]?\s*$)",
     rf"[,，]?\s*(?<!\w)as\s+{_SOURCE}\s+{_SAYS}(?=[.。!?！？]?\s*$)",
     r"\s*[(（](?:see|cf\.?|source|sources|参见|见|来源)[:：]?\s*[^)）]{0,80}[)）]",
 )]
@@ -233,8 +233,10 @@ def _words(text: str) -> list[str]:
     return out
 
 
-def _content(words: list[str]) -> list[str]:
-    return [_stem(w) for w in words if w not in _STOP and (len(w) > 1 or not w.isascii())]
+def _content(words: list[str], stems=None) -> list[str]:
+    """The stems of the content words (``stems``: those of all ``words``, when already at hand)."""
+    stems = map(_stem, words) if stems is None else stems
+    return [t for w, t in zip(words, stems) if w not in _STOP and (len(w) > 1 or not w.isascii())]
 
 
 def _negated(words: list[str], text: str) -> bool:
@@ -304,7 +306,8 @@ _CLAUSE_SPLIT = re.compile(r"\s*(?:[;；:：]|[,，]\s*(?:while|whereas|but|alth
                            r"including|with|making|leading to|resulting in)?|\s(?:while|whereas|but|although)\s|"
                            r"(?:但是|但|而|并且|同时|以及))\s*", re.IGNORECASE)
 # Where a claim can split at all: a text without one of these is a single clause.
-_CLAUSE_GATE = re.compile(r"[;；:：,，]|\s(?:while|whereas|but|although)\s|但|而|并且|同时|以及", re.IGNORECASE)
+_CLAUSE_GATE = re.compile(r"[;；:：,，]|\s(?:while|whereas|but|although)\s|但|而|并且|同时|以及",
+                          re.IGNORECASE)
 MIN_CLAUSE_WORDS = 3
 
 
@@ -341,10 +344,8 @@ def _claim(sentence: str) -> _Claim:
     core = _core_claim(sentence)
     words = _words(core)
     stems = list(map(_stem, words))
-    # _content(words), from the stems at hand
-    content = [t for w, t in zip(words, stems) if w not in _STOP and (len(w) > 1 or not w.isascii())]
-    return _Claim(core=core, words=words, stems=stems, content=content, neg=_negated(words, core),
-                  clauses=_clauses(core))
+    return _Claim(core=core, words=words, stems=stems, content=_content(words, stems),
+                  neg=_negated(words, core), clauses=_clauses(core))
 
 
 def _candidates(claim: _Claim, ev: _Evidence, k: int = MAX_CANDIDATES) -> list[int]:
@@ -397,7 +398,8 @@ def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, floa
         f["recall_best_pair"] = max(best, pair) / len(cset)
         f["recall_cos_sent"] = per_sent[best_cos_sent] / len(cset)
         bigrams = list(zip(content, content[1:]))
-        f["bigram_recall"] = (sum(map(ev.bigrams.__contains__, bigrams)) / len(bigrams)) if bigrams else f["recall"]
+        f["bigram_recall"] = (sum(map(ev.bigrams.__contains__, bigrams)) / len(bigrams)
+                              if bigrams else f["recall"])
         f["novel_log"] = math.log1p(n - hit)
         ant = 0
         for t, ok in zip(content, found) if hit < n else ():

@@ -144,7 +144,7 @@ class _Pair:
     """One (sentence, citation) whose unit exists: the support check runs on it."""
 
     sentence: int
-    sentence_text: str
+    sentence_text: str  # without markers; ``claim`` is its core
     citation: Citation
     unit: _Stored
     claim: str
@@ -263,12 +263,12 @@ class Verifier:
                 pairs.append(_Pair(k, s.text, c, unit, claim, entry))
         return pairs
 
-    def _score(self, claims: list[str], sentences: list[str], units: list[_Stored]
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """Cosine (native kernel, stored unit vectors) and support probability of each (claim, unit).
+    def _score(self, sentences: list[str], units: list[_Stored]) -> tuple[np.ndarray, np.ndarray]:
+        """Cosine (native kernel, stored unit vectors) and support probability of each (sentence, unit).
 
-        ``claims`` are the core claims of ``sentences``: the claims are embedded, and the support
-        model is handed the sentences (it takes their core itself, as when it was calibrated)."""
+        The sentences' core claims are embedded; the support model is handed the sentences and takes
+        their core itself, as when it was calibrated (``core_claim`` caches it: no work twice)."""
+        claims = [core_claim(s) for s in sentences]
         if not claims:
             return np.zeros(0, np.float32), np.zeros(0, np.float64)
         first = {c: i for i, c in enumerate(dict.fromkeys(claims))}  # each claim embedded once
@@ -303,8 +303,7 @@ class Verifier:
         return "unsupported"
 
     def _supports(self, pairs: list[_Pair]) -> None:
-        cosine, prob = self._score([p.claim for p in pairs], [p.sentence_text for p in pairs],
-                                   [p.unit for p in pairs])
+        cosine, prob = self._score([p.sentence_text for p in pairs], [p.unit for p in pairs])
         for p, cos, pr in zip(pairs, cosine, prob):
             verdict = self._judge(p.claim, p.unit, cos, pr, p.record)
             if not p.record["verdict"]:  # a store check already failed: that is the verdict
@@ -337,7 +336,7 @@ class Verifier:
             if new:
                 retry.append((k, p, new))
         claims = [core_claim(new) for _, _, new in retry]
-        cosine, prob = self._score(claims, [new for _, _, new in retry], [p.unit for _, p, _ in retry])
+        cosine, prob = self._score([new for _, _, new in retry], [p.unit for _, p, _ in retry])
         passed = set()
         for (k, p, new), claim, cos, pr in zip(retry, claims, cosine, prob):
             check = {"scores": {}, "checks": {}}
