@@ -574,3 +574,49 @@ def bm25_top_k(int64_t num_units, const int64_t[::1] indptr, const index_t[::1] 
                               tokens.shape[0], rows_p, active_p, k, &out_units[0], &out_scores[0],
                               &pruned)
     return n, pruned
+
+
+# ---- key facts of ASCII text -----------------------------------------------------------
+
+from cpython.unicode cimport PyUnicode_DecodeASCII
+from libcpp.string cimport string
+from libcpp.unordered_set cimport unordered_set
+
+cdef extern from "asmr/key_facts.h" namespace "asmr" nogil:
+    cdef cppclass FactWords:
+        unordered_set[string] common
+    cdef cppclass KeyFact:
+        int32_t kind
+        string text
+        string norm
+    cbool key_facts_ascii(const char* text, int64_t n, const FactWords& words, vector[KeyFact]* out) except +
+
+
+cdef class KeyFactExtractor:
+    """Holds the common words; ``extract(text)`` returns the facts as ``fact_type(kind, text, norm)``."""
+    cdef FactWords words
+    cdef object fact_type
+    cdef tuple kinds
+
+    def __init__(self, list common, fact_type, tuple kinds):
+        for w in common:
+            self.words.common.insert(<bytes>w.encode("ascii"))
+        self.fact_type = fact_type
+        self.kinds = kinds
+
+    def extract(self, str text):
+        """A tuple of facts, or None where the text is left to the Python extractor."""
+        cdef bytes data = text.encode("ascii")
+        cdef const char* p = data
+        cdef int64_t n = len(data)
+        cdef vector[KeyFact] out
+        cdef cbool ok
+        with nogil:
+            ok = key_facts_ascii(p, n, self.words, &out)
+        if not ok:
+            return None
+        new = tuple.__new__
+        return tuple([new(self.fact_type, (self.kinds[f.kind],
+                                           PyUnicode_DecodeASCII(f.text.c_str(), f.text.size(), NULL),
+                                           PyUnicode_DecodeASCII(f.norm.c_str(), f.norm.size(), NULL)))
+                      for f in out])
