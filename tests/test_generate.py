@@ -3,7 +3,7 @@ import pytest
 
 from asmr.decoding.markers import CITE_ZH, marker_pattern
 from asmr.embed.models import get_embedder
-from asmr.generate.base import Source
+from asmr.generate.base import GeneratorError, Source
 from asmr.generate.extractive import ExtractiveGenerator, cite, question_parts, quotable_sentences, split_sentences
 
 SOURCES = [
@@ -89,6 +89,7 @@ def test_no_sources_no_answer_and_bad_sources_refused(gen):
 def test_rewrite_returns_the_closest_source_sentence(gen):
     out = gen.rewrite("rollbacks finish in 15 minutes", SOURCES[0].text)
     assert out == "Rollbacks must finish within 15 minutes."
+    assert gen.paraphrase("Rollbacks must finish within 15 minutes.") is None  # it writes nothing of its own
 
 
 def test_openai_backend_sends_the_allowlist_and_reads_the_answer():
@@ -125,11 +126,15 @@ def test_openai_backend_sends_the_allowlist_and_reads_the_answer():
         assert seen["path"] == "/v1/chat/completions" and seen["auth"] == "Bearer k"
         assert seen["body"]["vllm_xargs"]["asmr_allowlist"] == [s.id for s in SOURCES]
         assert "Deploys start at 02:00" in seen["body"]["messages"][1]["content"]
+        # a paraphrase is one more chat call, without the allowlist; markers do not come back
+        assert gen.paraphrase("Deploys begin at 02:00 UTC.").startswith("Deploys start at 02:00 UTC")
+        assert "vllm_xargs" not in seen["body"] and seen["body"]["messages"][1]["content"].endswith(
+            "Deploys begin at 02:00 UTC.")
     finally:
         server.shutdown()
     with pytest.raises(ValueError, match="base URL"):
         get_generator("openai", base_url="", model="m")
-    with pytest.raises(RuntimeError, match="cannot reach"):
+    with pytest.raises(GeneratorError, match="generator openai: cannot reach"):
         get_generator("openai", base_url="http://127.0.0.1:9/v1", model="m", timeout=2).generate("q", SOURCES)
     with pytest.raises(ValueError, match="must be one of"):
         get_generator("gpt")

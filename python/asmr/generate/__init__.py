@@ -1,7 +1,7 @@
 """Generator backends (local model, extractive, HTTP)."""
 from __future__ import annotations
 
-from .base import Generation, Generator, Source
+from .base import Generation, Generator, GeneratorError, Source
 
 GENERATORS = ("local", "extractive", "openai")
 
@@ -21,4 +21,4 @@ def get_generator(name: str = "local", *, embedder=None, **options) -> Generator
     raise ValueError(f"generator {name!r}: must be one of {', '.join(GENERATORS)}")
 
 
-__all__ = ["GENERATORS", "Generation", "Generator", "Source", "get_generator"]
+__all__ = ["GENERATORS", "Generation", "Generator", "GeneratorError", "Source", "get_generator"]

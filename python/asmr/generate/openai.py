@@ -18,8 +18,8 @@ import urllib.request
 
 from asmr.decoding.markers import CITE, Marker, marker_pattern
 
-from .base import Generation, check_sources
-from .prompt import build_messages
+from .base import Generation, GeneratorError, check_sources
+from .prompt import PARAPHRASE_PROMPT, build_messages
 
 
 class OpenAIGenerator:
@@ -48,14 +48,18 @@ class OpenAIGenerator:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 data = json.load(resp)
         except urllib.error.HTTPError as exc:  # the server's own message says what was wrong
-            raise RuntimeError(f"openai generator: {self.base_url} answered {exc.code}: "
-                               f"{exc.read(500).decode('utf-8', 'replace')}") from None
+            raise GeneratorError(self.name, f"{self.base_url} answered {exc.code}: "
+                                            f"{exc.read(500).decode('utf-8', 'replace')}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise RuntimeError(f"openai generator: cannot reach {self.base_url}: {exc}") from None
+            raise GeneratorError(self.name, f"cannot reach {self.base_url}: {exc}") from None
+        except ValueError as exc:  # a body that is not JSON
+            raise GeneratorError(self.name, f"{self.base_url} answered something other than JSON: {exc}"
+                                 ) from None
         try:
             text = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
-            raise RuntimeError(f"openai generator: unexpected response from {self.base_url}: {str(data)[:300]}") from None
+            raise GeneratorError(self.name, f"unexpected response from {self.base_url}: {str(data)[:300]}"
+                                 ) from None
         return text.strip(), int((data.get("usage") or {}).get("completion_tokens") or 0)
 
     def generate(self, question: str, sources, *, redundancy: str = "", marker: Marker = CITE,
@@ -76,3 +80,9 @@ class OpenAIGenerator:
                     {"role": "user", "content": f"Source: {unit_text}\n\nSentence: {sentence}"}]
         text, _ = self._chat(messages, {}, 64)
         return marker_pattern().sub("", text).strip()
+
+    def paraphrase(self, text: str) -> str | None:
+        messages = [{"role": "system", "content": PARAPHRASE_PROMPT},
+                    {"role": "user", "content": f"Sentence: {text}"}]
+        out, _ = self._chat(messages, {}, 64)
+        return marker_pattern().sub("", out).strip() or None

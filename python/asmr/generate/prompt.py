@@ -15,6 +15,9 @@ from asmr.decoding.markers import CITE, Marker
 
 from .base import Source
 
+# The redundancy block's paraphrase: the facts must survive word for word (the block checks they do).
+PARAPHRASE_PROMPT = ("Say the sentence in other words. Keep every number, unit, date, version, code and name "
+                     "exactly as written. Reply with the new sentence only.")
 SYSTEM = ("Answer in one or two sentences from the sources and end each sentence with the {opener}...{closer} "
           "tag of the source you used, for example {example}.")
 

@@ -71,6 +71,13 @@ class _Serialized:
         with self._lock:
             return self._inner.rewrite(sentence, unit_text)
 
+    def paraphrase(self, text: str) -> str | None:
+        paraphrase = getattr(self._inner, "paraphrase", None)
+        if paraphrase is None:
+            return None
+        with self._lock:
+            return paraphrase(text)
+
 
 class Context:
     """Everything an app's handlers share."""
