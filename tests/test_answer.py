@@ -7,6 +7,7 @@ from asmr.answer.pipeline import NOT_FOUND, AnswerConfig, Answerer
 from asmr.embed.models import get_embedder
 from asmr.eval.answers import AnswerEval, queries_from_synth, write_report
 from asmr.eval.synth import generate
+from asmr.generate.base import Generation
 from asmr.generate.extractive import ExtractiveGenerator
 from asmr.retrieve.pipeline import RetrieveConfig
 from asmr.store.memory import Memory
@@ -70,6 +71,48 @@ def test_bad_questions_and_config():
         AnswerConfig(redundancy="lots")
     with pytest.raises(ValueError, match="max_sources"):
         AnswerConfig(max_sources=0)
+    with pytest.raises(ValueError, match="redundancy_budget_tokens"):
+        AnswerConfig(redundancy_budget_tokens=0)
+    with pytest.raises(ValueError, match="redundancy_max_facts"):
+        AnswerConfig(redundancy_max_facts=-1)
+
+
+class ScriptedGenerator:
+    """Answers each question with a fixed text (a model's answer, without the model)."""
+
+    name = "scripted"
+
+    def __init__(self, answers: dict[str, str], paraphrase: str | None = None) -> None:
+        self.answers = answers
+        self.prompts: list[str] = []
+        self.paraphrased: list[str] = []
+        self._paraphrase = paraphrase
+
+    def generate(self, question, sources, *, redundancy="", marker=None, require_citation=True):
+        self.prompts.append(redundancy)
+        return Generation(self.answers.get(question, ""), self.name)
+
+    def paraphrase(self, text):
+        self.paraphrased.append(text)
+        return self._paraphrase
+
+
+def test_full_redundancy_passes_a_paraphrase_from_the_generator_once_per_unit(handbook):
+    port = "Which port does the API server listen on?"
+    gen = ScriptedGenerator({}, paraphrase="By default the API server uses port 9090.")
+    emb = get_embedder(handbook.embed_model)
+    a = Answerer(handbook, gen, embedder=emb, retrieve_config=RetrieveConfig(confidence_threshold=0.05),
+                 config=AnswerConfig(redundancy="full", redundancy_budget_tokens=400))
+    a.ask(port)
+    a.ask(port)
+    assert "Example question: " in gen.prompts[0] and port not in gen.prompts[0]
+    assert "In other words: By default the API server uses port 9090 [cite:" in gen.prompts[0]
+    assert gen.prompts[1] == gen.prompts[0] and len(gen.paraphrased) == 1  # the second came from the cache
+    small = Answerer(handbook, gen, embedder=emb, retrieve_config=RetrieveConfig(confidence_threshold=0.05),
+                     config=AnswerConfig(redundancy="list", redundancy_budget_tokens=30,
+                                         redundancy_max_facts=1))
+    small.ask(port)
+    assert gen.prompts[-1].count("\n- ") == 1 and "In other words" not in gen.prompts[-1]
 
 
 def test_answer_eval_on_a_small_synthetic_base(tmp_path):

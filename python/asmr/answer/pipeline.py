@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
 from asmr.generate.base import Generation, Source
-from asmr.redundancy.block import MODES, redundancy_block
+from asmr.redundancy.block import MODES, ParaphraseCache, redundancy_block
 from asmr.retrieve.pipeline import Result, Retriever, RetrieveConfig
 from asmr.verify.allowlist import Allowlist, Conversation
 from asmr.verify.verifier import Verification, Verifier
@@ -28,12 +28,16 @@ class AnswerConfig:
     refuse: bool = True          # say "not found" below the retrieval confidence threshold
     max_sources: int = 6         # recalled units shown to the generator
     require_citation: bool = True
+    redundancy_budget_tokens: int = 160  # the redundancy block's size, estimated tokens
+    redundancy_max_facts: int = 6        # key facts listed in it, at most
 
     def __post_init__(self) -> None:
         if self.redundancy not in MODES:
             raise ValueError(f"redundancy {self.redundancy!r}: must be one of {', '.join(MODES)}")
-        if self.max_sources < 1:
-            raise ValueError(f"max_sources must be at least 1, got {self.max_sources}")
+        for name in ("max_sources", "redundancy_budget_tokens", "redundancy_max_facts"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer of at least 1, got {value!r}")
 
 
 @dataclass
@@ -91,6 +95,9 @@ class Answerer:
         embedder = embedder or get_embedder(memory.embed_model)
         self.retriever = retriever or Retriever(memory, embedder, retrieve_config)
         self.verifier = verifier or Verifier(memory, embedder=embedder, rewrite=getattr(generator, "rewrite", None))
+        # Paraphrases cost a model call each: kept per unit id across questions.
+        paraphrase = getattr(generator, "paraphrase", None)
+        self.paraphrases = ParaphraseCache(paraphrase) if callable(paraphrase) else None
 
     def ask(self, question: str, conversation: Conversation | None = None) -> Answer:
         if not isinstance(question, str) or not question.strip():
@@ -116,7 +123,9 @@ class Answerer:
         sources = [Source(h.unit_id, units[h.unit_id].content, units[h.unit_id].doc_id,
                           " / ".join(units[h.unit_id].section_path), h.score)
                    for h in hits[:self.config.max_sources] if h.unit_id in units]
-        block = redundancy_block(question, sources, mode=self.config.redundancy)
+        block = redundancy_block(question, sources, mode=self.config.redundancy,
+                                 budget_tokens=self.config.redundancy_budget_tokens,
+                                 max_facts=self.config.redundancy_max_facts, paraphrase=self.paraphrases)
         t_gen = time.perf_counter()
         generation = self.generator.generate(question, sources, redundancy=block,
                                              require_citation=self.config.require_citation)
