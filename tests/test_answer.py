@@ -3,12 +3,13 @@ from pathlib import Path
 
 import pytest
 
-from asmr.answer.pipeline import NOT_FOUND, AnswerConfig, Answerer
+from asmr.answer.pipeline import NOT_FOUND, AnswerConfig, Answerer, declines
 from asmr.embed.models import get_embedder
-from asmr.eval.answers import AnswerEval, queries_from_synth, write_report
+from asmr.eval.answers import AnswerEval, AnswerQuery, queries_from_synth, states, write_report
 from asmr.eval.synth import generate
 from asmr.generate.base import Generation
 from asmr.generate.extractive import ExtractiveGenerator
+from asmr.verify.verifier import DROPPED
 from asmr.retrieve.pipeline import RetrieveConfig
 from asmr.store.memory import Memory
 from asmr.store.writer import ingest
@@ -95,6 +96,70 @@ class ScriptedGenerator:
     def paraphrase(self, text):
         self.paraphrased.append(text)
         return self._paraphrase
+
+
+def test_declining_is_not_found_nothing_confirmed_or_a_statement_that_the_answer_is_not_there():
+    uid = "memo://kb/ops.deploy/x"
+    for text in (NOT_FOUND, "", f"  [cite:{uid}] ", DROPPED, f"{DROPPED} {DROPPED}",
+                 f"The sources do not mention a retention period [cite:{uid}].",
+                 "I'm sorry, but I don't know. The context does not say.", "未找到相关信息。",
+                 "That cannot be confirmed from the sources.", "There is no information about it in memory."):
+        assert declines(text), text
+    for text in ("Logs are kept for 30 days.",  # no citation, but an answer all the same
+                 "The policy does not cover contractors.",  # an absence stated as the answer
+                 "Error 404 means the page was not found.", "Signed documents do not include a date.",
+                 f"{DROPPED} Logs are kept for 30 days [cite:{uid}].", "日志保留30天。"):
+        assert not declines(text), text
+
+
+def test_key_facts_match_whole_words_and_numbers():
+    assert states("Yes, it is.", ["yes"]) and not states("My eyes are fine.", ["yes"])
+    assert states("The limit is 2 GB.", ["2 GB"]) and not states("The limit is 12 GB.", ["2 gb"])
+    assert not states("Upgrade to 2.4.1 now.", ["2.4"]) and states("Upgrade to 2.4.", ["2.4"])
+    assert not states("It costs 1,200 USD.", ["200 USD"]) and states("It costs $1,200.", ["$1,200"])
+    assert states("ERR_42 means the disk is full", ["err_42"]) and not states("ERR_420", ["ERR_42"])
+    # CJK words are not spaced: a substring, but numbers still do not run into other digits
+    assert states("日志保留30天。", ["30天"]) and states("由清华大学负责", ["清华大学"])
+    assert not states("日志保留130天。", ["30天"])
+
+
+def _port_unit(memory) -> str:
+    return next(u.id for u in memory.units_of("kb", "ops.deploy") if "port 9090" in u.content)
+
+
+def test_an_uncited_answer_is_answered_and_counts_as_a_hallucination(handbook):
+    emb = get_embedder(handbook.embed_model)
+    port = "Which port does the API server listen on?"
+    painter = "Who painted the portrait in the lobby?"
+    logs = "How long are logs kept?"
+    gen = ScriptedGenerator({port: "The API server listens on port 9090.",  # right, but cites nothing
+                             painter: "It was painted by Ada Lovelace.",   # memory has no answer
+                             logs: "The sources do not say how long logs are kept."})
+    queries = [AnswerQuery("port", port, "single", (("9090",),), ("ops.deploy",), ("port 9090",)),
+               AnswerQuery("painter", painter, "unanswerable", ()),
+               AnswerQuery("logs", logs, "single", (("14 days",),), ("faq",), ("14 days",))]
+    report = AnswerEval(handbook, gen, embedder=emb).run(queries, ["hybrid_rag"], redundancy_variants=False)
+    m = report["methods"]["hybrid_rag"]
+    refused = {o["qid"]: o["refused"] for o in report["outcomes"]}
+    assert refused == {"port": False, "painter": False, "logs": True}
+    # port: answered without a citation; painter: answered with no answer in memory; logs: declined
+    assert m["hallucination_rate"] == pytest.approx(2 / 3)
+    assert m["refusal_rate_answerable"] == 0.5 and m["refusal_rate_unanswerable"] == 0.0
+    assert m["memory_accuracy"] == 0.0
+
+
+def test_citation_recall_leaves_out_questions_whose_gold_units_do_not_resolve(handbook):
+    emb = get_embedder(handbook.embed_model)
+    port = "Which port does the API server listen on?"
+    gen = ScriptedGenerator({port: f"The API server listens on port 9090 [cite:{_port_unit(handbook)}]."})
+    queries = [AnswerQuery("port", port, "single", (("9090",),), ("ops.deploy",), ("port 9090",)),
+               AnswerQuery("gone", "Which team owns billing?", "single", (("Kestrel",),), ("no.such.doc",),
+                           ("Team Kestrel",))]
+    ev = AnswerEval(handbook, gen, embedder=emb)
+    assert ev.gold_units(queries[1]) == set()
+    m = ev.run(queries, ["hybrid_rag"], redundancy_variants=False)["methods"]["hybrid_rag"]
+    assert m["citation_recall"] == 1.0 and m["citation_recall_questions"] == 1
+    assert m["memory_accuracy"] == 0.5  # the second question is still scored for accuracy
 
 
 def test_full_redundancy_passes_a_paraphrase_from_the_generator_once_per_unit(handbook):

@@ -5,9 +5,14 @@ sees only the recalled units that are not superseded alternatives; the answer
 it writes is verified against the same allowlist, and what the verifier
 cannot confirm is weakened or dropped. When retrieval is not confident the
 answer is "not found", with the closest candidates, and no generator runs.
+
+``declines`` is the one definition of an answer that declines to answer
+(the evaluation's "refused"), whoever declined: retrieval, the generator or
+the verifier.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 
@@ -15,10 +20,44 @@ from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
 from asmr.generate.base import Generation, Source
 from asmr.redundancy.block import MODES, ParaphraseCache, redundancy_block
 from asmr.retrieve.pipeline import Result, Retriever, RetrieveConfig
+from asmr.units.sentences import sentence_ends
 from asmr.verify.allowlist import Allowlist, Conversation
-from asmr.verify.verifier import Verification, Verifier
+from asmr.verify.verifier import DROPPED, DROPPED_CJK, Verification, Verifier
 
 NOT_FOUND = "Not found in memory."
+
+# A sentence that says the answer is not there, as the pipeline (NOT_FOUND), the verifier (DROPPED)
+# and models (SmolLM2, chat endpoints) word it. Each pattern names the sources or the speaker as
+# what lacks the answer, so that an answer stating an absence ("The policy does not cover
+# contractors.", "Error 404 means the page was not found.") is not taken for a refusal.
+_WHERE = (r"(?:the |any |these |my )?"
+          r"(?:memory|sources?|context|documents?|(?:provided|given) (?:text|information))")
+_DECLINING = re.compile(
+    rf"^not found\W*$|\bnot found in {_WHERE}"
+    rf"|\b(?:cannot|can't|could not|couldn't) be (?:confirmed|determined|answered)\b"
+    rf"|\b(?:cannot|can't|could not|couldn't) be found in {_WHERE}"
+    r"|\b(?:i|we) (?:do not|don't|cannot|can't|could not|couldn't|am unable to|are unable to) "
+    r"(?:know|find|answer|tell|say|determine|confirm|have (?:any |enough )?information)\b"
+    r"|\b(?:i'm|i am) (?:sorry|not sure|unable)\b"
+    r"|\b(?:the|these|provided|given) (?:sources?|context|documents?|memory|text|information) "
+    r"(?:do|does|did) ?(?:not|n't) (?:say|mention|state|specify|contain|provide|include|give|cover)\b"
+    rf"|\bnot (?:mentioned|stated|specified|provided|given|available) in {_WHERE}"
+    r"|\bthere (?:is|was|'s) no (?:information|answer|mention)\b|\b(?:i|we) (?:have|found) no information\b"
+    r"|未找到|没有找到|找不到|无法确认|无法回答|无法确定|不知道|没有提到|未提及|没有相关信息",
+    re.IGNORECASE)
+_NOTICES = re.compile("|".join(re.escape(n) for n in (DROPPED, DROPPED_CJK)))
+
+
+def declines(text: str) -> bool:
+    """Whether an answer's text declines to answer: nothing is left once its citation markers and the
+    verifier's "cannot be confirmed" notices are cut out, or every sentence left says the answer is
+    not there (``NOT_FOUND``, "the sources do not mention ...", "I don't know", "未找到" ...)."""
+    rest = _NOTICES.sub(" ", marker_pattern(DEFAULT_MARKERS).sub("", text)).strip()
+    if not rest:
+        return True
+    cuts = [0, *sentence_ends(rest), len(rest)]
+    sentences = [rest[a:b].strip() for a, b in zip(cuts, cuts[1:]) if rest[a:b].strip(" \t\n.!?。！？")]
+    return all(_DECLINING.search(s) for s in sentences)
 
 
 @dataclass(frozen=True)
@@ -62,6 +101,11 @@ class Answer:
     redundancy: str = ""
     timings: dict = field(default_factory=dict)
 
+    @property
+    def refused(self) -> bool:
+        """Retrieval was not confident, or the answer's text declines (``declines``)."""
+        return not self.found or declines(self.text)
+
     def numbered(self) -> str:
         """The answer with each marker replaced by its citation number, ``[1]``."""
         by_id = {c.unit_id: c.number for c in self.citations}
@@ -74,7 +118,8 @@ class Answer:
 
     def to_dict(self) -> dict:
         return {"question": self.question, "answer": self.text, "answer_numbered": self.numbered(),
-                "found": self.found, "confidence": self.retrieval.confidence, "reason": self.retrieval.reason,
+                "found": self.found, "refused": self.refused, "confidence": self.retrieval.confidence,
+                "reason": self.retrieval.reason,
                 "citations": [c.__dict__ for c in self.citations],
                 "candidates": [h.unit_id for h in self.retrieval.hits] if not self.found else [],
                 "turn": self.allowlist.turn_id, "redundancy": self.redundancy,

@@ -13,22 +13,33 @@ the extractive generator ignores the prompt, so it runs each method once.
 
 Metrics, fractions in [0, 1]:
 
-- ``memory_accuracy``: answerable question: the answer states every key fact (any
-  accepted form), does not state a stale value, and cites a unit that holds the answer;
-  unanswerable question: the system refuses;
-- ``hallucination_rate``: share of all questions answered although no cited unit holds
-  the answer, or answered although memory has no answer;
-- ``refusal_rate_answerable`` / ``refusal_rate_unanswerable``: share refused ("not found",
-  or no citation survived) among answerable / unanswerable questions;
-- ``citation_precision``: of all citations in answers to answerable questions, the share
-  whose unit holds the answer (a gold unit, or a unit stating a key fact);
-- ``citation_recall``: per answerable question, the share of its gold units cited, averaged;
+- refused: the system declined: retrieval said "not found", or nothing of the answer is left
+  once markers and the verifier's "cannot be confirmed" notices are cut out, or every sentence
+  left says the answer is not there ("not found", "the sources do not mention ...", "I don't
+  know"; ``asmr.answer.pipeline.declines``). Anything else is answered, with or without a
+  citation;
+- a key fact is stated when one of its accepted forms occurs in the answer as whole words and
+  numbers ("yes" is not in "eyes", "2 GB" not in "12 GB", "2.4" not in "2.4.1"; in CJK text,
+  where words are not spaced, as a substring);
+- ``memory_accuracy``: answerable question: answered, the answer states every key fact, does
+  not state a stale value, and cites a unit that holds the answer; unanswerable question:
+  refused;
+- ``hallucination_rate``: share of all questions answered although no cited unit holds the
+  answer (an answer without citations included), or answered although memory has no answer;
+- ``refusal_rate_answerable`` / ``refusal_rate_unanswerable``: share refused among answerable /
+  unanswerable questions;
+- ``citation_precision``: of all citations in answers (not refusals) to answerable questions,
+  the share whose unit holds the answer (a gold unit, or a unit stating a key fact);
+- ``citation_recall``: per answerable question whose gold units resolve in the memory, the
+  share of them cited, averaged (questions whose gold units do not resolve are left out;
+  ``citation_recall_questions`` says how many were scored);
 - ``key_fact_recall``: per answerable question, the share of its key facts stated, averaged;
 - ``p50_ms`` / ``p95_ms``: latency per question, retrieval to verified answer.
 """
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -84,13 +95,44 @@ def queries_from_corpus(path: str | Path, unanswerable: set[str] = frozenset()) 
     return out
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
 def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _states(text: str, forms: Sequence[str]) -> bool:
+def _joins(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` (neighbouring characters) belong to one word or number.
+
+    Letters and digits join ("eyes", "12"); a CJK character joins nothing, since CJK words are
+    not spaced; "." and "," join digits ("2.4.1", "1,200")."""
+    def word(c: str) -> bool:
+        return (c.isalnum() or c == "_") and not _CJK.match(c)
+    return word(a) and word(b)
+
+
+def _occurs(form: str, text: str) -> bool:
+    """``form`` occurs in ``text`` as whole words and numbers (both normalised)."""
+    start = text.find(form)
+    while start >= 0:
+        end = start + len(form)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        # "2" in "1.2" or "1,2" and "2.4" in "2.4.1": a number goes on past a separator
+        number_before = form[0].isdigit() and before in ".," and text[start - 2:start - 1].isdigit()
+        number_after = form[-1].isdigit() and after in ".," and text[end + 1:end + 2].isdigit()
+        if not (_joins(before, form[0]) or _joins(form[-1], after) or number_before or number_after):
+            return True
+        start = text.find(form, start + 1)
+    return False
+
+
+def states(text: str, forms: Sequence[str]) -> bool:
+    """Whether ``text`` states one of ``forms`` (a key fact's accepted forms), as whole words and
+    numbers, case and spacing aside."""
     t = _norm(text)
-    return any(_norm(f) in t for f in forms if f.strip())
+    return any(_occurs(_norm(f), t) for f in forms if f.strip())
 
 
 @dataclass
@@ -102,7 +144,7 @@ class _Outcome:
     stale: bool
     cited: list[str]
     cited_ok: list[bool]
-    gold_cited: float
+    gold_cited: float | None   # None: the question's gold units do not resolve in this memory
     seconds: float
     answer: str = ""
     extra: dict = field(default_factory=dict)
@@ -161,13 +203,13 @@ class AnswerEval:
             for doc, text in zip(q.gold_docs, q.gold_texts or [""] * len(q.gold_docs)):
                 for u in self.memory.units_of(self.kb, doc):
                     if (text and text.strip() in u.content) or (not text and q.key_facts and any(
-                            _states(u.content, forms) for forms in q.key_facts)):
+                            states(u.content, forms) for forms in q.key_facts)):
                         found.add(u.id)
             self._gold_units[q.qid] = found
         return self._gold_units[q.qid]
 
     def _holds(self, q: AnswerQuery, uid: str) -> bool:
-        return uid in self.gold_units(q) or any(_states(self._text(uid), forms) for forms in q.key_facts)
+        return uid in self.gold_units(q) or any(states(self._text(uid), forms) for forms in q.key_facts)
 
     def run(self, queries: Sequence[AnswerQuery], methods: Sequence[str] = METHODS, *,
             redundancy_variants: bool | None = None,
@@ -196,13 +238,12 @@ class AnswerEval:
                 ans = answerer.answer(q.question, self._recall(method, q.question), started=t0)
                 seconds = time.perf_counter() - t0
                 cited = [next(g for g in m.groups() if g) for m in pat.finditer(ans.text)]
-                refused = not ans.found or not cited
                 plain = pat.sub("", ans.text)
                 gold = self.gold_units(q)
                 rows.append(_Outcome(
-                    q.qid, name, refused, [_states(plain, forms) for forms in q.key_facts],
-                    any(_states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
-                    len(gold & set(cited)) / len(gold) if gold else 0.0, seconds, ans.text))
+                    q.qid, name, ans.refused, [states(plain, forms) for forms in q.key_facts],
+                    any(states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
+                    len(gold & set(cited)) / len(gold) if gold else None, seconds, ans.text))
             report["methods"][name] = _metrics(rows, {q.qid: q for q in queries})
             outcomes += rows
         report["outcomes"] = [o.__dict__ for o in outcomes]
@@ -224,6 +265,7 @@ def _metrics(rows: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
 
     answered = [r for r in ans if not r.refused]
     cites = [ok for r in answered for ok in r.cited_ok]
+    recalls = [r.gold_cited for r in ans if r.gold_cited is not None]
     ms = [r.seconds * 1e3 for r in rows]
     mean = lambda xs: float(statistics.fmean(xs)) if xs else 0.0  # noqa: E731
     return {
@@ -232,7 +274,8 @@ def _metrics(rows: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
         "refusal_rate_answerable": mean([r.refused for r in ans]),
         "refusal_rate_unanswerable": mean([r.refused for r in una]),
         "citation_precision": mean(cites),
-        "citation_recall": mean([r.gold_cited for r in ans]),
+        "citation_recall": mean(recalls),
+        "citation_recall_questions": len(recalls),
         "key_fact_recall": mean([mean(r.stated) if r.stated else 0.0 for r in ans]),
         "p50_ms": float(np.percentile(ms, 50)) if ms else 0.0,
         "p95_ms": float(np.percentile(ms, 95)) if ms else 0.0,

@@ -102,6 +102,8 @@ class AnswerResponse(BaseModel):
     answer: str = Field(description="the verified answer with [cite:ID] markers")
     answer_numbered: str = Field(description="the same with [1], [2], ... for the citations")
     found: bool
+    refused: bool = Field(description="not found, or the answer declines (nothing confirmed, 'not found', "
+                                      "'the sources do not say')")
     confidence: float
     reason: str
     citations: list[Citation]
