@@ -229,3 +229,72 @@ def test_cli_ask_chat_and_eval_answers(handbook, tmp_path, capsys):
     assert set(report["methods"]) == {"hybrid_rag", "asmr_verified"} and report["questions"] == 10
     assert set(report["methods"]["hybrid_rag"]) >= {"memory_accuracy", "hallucination_rate", "p95_ms"}
     assert main(["eval", "answers", "--synth", str(tmp_path / "s"), "--methods", "bogus"]) == 2
+
+
+def test_cli_chat_keeps_turns_and_resumes_a_conversation(handbook, tmp_path, capsys, monkeypatch):
+    import io
+    import json
+
+    from asmr.cli import main
+    conv = tmp_path / "conv.json"
+    mem = ["--memory", str(handbook.directory), "--generator", "extractive", "--confidence-threshold", "0.05",
+           "--no-audit", "--conversation", str(conv)]
+    monkeypatch.setattr("sys.stdin", io.StringIO("Which port does the API server listen on?\n\n"
+                                                 "How long are logs kept?\n"))
+    assert main(["chat", *mem]) == 0
+    out = capsys.readouterr().out
+    cid = json.loads(conv.read_text())["id"]
+    assert f"[turn {cid}/1]" in out and f"[turn {cid}/2]" in out and "9090 by default [1]" in out
+    assert len(json.loads(conv.read_text())["turns"]) == 2  # the blank line is no turn
+    monkeypatch.setattr("sys.stdin", io.StringIO("Which port does the API server listen on?\n"))
+    assert main(["chat", *mem]) == 0
+    assert f"[turn {cid}/3]" in capsys.readouterr().out
+    assert len(json.loads(conv.read_text())["turns"]) == 3
+
+
+def test_cli_bad_conversation_file_and_failing_generators_get_one_line_errors(handbook, tmp_path, capsys,
+                                                                              monkeypatch):
+    import io
+
+    from asmr.cli import main
+    mem = ["--memory", str(handbook.directory), "--confidence-threshold", "0.05", "--no-audit"]
+    corrupt = tmp_path / "conv.json"
+    corrupt.write_text('{"id": "c1", "turns": [')
+    monkeypatch.setattr("sys.stdin", io.StringIO("Which port does the API server listen on?\n"))
+    assert main(["chat", *mem, "--generator", "extractive", "--conversation", str(corrupt)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--conversation {corrupt}: cannot be resumed: not JSON" in err
+    corrupt.write_text('{"id": "c1", "turns": [{"turn": 2, "scores": {}}]}')
+    assert main(["chat", *mem, "--generator", "extractive", "--conversation", str(corrupt)]) == 2
+    assert "turn 1 is not this conversation's turn 1" in capsys.readouterr().err
+    # an endpoint nobody listens on (port 9 of this machine): the error names the generator and the reason
+    dead = ["--generator", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
+    assert main(["ask", "Which port does the API server listen on?", *mem, *dead]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("asmr: generator openai: cannot reach http://127.0.0.1:9/v1")
+    assert err.count("\n") == 1
+    monkeypatch.setattr("sys.stdin", io.StringIO("Which port does the API server listen on?\n"))
+    assert main(["chat", *mem, *dead]) == 2
+    assert capsys.readouterr().err.startswith("asmr: generator openai: cannot reach")
+
+    def unreadable():
+        raise OSError("SmolLM2-135M-Instruct.Q4_1.gguf: unexpected end of file")
+    monkeypatch.setattr("asmr.generate.local.load_smollm2", unreadable)
+    assert main(["ask", "Which port does the API server listen on?", *mem, "--generator", "local"]) == 2
+    assert capsys.readouterr().err == ("asmr: generator local: cannot load SmolLM2-135M: "
+                                       "SmolLM2-135M-Instruct.Q4_1.gguf: unexpected end of file\n")
+
+
+def test_cli_eval_answers_refuses_corpus_flags_with_synth(tmp_path, capsys):
+    from asmr.cli import main
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "answers", "--synth", str(tmp_path), "--unanswerable", "0.2"])
+    assert exc.value.code == 2
+    assert "--unanswerable: only with --corpus/--queries" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "answers", "--synth", str(tmp_path), "--queries", str(tmp_path / "q.jsonl")])
+    assert exc.value.code == 2 and "--queries: only with --corpus" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["ask", "q", "--redundancy-budget", "0"])
+    assert exc.value.code == 2
+    assert "argument --redundancy-budget: 0: must be at least 1" in capsys.readouterr().err

@@ -2,8 +2,10 @@
 
 Exit codes: 0 done; 1 ``asmr check`` found inconsistencies, or ``asmr eval
 verifier`` missed an injected fault; 2 bad arguments or bad input (nothing was
-written); 3 the unit, document or audit record asked for does not exist; 4 the
-memory cannot be used (newer schema, another writer, not a memory).
+written), or the generator cannot load or its endpoint failed (nothing of that
+question was written; ``asmr chat`` keeps the turns before it); 3 the unit,
+document or audit record asked for does not exist; 4 the memory cannot be used
+(newer schema, another writer, not a memory).
 """
 from __future__ import annotations
 
@@ -163,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write report.md, report.json, outcomes.jsonl and PNG charts here")
     pa.add_argument("--json", action="store_true", help="print one JSON object")
     pa.add_argument("--no-progress", action="store_true", help="no progress bar")
+    pa.set_defaults(check_combination=lambda args: _check_answers_data(pa, args))
 
     p = sub.add_parser("audit", help="print the verifier's audit records: every sentence, citation, check and "
                                      "outcome",
@@ -185,6 +188,17 @@ def build_parser() -> argparse.ArgumentParser:
     register_serve(sub, _memory_arg)
     register_reindex(sub, _memory_arg)
     return parser
+
+
+def _check_answers_data(parser: argparse.ArgumentParser, args) -> None:
+    """Flags that only --corpus reads are an error with --synth, not silently dropped."""
+    if args.synth is None:
+        return
+    if args.unanswerable is not None:
+        parser.error("--unanswerable: only with --corpus/--queries; --synth DIR brings its own unanswerable "
+                     "questions (the fields asmr eval synth leaves out)")
+    if args.queries is not None:
+        parser.error("--queries: only with --corpus; --synth DIR reads DIR/queries.jsonl")
 
 
 def document_args(p, effective_default: str) -> None:
@@ -550,13 +564,29 @@ def _answer_args(p: argparse.ArgumentParser) -> None:
     generator_args(p, "local", "local: SmolLM2-135M with the citation processor (default); extractive: no "
                                "model, the units' own sentences; openai: an OpenAI-compatible endpoint")
     p.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
-                   help="key-fact block after the sources (default list)")
+                   help="key-fact block after the sources (default list); full adds a question-and-answer "
+                        "pair made from a fact and, with a model generator, a paraphrase of the best fact")
+    p.add_argument("--redundancy-budget", type=_positive_int, default=160, metavar="TOKENS",
+                   help="the redundancy block's size, estimated tokens (default 160)")
+    p.add_argument("--redundancy-facts", type=_positive_int, default=6, metavar="N",
+                   help="key facts listed in the redundancy block, at most (default 6)")
     p.add_argument("--no-verify", action="store_true", help="show the generator's answer unverified")
     p.add_argument("--no-audit", action="store_true", help="do not append the audit record to <memory>/audit")
     _retrieve_args(p)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be at least 1")
+    return value
+
+
 def _answerer(args, memory):
+    """The Answerer the flags ask for; raises GeneratorError when the generator cannot load."""
     from .answer import AnswerConfig, Answerer
     from .embed import get_embedder
     from .generate import get_generator
@@ -564,8 +594,11 @@ def _answerer(args, memory):
     embedder = get_embedder(memory.embed_model)
     options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
     generator = get_generator(args.generator, embedder=embedder, **options)
+    config = AnswerConfig(redundancy=args.redundancy, verify=not args.no_verify,
+                          redundancy_budget_tokens=args.redundancy_budget,
+                          redundancy_max_facts=args.redundancy_facts)
     return Answerer(memory, generator, embedder=embedder, retrieve_config=_retrieve_config(args),
-                    config=AnswerConfig(redundancy=args.redundancy, verify=not args.no_verify))
+                    config=config)
 
 
 def _print_answer(ans, explain: bool) -> None:
@@ -603,6 +636,7 @@ def _audit(args, memory, ans) -> None:
 
 
 def cmd_ask(args) -> int:
+    from .generate import GeneratorError
     from .store import Memory
 
     if not args.question.strip():
@@ -612,9 +646,9 @@ def cmd_ask(args) -> int:
             return _fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
         try:
             answerer = _answerer(args, m)
-        except ValueError as exc:
+            ans = answerer.ask(args.question)
+        except (ValueError, GeneratorError) as exc:
             return _fail(str(exc), EXIT_BAD_INPUT)
-        ans = answerer.ask(args.question)
         _audit(args, m, ans)
     if args.json:
         print(json.dumps(ans.to_dict(), indent=2, ensure_ascii=False))
@@ -624,17 +658,22 @@ def cmd_ask(args) -> int:
 
 
 def cmd_chat(args) -> int:
+    from .generate import GeneratorError
     from .store import Memory
     from .verify.allowlist import Conversation
 
-    conv = (Conversation.load(args.conversation) if args.conversation and args.conversation.exists()
-            else Conversation())
+    try:
+        conv = (Conversation.load(args.conversation) if args.conversation and args.conversation.exists()
+                else Conversation())
+    except (ValueError, OSError) as exc:  # not JSON, not a conversation, unreadable
+        reason = str(exc).removeprefix(f"conversation file {args.conversation}: ")
+        return _fail(f"--conversation {args.conversation}: cannot be resumed: {reason}", EXIT_BAD_INPUT)
     with Memory(_memory_dir(args)) as m:
         if m.generation == 0:
             return _fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
         try:
             answerer = _answerer(args, m)
-        except ValueError as exc:
+        except (ValueError, GeneratorError) as exc:
             return _fail(str(exc), EXIT_BAD_INPUT)
         interactive = sys.stdin.isatty()
         while True:
@@ -645,7 +684,10 @@ def cmd_chat(args) -> int:
                 break
             if not line.strip():
                 continue
-            ans = answerer.ask(line.strip(), conv)
+            try:
+                ans = answerer.ask(line.strip(), conv)
+            except GeneratorError as exc:  # the turns answered so far are saved already
+                return _fail(str(exc), EXIT_BAD_INPUT)
             _audit(args, m, ans)
             print(f"[turn {ans.allowlist.turn_id}]")
             _print_answer(ans, False)
@@ -673,7 +715,7 @@ def cmd_eval_answers(args) -> int:
 
     from .embed import get_embedder
     from .eval.answers import METHODS, AnswerEval, queries_from_corpus, queries_from_synth, write_report
-    from .generate import get_generator
+    from .generate import GeneratorError, get_generator
     from .store import Memory
     from .store.writer import ingest
     from .units.read import read_path
@@ -713,7 +755,7 @@ def cmd_eval_answers(args) -> int:
         options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
         try:
             generator = get_generator(args.generator, embedder=embedder, **options)
-        except ValueError as exc:
+        except (ValueError, GeneratorError) as exc:
             return _fail(str(exc), EXIT_BAD_INPUT)
         bar = None if args.no_progress else tqdm(total=0, unit="q", leave=False)
 
@@ -723,9 +765,13 @@ def cmd_eval_answers(args) -> int:
                     bar.reset(total=n)
                     bar.set_description(name)
                 bar.update(1)
-        report = AnswerEval(m, generator, embedder=embedder).run(queries, methods, progress=progress)
-        if bar is not None:
-            bar.close()
+        try:
+            report = AnswerEval(m, generator, embedder=embedder).run(queries, methods, progress=progress)
+        except GeneratorError as exc:
+            return _fail(str(exc), EXIT_BAD_INPUT)
+        finally:
+            if bar is not None:
+                bar.close()
     if args.out:
         write_report(report, args.out)
     slim = {k: v for k, v in report.items() if k != "outcomes"}
@@ -765,6 +811,9 @@ def _fail(message: str, code: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    check_combination = getattr(args, "check_combination", None)
+    if check_combination is not None:  # flags that are valid alone but not together (exits 2)
+        check_combination(args)
     # Before any native library loads: OpenMP runtimes read their settings once, when loaded.
     for name, value in getattr(args, "environment", {}).items():
         os.environ.setdefault(name, value)
