@@ -180,6 +180,23 @@ def test_full_redundancy_passes_a_paraphrase_from_the_generator_once_per_unit(ha
     assert gen.prompts[-1].count("\n- ") == 1 and "In other words" not in gen.prompts[-1]
 
 
+def test_answer_eval_runs_the_redundancy_variants_with_the_block_asked_for(handbook):
+    port = "Which port does the API server listen on?"
+    emb = get_embedder(handbook.embed_model)
+    queries = [AnswerQuery("port", port, "single", (("9090",),), ("ops.deploy",), ("port 9090",))]
+    for mode, marker in (("list", "\n- "), ("full", "Example question: ")):
+        gen = ScriptedGenerator({port: "The API server listens on port 9090."})
+        report = AnswerEval(handbook, gen, embedder=emb).run(queries, ["hybrid_rag"], redundancy_variants=True,
+                                                             redundancy_mode=mode)
+        assert list(report["methods"]) == ["hybrid_rag", "hybrid_rag+redundancy"]
+        assert report["redundancy_mode"] == mode
+        off, on = gen.prompts
+        assert off == "" and marker in on, (mode, on)
+        assert ("Example question: " in on) == (mode == "full")
+    with pytest.raises(ValueError, match="redundancy_mode 'off'"):
+        AnswerEval(handbook, gen, embedder=emb).run(queries, ["hybrid_rag"], redundancy_mode="off")
+
+
 def test_answer_eval_on_a_small_synthetic_base(tmp_path):
     generate(tmp_path / "synth", units_target=300, questions=40)
     for v in ("v1", "v2"):

@@ -160,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     generator_args(pa, "extractive", "generator for every method (default extractive: no model, fast)")
     pa.add_argument("--methods", default="dense_rag,hybrid_rag,asmr,asmr_verified",
                     help="comma-separated subset of dense_rag,hybrid_rag,asmr,asmr_verified")
+    pa.add_argument("--redundancy", choices=("list", "full"), default="list",
+                    help="the block the +redundancy variants add (model generators only): list = key facts; "
+                         "full = also an example question and answer, and the model's paraphrase (default list)")
     pa.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions")
     pa.add_argument("--out", type=Path, default=None, metavar="DIR",
                     help="write report.md, report.json, outcomes.jsonl and PNG charts here")
@@ -766,7 +769,8 @@ def cmd_eval_answers(args) -> int:
                     bar.set_description(name)
                 bar.update(1)
         try:
-            report = AnswerEval(m, generator, embedder=embedder).run(queries, methods, progress=progress)
+            report = AnswerEval(m, generator, embedder=embedder).run(
+                queries, methods, progress=progress, redundancy_mode=args.redundancy)
         except GeneratorError as exc:
             return _fail(str(exc), EXIT_BAD_INPUT)
         finally:

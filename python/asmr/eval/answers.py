@@ -212,17 +212,21 @@ class AnswerEval:
         return uid in self.gold_units(q) or any(states(self._text(uid), forms) for forms in q.key_facts)
 
     def run(self, queries: Sequence[AnswerQuery], methods: Sequence[str] = METHODS, *,
-            redundancy_variants: bool | None = None,
+            redundancy_variants: bool | None = None, redundancy_mode: str = "list",
             progress: Callable[[str, int, int], None] | None = None) -> dict:
         """``{"methods": {name: metrics}, "questions": n, ...}`` plus per-question outcomes."""
         for m in methods:
             if m not in METHODS:
                 raise ValueError(f"method {m!r}: must be one of {', '.join(METHODS)}")
+        if redundancy_mode not in ("list", "full"):
+            raise ValueError(f"redundancy_mode {redundancy_mode!r}: must be list or full")
         if redundancy_variants is None:
             redundancy_variants = self.generator.name != "extractive"
-        variants = [(m, "off") for m in methods] + ([(m, "list") for m in methods] if redundancy_variants else [])
+        variants = [(m, "off") for m in methods] + (
+            [(m, redundancy_mode) for m in methods] if redundancy_variants else [])
         pat = marker_pattern(DEFAULT_MARKERS)
         report: dict = {"methods": {}, "questions": len(queries), "generator": self.generator.name,
+                        "redundancy_mode": redundancy_mode if redundancy_variants else None,
                         "types": {t: sum(q.type == t for q in queries) for t in sorted({q.type for q in queries})}}
         outcomes: list[_Outcome] = []
         for method, redundancy in variants:
@@ -335,6 +339,8 @@ def write_report(report: dict, out: str | Path) -> list[Path]:
 
     lines = [f"# Answer accuracy ({report['generator']} generator)", "",
              f"{report['questions']} questions: " + ", ".join(f"{n} {t}" for t, n in report["types"].items()), "",
+             *([f"`+redundancy`: the prompt carries the {report['redundancy_mode']} redundancy block.", ""]
+               if report.get("redundancy_mode") else []),
              "| method | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
     for n in names:
         lines.append(f"| {n} | " + " | ".join(f"{m[n][k]:.1f}" if k.endswith("_ms") else f"{m[n][k]:.3f}"
