@@ -233,6 +233,9 @@ def test_cli_ask_chat_and_eval_answers(handbook, tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["found"] and "9090" in out["answer"] and out["citations"][0]["number"] == 1
     assert out["verification"]["counts"]["keep"] >= 1
+    recall = {h["unit_id"]: h for h in out["recall"]}
+    cited = recall[out["citations"][0]["unit_id"]]  # the cited unit came back with its score and path
+    assert cited["score"] > 0 and cited["path"] and cited["path"][-1]["node"] == cited["unit_id"]
     assert main(["audit", "--memory", str(handbook.directory), "--last", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["question"] == "Which port does the API server listen on?"
     assert main(["ask", "  ", *mem]) == 2

@@ -122,6 +122,11 @@ class Answer:
                 "reason": self.retrieval.reason,
                 "citations": [c.__dict__ for c in self.citations],
                 "candidates": [h.unit_id for h in self.retrieval.hits] if not self.found else [],
+                # why each unit came back: its score and its path from a seed (edge kinds and weights)
+                "recall": [{"unit_id": h.unit_id, "score": h.score, "similarity": h.similarity, "hop": h.hop,
+                            "seed": h.seed, "path": [{"node": p.node, "edge_kind": p.edge_kind,
+                                                      "edge_weight": p.edge_weight} for p in h.path],
+                            "alternative_to": h.alternative_to} for h in self.retrieval.hits],
                 "turn": self.allowlist.turn_id, "redundancy": self.redundancy,
                 "verification": self.verification.to_dict() if self.verification else None,
                 "generator": self.generation.backend if self.generation else None, "timings": self.timings}

@@ -97,6 +97,16 @@ class Citation(BaseModel):
     text: str
 
 
+class RecallHit(BaseModel):
+    unit_id: str
+    score: float
+    similarity: float
+    hop: int
+    seed: bool
+    path: list[PathStep] = Field(description="seed -> ... -> unit, with each edge's kind and weight")
+    alternative_to: Optional[str]
+
+
 class AnswerResponse(BaseModel):
     question: str
     answer: str = Field(description="the verified answer with [cite:ID] markers")
@@ -108,6 +118,8 @@ class AnswerResponse(BaseModel):
     reason: str
     citations: list[Citation]
     candidates: list[str]
+    recall: list[RecallHit] = Field(description="the recalled units (the candidates when not found), best first, "
+                                                "each with its recall path")
     conversation: str
     turn: str = Field(description="<conversation>/<n>: pass conversation and n to /v1/verify")
     redundancy: str
