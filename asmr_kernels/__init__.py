@@ -1,6 +1,7 @@
 """ASMR's native kernels: diffusion over CSR graphs, frontier spreading
 activation from seeds, batched pair cosine, BM25 top-k over posting lists,
-and citation token masks.
+citation token masks, and the key facts of ASCII text (``cpu.KeyFactExtractor``,
+the fast path of ``asmr.redundancy.facts``).
 
 The CPU kernels (C++/OpenMP) are always built. The CUDA kernels live in
 :mod:`asmr_kernels.cuda`, which reports why it is unavailable when the package
