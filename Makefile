@@ -1,5 +1,6 @@
 # make test : create .venv if missing, build and install asmr with its test extras, run the suite
-# make demo : the same set-up, then the main job: build, revise and inspect a memory of the example handbook
+# make demo : the same set-up, then the main job: build, revise and inspect a memory of the example handbook, and ask it
+#             three questions (a conflict, a two-document one, one with no answer) with verified citations
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
