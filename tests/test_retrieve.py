@@ -179,6 +179,21 @@ def test_newer_statement_wins_and_older_is_a_marked_alternative(tmp_path):
         assert m.unit(older.previous_version).status == "superseded"
 
 
+def test_units_of_one_template_about_different_subjects_do_not_conflict(tmp_path):
+    mem = tmp_path / "m"
+    docs = [Document(f"runbooks.{name.lower()}", f"{name} pages the on-call engineer when the error rate stays "
+                     f"above {rate}% for 5 minutes.", "text", title=f"{name} runbook", source=name,
+                     effective_date=date)
+            for name, rate, date in (("Brelova", 15, "2025-01-01"), ("Brisade", 2, "2026-01-01"))]
+    ingest(mem, docs, embedder="hash-64")
+    with Memory(mem) as m:
+        r = Retriever(m, get_embedder("hash-64"), RetrieveConfig(conflict_similarity=0.6))
+        hits = r.search("Above what error rate does Brelova page the on-call engineer?").hits
+        assert "/runbooks.brelova/" in hits[0].unit_id  # the newer Brisade rule does not replace it
+        assert all(h.alternative_to is None for h in hits)
+        assert list(hits) == sorted(hits, key=lambda h: -h.score)
+
+
 # Two hops through a common name: the system's page names its team, whose page names the lead.
 # "Ochre Kestrel" is named by so many units that its entity edges are too weak to spread through.
 SYSTEMS = ["Ivrix batches inventory counts", "Rhonova reconciles payroll exports", "Novant audits tax filings",

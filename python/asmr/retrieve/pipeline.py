@@ -368,7 +368,7 @@ class Retriever:
         previous = self._previous_versions([h.unit_id for h in hits])
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
-        hits = self._resolve_conflicts(hits)
+        hits = self._resolve_conflicts(hits, units)
         return hits, self._features(question, sim, units, lex_rows)
 
     def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray) -> dict:
@@ -487,20 +487,34 @@ class Retriever:
             out[new] = old
         return out
 
-    def _resolve_conflicts(self, hits: list[Hit]) -> list[Hit]:
-        """Two recalled units about the same thing (cosine >= conflict_similarity) that say different
-        things and carry different effective dates: the newer is the answer, the older an alternative
-        marked with the newer's id and ranked right after it."""
+    def _resolve_conflicts(self, hits: list[Hit], units: list) -> list[Hit]:
+        """Two recalled units about the same thing (cosine >= conflict_similarity, and neither names
+        a document subject the other does not) that say different things and carry different
+        effective dates: the newer is the answer, the older an alternative marked with the newer's
+        id and ranked right after it. (``units``: the hits' units, in the same order.)
+
+        Units written from one template ("Brelova pages the on-call engineer when ...", "Brisade
+        pages ...") are as alike as two versions of one rule; the subjects they name tell them apart."""
         if len(hits) < 2:
             return hits
         vecs = np.asarray(self.memory.vectors[[h.row for h in hits]])
         cos = vecs @ vecs.T
+        subjects, cjk = self._document_subjects()
+        names: dict[int, set[str]] = {}
+
+        def named(i: int) -> set[str]:
+            if i not in names:
+                names[i] = unit_entities(units[i].content, subjects, cjk) & subjects.keys()
+            return names[i]
+
         newer_of: dict[int, int] = {}  # each unit in at most one conflict, as the older or the newer
         for i in range(len(hits)):
             for j in range(i + 1, len(hits)):
                 if not self.config.conflict_similarity <= cos[i, j] < 0.9999:  # identical text is no conflict
                     continue
                 if hits[i].effective_at == hits[j].effective_at:
+                    continue
+                if named(i) - named(j) and named(j) - named(i):  # about different things
                     continue
                 old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
                 taken = newer_of.keys() | set(newer_of.values())
