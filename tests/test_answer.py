@@ -248,6 +248,15 @@ def test_cli_ask_chat_and_eval_answers(handbook, tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert set(report["methods"]) == {"hybrid_rag", "asmr_verified"} and report["questions"] == 10
     assert set(report["methods"]["hybrid_rag"]) >= {"memory_accuracy", "hallucination_rate", "p95_ms"}
+    with Memory(tmp_path / "s" / "memory") as m:
+        rows, generation = m.num_rows, m.generation
+    # a second run reuses the memory as it is: v1 is not published over v2 again
+    assert main(["eval", "answers", "--synth", str(tmp_path / "s"), "--generator", "extractive", "--methods",
+                 "hybrid_rag", "--limit", "10", "--no-progress", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["methods"]["hybrid_rag"]["memory_accuracy"] == report["methods"]["hybrid_rag"]["memory_accuracy"]
+    with Memory(tmp_path / "s" / "memory") as m:
+        assert (m.num_rows, m.generation) == (rows, generation)
     assert main(["eval", "answers", "--synth", str(tmp_path / "s"), "--methods", "bogus"]) == 2
 
 

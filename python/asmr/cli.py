@@ -720,6 +720,7 @@ def cmd_eval_answers(args) -> int:
     from .eval.answers import METHODS, AnswerEval, queries_from_corpus, queries_from_synth, write_report
     from .generate import GeneratorError, get_generator
     from .store import Memory
+    from .store.schema import DB_FILE, never_committed
     from .store.writer import ingest
     from .units.read import read_path
 
@@ -733,8 +734,11 @@ def cmd_eval_answers(args) -> int:
         if not (args.synth / "queries.jsonl").is_file():
             return _fail(f"--synth {args.synth}: no queries.jsonl (run asmr eval synth --out {args.synth})",
                          EXIT_BAD_INPUT)
-        memory_dir = memory_dir or args.synth / "memory"
-        for version in ("v1", "v2"):
+        memory_dir = Path(memory_dir or args.synth / "memory")
+        # v1 goes only into a new memory: over a memory that already holds v2 it would publish v1's
+        # text again as new versions (new unit ids), and the next v2 would do so once more.
+        fresh = not (memory_dir / DB_FILE).exists() or never_committed(memory_dir)
+        for version in ("v1", "v2") if fresh else ("v2",):
             root = args.synth / "docs" / version
             ingest(memory_dir, [read_path(p, root=root) for p in sorted(root.rglob("*.md"))],
                    embedder=args.embedder, progress=not args.no_progress)
