@@ -194,6 +194,28 @@ def test_units_of_one_template_about_different_subjects_do_not_conflict(tmp_path
         assert list(hits) == sorted(hits, key=lambda h: -h.score)
 
 
+def test_a_unit_stating_the_questions_key_facts_gains_up_to_fact_boost(tmp_path):
+    mem = tmp_path / "m"
+    docs = [Document(f"runbooks.{name.lower()}", f"{name} pages the on-call engineer when the error rate stays "
+                     f"above {rate}% for 5 minutes.", "text", title=f"{name} runbook", source=name)
+            for name, rate in (("Brelova", 15), ("Brisade", 2), ("Brisune", 3))]
+    ingest(mem, docs, embedder="hash-64")
+    question = "Does Brisade page the on-call engineer above 2% for 5 minutes?"  # Brisade, 2 %, 5 minutes
+    with Memory(mem) as m:
+        plain = {h.unit_id: h.score for h in
+                 Retriever(m, get_embedder("hash-64"), RetrieveConfig(fact_boost=0.0)).search(question).hits}
+        boosted = {h.unit_id: h.score for h in
+                   Retriever(m, get_embedder("hash-64"), RetrieveConfig(fact_boost=0.4)).search(question).hits}
+    gain = {uid.split("/")[-2]: boosted[uid] / plain[uid] for uid in plain}
+    assert gain["runbooks.brisade"] == pytest.approx(1.4)  # all three facts
+    assert gain["runbooks.brelova"] == pytest.approx(1 + 0.4 / 3)  # only "5 minutes"
+    assert gain["runbooks.brisune"] == pytest.approx(1 + 0.4 / 3)
+    assert max(boosted, key=boosted.get).split("/")[-2] == "runbooks.brisade"
+    for bad in ({"fact_boost": -0.1}, {"fact_pool": 0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            RetrieveConfig(**bad)
+
+
 # Two hops through a common name: the system's page names its team, whose page names the lead.
 # "Ochre Kestrel" is named by so many units that its entity edges are too weak to spread through.
 SYSTEMS = ["Ivrix batches inventory counts", "Rhonova reconciles payroll exports", "Novant audits tax filings",

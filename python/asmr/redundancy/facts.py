@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from asmr_kernels.cpu import KeyFactExtractor
 
@@ -424,6 +424,12 @@ def _present(f: Fact, ev: _EvidenceFacts) -> bool:
     return hits * 2 >= len(tokens)
 
 
+def missing_from(facts: Sequence[Fact], evidence: str) -> list[Fact]:
+    """Those of ``facts`` that ``evidence`` does not state (as :func:`missing_facts` compares them)."""
+    ev = _evidence(evidence)
+    return [f for f in facts if not _present(f, ev)]
+
+
 def missing_facts(claim: str, evidence: str) -> list[Fact]:
     """Facts of ``claim`` that ``evidence`` does not state, compared by ``norm``.
 
@@ -432,5 +438,4 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
     precise that agrees ("March 2021" is in "March 3, 2021", not the other way round); an
     entity when its text occurs in the evidence or at least half of its words do.
     """
-    ev = _evidence(evidence)
-    return [f for f in _key_facts(claim) if not _present(f, ev)]
+    return missing_from(_key_facts(claim), evidence)

@@ -34,6 +34,7 @@ from asmr_kernels import spread
 
 from ..graph import GraphConfig, UnitGraph, load_or_build, mentions, normalize, title_key, unit_entities
 from ..index.lexical import token_bytes, tokenize
+from ..redundancy.facts import key_facts, missing_from
 
 
 def _refusal_reason(features: dict, confidence: float, threshold: float) -> str:
@@ -176,6 +177,10 @@ class RetrieveConfig:
     # similarity, path strength, centrality; tuned on the HotpotQA sample (see eval/README.md)
     mix: tuple[float, float, float] = (0.5, 0.5, 0.0)
     recency: float = 0.05  # up to +5 % for the newest effective date among the hits
+    # up to this share more for a unit that states the question's key facts (names, numbers, dates,
+    # versions, codes): dense similarity barely sees "Brisade" against "Brisune", or "v4.3.1" against "v4.3.0"
+    fact_boost: float = 0.4
+    fact_pool: int = 3  # the best k * fact_pool units are rescored with it
     cache_size: int = 1024
     confidence_threshold: float = 0.75  # below it the result is "not found"
     # Logistic weights (bias, top similarity, name coverage, title coverage, field coverage), fitted by
@@ -194,6 +199,12 @@ class RetrieveConfig:
     bridge_decay: float = 0.9
     bridge_units: int = 200  # units of one named document ranked at most
     graph: GraphConfig = field(default_factory=GraphConfig)
+
+    def __post_init__(self) -> None:
+        if not self.fact_boost >= 0:
+            raise ValueError(f"fact_boost must be >= 0, got {self.fact_boost}")
+        if isinstance(self.fact_pool, bool) or not isinstance(self.fact_pool, int) or self.fact_pool < 1:
+            raise ValueError(f"fact_pool must be an integer of at least 1, got {self.fact_pool!r}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -353,9 +364,16 @@ class Retriever:
         score = cfg.mix[0] * sim + cfg.mix[1] * strength + cfg.mix[2] * cent
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
-        top = np.argsort(-score, kind="stable")[:k]
-        seeds = set(seed_rows.tolist())
+        facts = key_facts(question) if cfg.fact_boost else []
+        top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if facts else k]
         units = m.units_at_rows(rows[top])
+        if facts:
+            stated = np.array([1.0 - len(missing_from(facts, u.content)) / len(facts) for u in units])
+            score = score.copy()
+            score[top] *= 1.0 + cfg.fact_boost * stated
+            order = np.argsort(-score[top], kind="stable")[:k]
+            top, units = top[order], [units[i] for i in order]
+        seeds = set(seed_rows.tolist())
         paths = [res.path(int(rows[t])) for t in top]
         ids = m.ids_at_rows(n for nodes in paths for n in nodes if n < g.num_rows)  # one query for all paths
         hits = []
