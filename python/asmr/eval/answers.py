@@ -39,7 +39,6 @@ Metrics, fractions in [0, 1]:
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ import numpy as np
 
 from asmr.answer.pipeline import Answerer, AnswerConfig
 from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
+from asmr.redundancy.facts import CJK_CHAR
 from asmr.retrieve.pipeline import Hit, Result, RetrieveConfig, Retriever
 
 METHODS = ("dense_rag", "hybrid_rag", "asmr", "asmr_verified")
@@ -95,9 +95,6 @@ def queries_from_corpus(path: str | Path, unanswerable: set[str] = frozenset()) 
     return out
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
 def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -108,7 +105,7 @@ def _joins(a: str, b: str) -> bool:
     Letters and digits join ("eyes", "12"); a CJK character joins nothing, since CJK words are
     not spaced; "." and "," join digits ("2.4.1", "1,200")."""
     def word(c: str) -> bool:
-        return (c.isalnum() or c == "_") and not _CJK.match(c)
+        return (c.isalnum() or c == "_") and not CJK_CHAR.match(c)
     return word(a) and word(b)
 
 

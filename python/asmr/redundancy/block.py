@@ -27,7 +27,7 @@ from asmr.decoding.markers import CITE, Marker
 from asmr.generate.base import Source
 from asmr.generate.extractive import cite, content_words, split_sentences
 
-from .facts import Fact, key_facts, missing_facts
+from .facts import CJK_CHAR, Fact, key_facts, missing_facts
 
 MODES = ("off", "list", "full")
 # Facts other than bare names weigh more: they are what answers get wrong.
@@ -78,7 +78,6 @@ def select_key_facts(question: str, sources: Sequence[Source], *, max_facts: int
     return out
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _END = ".!?。！？"
 _NUMBER_LEAD = re.compile(r"^(?P<currency>[$€£¥￥])?\s*[0-9][0-9.,]*\s*")
 _MONEY_UNITS = frozenset("dollar dollars usd eur euro euros rmb yuan yen 元".split())
@@ -125,9 +124,9 @@ def _standalone(sentence: str, start: int, end: int) -> bool:
     before = sentence[start - 1] if start else " "
     after = sentence[end] if end < len(sentence) else " "
     after2 = sentence[end + 1] if end + 1 < len(sentence) else " "
-    if (before.isalnum() and not _CJK.match(before)) or before in ":.,":
+    if (before.isalnum() and not CJK_CHAR.match(before)) or before in ":.,":
         return False
-    return not ((after.isalnum() and not _CJK.match(after)) or after == ":"
+    return not ((after.isalnum() and not CJK_CHAR.match(after)) or after == ":"
                 or (after in ".," and after2.isdigit()))
 
 
@@ -142,7 +141,7 @@ def hypothetical_question(sentence: str, facts: Sequence[Fact]) -> tuple[str, Fa
     """A question the sentence answers, made by putting question words in place of one of its facts
     ("Rollbacks must finish within 15 minutes." → "Rollbacks must finish within how many minutes?"),
     with the fact it asks for; None when no fact stands alone in the sentence."""
-    cjk = bool(_CJK.search(sentence))
+    cjk = bool(CJK_CHAR.search(sentence))
     for fact in sorted(facts, key=_blank_order):
         # the first place the fact stands alone: "0 GB" is also inside "100 GB"
         start = next((i for i in _occurrences(sentence, fact.text)

@@ -50,6 +50,7 @@ _MONTHS["sept"] = 9
 _MONTH_RE = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
              r"Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+CJK_CHAR = re.compile(f"[{_CJK}]")  # one kana, CJK ideograph or hangul syllable
 
 # Numbers, dates and versions are found from their digit runs: one cheap scan, then anchored
 # matches around each run (a regex that tries every position of the text costs ~10x more).
