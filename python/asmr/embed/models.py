@@ -8,6 +8,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from ..cjk import CJK_CHAR
+
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 
 
@@ -57,7 +59,6 @@ class MiniLMEmbedder:
 
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 class HashingEmbedder:
@@ -77,7 +78,7 @@ class HashingEmbedder:
         words = _WORD.findall(text.lower())
         feats: list[str] = []
         for w in words:
-            if _CJK.search(w):
+            if CJK_CHAR.search(w):
                 feats.extend(w)  # CJK runs have no spaces: characters and bigrams carry meaning
                 feats.extend(w[i:i + 2] for i in range(len(w) - 1))
             else:

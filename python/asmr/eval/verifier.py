@@ -34,7 +34,6 @@ in-sample figures; its cross-validated ones are in its ``support_model.json``.
 from __future__ import annotations
 
 import random
-import re
 import tempfile
 from collections import Counter
 from contextlib import ExitStack
@@ -43,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from ..decoding.markers import CITE, CITE_ZH, DEFAULT_MARKERS
+from ..cjk import CJK_CHAR
 from ..store.memory import UNIT_COLUMNS, Unit
 from ..units.sentences import sentence_ends
 from ..verify.allowlist import Conversation
@@ -54,7 +54,6 @@ from ..verify.verifier import Verifier, VerifierConfig
 FAULTS = ("invented", "deprecated", "superseded", "earlier_turn", "truncated", "malformed", "hidden")
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 _CJK_MARKS = "。！？"
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _SENTENCE_KINDS = ("paragraph", "sentence", "list_item")
 
 
@@ -66,7 +65,7 @@ def first_sentence(text: str) -> str:
 
 def cite(sentence: str, uid: str) -> str:
     """``sentence`` citing ``uid`` before its final punctuation, with the marker of its script."""
-    cjk = _CJK.search(sentence) is not None
+    cjk = CJK_CHAR.search(sentence) is not None
     marker = (CITE_ZH if cjk else CITE).spell(uid)
     body = sentence.rstrip(".!?" + _CJK_MARKS)
     return f"{body}{'' if cjk else ' '}{marker}{sentence[len(body):] or ('。' if cjk else '.')}"
@@ -109,7 +108,7 @@ def _has_marker(text: str) -> bool:
 
 def _usable(sentence: str) -> bool:
     """Long enough to be a claim: four words, or eight characters of CJK text."""
-    return len(sentence.split()) >= 4 or (len(sentence) >= 8 and _CJK.search(sentence) is not None)
+    return len(sentence.split()) >= 4 or (len(sentence) >= 8 and CJK_CHAR.search(sentence) is not None)
 
 
 def _sentence_units(units: list[Unit]) -> list[Unit]:

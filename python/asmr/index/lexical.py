@@ -22,20 +22,20 @@ import numpy as np
 
 from asmr_kernels import Postings
 
-_CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK_CLASS}]+|[^\W_{_CJK_CLASS}]+")
-_HAS_CJK = re.compile(rf"[{_CJK_CLASS}]")
+from ..cjk import CJK_CHAR, CJK_CLASS
+
+_TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
 _ROWS_FILE = "rows.npy"
 
 
 def tokenize(text: str) -> list[str]:
     """Words of ``text`` for BM25: lower-cased alphanumeric runs; CJK runs as character bigrams."""
     runs = _TOKEN.findall(text.lower())
-    if not _HAS_CJK.search(text):
+    if not CJK_CHAR.search(text):
         return runs
     out: list[str] = []
     for run in runs:
-        if _HAS_CJK.match(run):
+        if CJK_CHAR.match(run):
             out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
         else:
             out.append(run)

@@ -27,7 +27,8 @@ from asmr.decoding.markers import CITE, Marker
 from asmr.generate.base import Source
 from asmr.generate.extractive import cite, content_words, split_sentences
 
-from .facts import CJK_CHAR, Fact, key_facts, missing_facts
+from ..cjk import CJK_CHAR
+from .facts import Fact, key_facts, missing_facts
 
 MODES = ("off", "list", "full")
 # Facts other than bare names weigh more: they are what answers get wrong.

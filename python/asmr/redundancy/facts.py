@@ -29,6 +29,8 @@ from typing import NamedTuple, Sequence
 
 from asmr_kernels.cpu import KeyFactExtractor
 
+from ..cjk import CJK_CLASS
+
 KINDS = ("number", "date", "version", "code", "entity")
 
 
@@ -49,8 +51,6 @@ _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH_RE = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
              r"Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-CJK_CHAR = re.compile(f"[{_CJK}]")  # one kana, CJK ideograph or hangul syllable
 
 # Numbers, dates and versions are found from their digit runs: one cheap scan, then anchored
 # matches around each run (a regex that tries every position of the text costs ~10x more).
@@ -97,7 +97,7 @@ _CAPWORD = r"(?:[A-Z][\w'’\-]*(?:\.[A-Za-z][\w'’\-]*)*)"
 _CAP_SPAN = re.compile(rf"(?<![\w'’])(?:{_CAPWORD}\.?)(?:[ \t]+(?:{_CONNECTORS}[ \t]+)*{_CAPWORD}\.?)*")
 _CJK_QUOTED = re.compile(r"[《「『“]([^》」』”\n]{1,30})[》」』”]")
 _CJK_ORG = re.compile(
-    rf"[{_CJK}]{{1,6}}?(?:有限公司|公司|集团|大学|学院|银行|医院|研究院|研究所|委员会|政府|法院|协会|基金会|"
+    rf"[{CJK_CLASS}]{{1,6}}?(?:有限公司|公司|集团|大学|学院|银行|医院|研究院|研究所|委员会|政府|法院|协会|基金会|"
     rf"博物馆|中学|小学|省|市|县|镇|村|州|岛|山脉|河|江|湖)")
 _CJK_LEAD = re.compile(r"^[在于位的是和与从到向被由对将把给为以及或及了而其这那该此各每]+")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]{3,}")

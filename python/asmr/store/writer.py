@@ -32,7 +32,6 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -45,8 +44,7 @@ from ..index.lexical import Tokens
 from ..units.ids import check_name
 from ..units.model import Document, InputError
 from . import schema
-from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch,  # noqa: F401
-                   PlannerProcess, _now, document_sha)
+from .plan import CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess, _now
 from .schema import MemoryStateError
 
 DEFAULT_KB = "kb"

@@ -39,6 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from asmr.decoding.markers import marker_pattern
+from asmr.cjk import CJK_CHAR, CJK_CLASS
 from asmr.redundancy.facts import key_facts, missing_facts
 from asmr.units.sentences import cut_long, sentence_ends
 
@@ -59,8 +60,8 @@ _LEADING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
     r"^as\s+(?:noted|stated|mentioned|described|shown|reported|explained|discussed|indicated|seen|"
     r"outlined|cited|suggested)(?:\s+(?:in|by|above|below|earlier|previously|before))?[^,，]{0,60}[,，]\s*",
     rf"^{_SOURCE}\s+{_SAYS}\s+(?:that\s+)?",
-    rf"^(?:it\s+(?:is|was|has\s+been)\s+(?:reported|noted|stated|said|claimed|shown|known|mentioned|suggested|"
-    rf"found|believed|estimated|argued|established)\s+(?:that\s+)?)",
+    r"^(?:it\s+(?:is|was|has\s+been)\s+(?:reported|noted|stated|said|claimed|shown|known|mentioned|suggested|"
+    r"found|believed|estimated|argued|established)\s+(?:that\s+)?)",
     r"^(?:reportedly|apparently|allegedly|notably|importantly|interestingly|specifically|essentially|"
     r"basically|indeed|in\s+fact|in\s+summary|in\s+conclusion|in\s+short|overall|additionally|"
     r"furthermore|moreover|also|however|therefore|thus|hence|so|then|finally|similarly|likewise|"
@@ -180,10 +181,8 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
     _ANTONYMS.setdefault(_b, set()).add(_a)
 _HEDGE_WORDS = frozenset("may might could can possibly perhaps likely unlikely often sometimes generally "
                          "usually typically some many various several potentially suggest suggests".split())
-_CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_WORD = re.compile(rf"[{_CJK_CLASS}]+|[a-z0-9]+(?:['’][a-z]+)?|[^\W_{_CJK_CLASS}]+")
+_WORD = re.compile(rf"[{CJK_CLASS}]+|[a-z0-9]+(?:['’][a-z]+)?|[^\W_{CJK_CLASS}]+")
 _ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")  # _WORD on lower-cased ASCII text
-_IS_CJK = re.compile(rf"[{_CJK_CLASS}]")
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _REF_HEAD = re.compile(r"^\s*(?:\[\d+\]\s*)?(?:Title:|Text:|Section:)?\s*", re.MULTILINE)
 
@@ -226,7 +225,7 @@ def _words(text: str) -> list[str]:
     raw = _WORD.findall(text.lower())
     out: list[str] = []
     for w in raw:
-        if _IS_CJK.match(w):
+        if CJK_CHAR.match(w):
             out.extend([w] if len(w) == 1 else [w[i:i + 2] for i in range(len(w) - 1)])
         else:
             out.append(w)

@@ -36,7 +36,6 @@ the end: cutting markers out cannot splice a new one together unseen.
 """
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ import numpy as np
 from asmr_kernels import pair_cosine
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
+from ..cjk import CJK_CHAR
 from ..redundancy.facts import KINDS as FACT_KINDS, missing_facts
 from .allowlist import Allowlist
 from .citations import Citation, ParsedAnswer, Sentence, cut_spans, parse_answer, scan_markers, strip_markers
@@ -54,7 +54,6 @@ from .support import SupportModel, core_claim
 
 DROPPED = "(The source for this part cannot be confirmed.)"
 DROPPED_CJK = "（此部分的来源无法确认。）"
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _FINAL_PUNCT = ".!?。！？"
 OUTCOMES = ("keep", "weaken", "drop", "uncited")
 # A sentence with no valid citation is dropped when a unit it cites says otherwise or is outdated.
@@ -377,7 +376,7 @@ def _render(parsed: ParsedAnswer, records: list[dict], rewritten: set[int], mark
         if outcome == "drop":
             if last_dropped and not gap.strip():
                 continue  # consecutive dropped sentences share one notice
-            out.append(gap + (DROPPED_CJK if _CJK.search(s.text) else DROPPED))
+            out.append(gap + (DROPPED_CJK if CJK_CHAR.search(s.text) else DROPPED))
             last_dropped = True
             continue
         last_dropped = False
@@ -422,7 +421,7 @@ def _with_markers(sentence: str, cites: list[Citation]) -> str:
     tail = ""
     while body and body[-1] in _FINAL_PUNCT:
         body, tail = body[:-1], body[-1] + tail
-    sep = "" if _CJK.search(body[-1:] or "") else " "
+    sep = "" if CJK_CHAR.search(body[-1:] or "") else " "
     return f"{body}{sep}{spelled}{tail}"
 
 

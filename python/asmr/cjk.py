@@ -1,0 +1,7 @@
+"""The one definition of a CJK character (kana, CJK ideograph or hangul syllable), shared by the
+tokenizer, the embedder's word check, key facts, the support features and the verifier, so that
+they never disagree on what is CJK text."""
+import re
+
+CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # body of a [...] class
+CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
