@@ -194,6 +194,26 @@ def test_units_of_one_template_about_different_subjects_do_not_conflict(tmp_path
         assert list(hits) == sorted(hits, key=lambda h: -h.score)
 
 
+def test_rows_of_one_document_do_not_conflict(tmp_path):
+    """A changelog's old row and the row its last revision added look alike and carry different
+    dates; both are the document as it stands, so the newer does not replace the one asked for."""
+    mem = tmp_path / "m"
+    rows = ["| Version | Released | Change |", "|---|---|---|",
+            "| v1.2.0 | 2024-03-01 | Added audit log streaming |"]
+    ingest(mem, [Document("changelogs.novara", "\n".join(rows), "markdown", title="Novara changelog",
+                          source="novara", effective_date="2024-03-01")], embedder="hash-64")
+    rows.append("| v1.3.0 | 2025-06-01 | Added scheduled reports |")
+    ingest(mem, [Document("changelogs.novara", "\n".join(rows), "markdown", title="Novara changelog",
+                          source="novara", effective_date="2025-06-01")], embedder="hash-64")
+    with Memory(mem) as m:
+        units = [u for u in m.units_at_rows(range(m.num_rows)) if u.status == "active" and "| v1." in u.content]
+        assert len({u.effective_at for u in units}) == 2  # the premise: the rows carry different dates
+        r = Retriever(m, get_embedder("hash-64"), RetrieveConfig(conflict_similarity=0.3))
+        hits = r.search("When was Novara v1.2.0 released?").hits
+        assert "v1.2.0" in m.unit(hits[0].unit_id).content
+        assert all(h.alternative_to is None for h in hits)
+
+
 def test_a_unit_stating_the_questions_key_facts_gains_up_to_fact_boost(tmp_path):
     mem = tmp_path / "m"
     docs = [Document(f"runbooks.{name.lower()}", f"{name} pages the on-call engineer when the error rate stays "

@@ -512,7 +512,10 @@ class Retriever:
         id and ranked right after it. (``units``: the hits' units, in the same order.)
 
         Units written from one template ("Brelova pages the on-call engineer when ...", "Brisade
-        pages ...") are as alike as two versions of one rule; the subjects they name tell them apart."""
+        pages ...") are as alike as two versions of one rule; the subjects they name tell them apart.
+        Two active units of one document never conflict: a revision that changed a statement
+        superseded its old unit, so both belong to the document as it stands (a changelog's old row
+        and the row added by the last revision carry different dates and look alike)."""
         if len(hits) < 2:
             return hits
         vecs = np.asarray(self.memory.vectors[[h.row for h in hits]])
@@ -532,6 +535,8 @@ class Retriever:
                     continue
                 if hits[i].effective_at == hits[j].effective_at:
                     continue
+                if (units[i].kb, units[i].doc_id) == (units[j].kb, units[j].doc_id):
+                    continue  # both active in one document: its current version states both
                 if named(i) - named(j) and named(j) - named(i):  # about different things
                     continue
                 old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
