@@ -98,6 +98,29 @@ class ScriptedGenerator:
         return self._paraphrase
 
 
+class RecordingGenerator(ScriptedGenerator):
+    """Keeps the sources each question was answered from."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.sources: list = []
+
+    def generate(self, question, sources, **kw):
+        self.sources.append(list(sources))
+        return super().generate(question, sources, **kw)
+
+
+def test_headings_take_no_source_slot(handbook):
+    emb = get_embedder(handbook.embed_model)
+    gen = RecordingGenerator()
+    a = Answerer(handbook, gen, embedder=emb, config=AnswerConfig(verify=False, max_sources=50),
+                 retrieve_config=RetrieveConfig(confidence_threshold=0.05))
+    ans = a.ask("Which port does the API server listen on?")
+    kinds = {u.id: u.kind for u in handbook.units_at_rows([h.row for h in ans.retrieval.hits])}
+    assert "heading" in kinds.values()  # the premise: recall brought headings back
+    assert gen.sources[0] and all(kinds[s.id] != "heading" for s in gen.sources[0])
+
+
 def test_declining_is_not_found_nothing_confirmed_or_a_statement_that_the_answer_is_not_there():
     uid = "memo://kb/ops.deploy/x"
     for text in (NOT_FOUND, "", f"  [cite:{uid}] ", DROPPED, f"{DROPPED} {DROPPED}",
