@@ -170,7 +170,7 @@ class Answerer:
             return Answer(question, NOT_FOUND, False, [], result, allowlist, timings=timings)
         hits = [h for h in result.hits if h.unit_id in allowlist and not h.alternative_to]
         units = {u.id: u for u in self.memory.units_at_rows([h.row for h in hits])}
-        # A heading states nothing (its text is every unit's section path): no source slot for it.
+        # A heading states nothing (its text is in the section path of the units under it): no source slot.
         hits = [h for h in hits if h.unit_id in units and units[h.unit_id].kind != "heading"] or hits
         sources = [Source(h.unit_id, units[h.unit_id].content, units[h.unit_id].doc_id,
                           " / ".join(units[h.unit_id].section_path), h.score)
