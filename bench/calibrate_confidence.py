@@ -3,7 +3,7 @@
     python bench/calibrate_confidence.py \\
         --corpus ../shared/data/hotpotqa_train.corpus.jsonl \\
         --queries ../shared/data/hotpotqa_train.queries.jsonl [--unanswerable 0.3] [--seed 0] \\
-        --synth DIR [--synth DIR2 ...] [--holdout DIR3 ...]
+        --synth DIR [--synth DIR2 ...] [--holdout DIR3 ...] [--holdout-seed N ...]
 
 Two kinds of data, fitted together:
 
@@ -21,17 +21,19 @@ dataset weighs as much as the others, whatever its size), and prints the
 weights, 5-fold cross-validated refusal numbers per dataset at several
 thresholds (a fold's questions are scored by weights fitted on the other folds
 of every dataset), ROC AUC, and a reliability table. ``--holdout`` knowledge
-bases are not fitted on: they are scored by the weights fitted on all the
-rest. Put weights in RetrieveConfig.confidence_weights only from tuning data.
+bases and the corpus with another seed's unanswerable share (``--holdout-seed``:
+the same questions, other ones made unanswerable, its memory beside
+``--memory``) are not fitted on: they are scored by the weights fitted on all
+the rest. Put weights in RetrieveConfig.confidence_weights only from tuning data.
 
 The shipped weights came from (HotpotQA tuning sample, 30 % unanswerable,
 seed 0; the generated KB of seed 0, as ``asmr eval answers --synth`` builds
-it; seed 1 held out):
+it; the KB of seed 1 and HotpotQA seeds 1-4 held out):
 
     asmr eval synth --out /tmp/syn0 --seed 0 && asmr eval synth --out /tmp/syn1 --seed 1
     python bench/calibrate_confidence.py --corpus ../shared/data/hotpotqa_train.corpus.jsonl \\
         --queries ../shared/data/hotpotqa_train.queries.jsonl --memory /tmp/hotpot-unanswerable-0 \\
-        --synth /tmp/syn0 --holdout /tmp/syn1
+        --synth /tmp/syn0 --holdout /tmp/syn1 --holdout-seed 1 --holdout-seed 2 --holdout-seed 3 --holdout-seed 4
 """
 from __future__ import annotations
 
@@ -45,10 +47,10 @@ from asmr.embed import get_embedder
 from asmr.eval.retrieval import (load_queries, refusal_features, refusal_report, reliability_table,
                                  split_unanswerable, synth_refusal_queries)
 from asmr.retrieve import RetrieveConfig
+from asmr.retrieve.pipeline import CONFIDENCE_FEATURES as FEATURES
 from asmr.store import Memory, Writer
 from asmr.units.read import iter_jsonl, read_path
 
-FEATURES = ("top_similarity", "name_coverage", "title_coverage", "field_coverage")
 THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8)
 
 
@@ -69,14 +71,19 @@ def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-(w[0] + x @ w[1:])))
 
 
-def corpus_rows(args) -> tuple[str, list[dict], set[str]]:
+def corpus_rows(args, seed: int) -> tuple[str, list[dict], set[str]]:
+    """The corpus's questions with the gold documents of ``seed``'s unanswerable share removed. The
+    memory is --memory for --seed; any other seed's sits beside it, named as --seed's would be."""
     queries = load_queries(args.queries)
-    unanswerable, removed = split_unanswerable(queries, args.unanswerable, args.seed)
-    memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}-unanswerable-{args.unanswerable}-{args.seed}")
+    unanswerable, removed = split_unanswerable(queries, args.unanswerable, seed)
+    memory = Path(f"asmr-eval-{args.corpus.stem}-unanswerable-{args.unanswerable}-{seed}")
+    if args.memory is not None:
+        memory = args.memory if seed == args.seed else args.memory.parent / memory
     with Writer(memory, embedder=args.embedder, progress=False) as w:
         w.ingest((d for d in iter_jsonl(args.corpus) if d.doc_id not in removed), kb="eval")
     with Memory(memory) as m:
-        return args.corpus.stem, refusal_features(m, get_embedder(m.embed_model), queries), unanswerable
+        return (f"{args.corpus.stem} seed {seed}", refusal_features(m, get_embedder(m.embed_model), queries),
+                unanswerable)
 
 
 def synth_rows(root: Path, embedder: str | None) -> tuple[str, list[dict], set[str]]:
@@ -115,14 +122,19 @@ def main() -> None:
                     help="output of asmr eval synth, fitted on (repeatable)")
     ap.add_argument("--holdout", type=Path, action="append", default=[], metavar="DIR",
                     help="output of asmr eval synth, only scored (repeatable)")
+    ap.add_argument("--holdout-seed", type=int, action="append", default=[], metavar="N",
+                    help="the corpus with another seed's unanswerable share, only scored (repeatable)")
     ap.add_argument("--embedder", default=None)
     args = ap.parse_args()
     if (args.corpus is None) != (args.queries is None):
         ap.error("--corpus and --queries go together")
-    sets = ([corpus_rows(args)] if args.corpus else []) + [synth_rows(d, args.embedder) for d in args.synth]
+    if args.holdout_seed and args.corpus is None:
+        ap.error("--holdout-seed needs --corpus and --queries")
+    sets = ([corpus_rows(args, args.seed)] if args.corpus else []) + [synth_rows(d, args.embedder) for d in args.synth]
     if not sets:
         ap.error("nothing to fit: give --corpus/--queries or --synth")
-    held = [synth_rows(d, args.embedder) for d in args.holdout]
+    held = ([corpus_rows(args, s) for s in args.holdout_seed if s != args.seed]
+            + [synth_rows(d, args.embedder) for d in args.holdout])
 
     def xy(rows, unanswerable):
         return (np.array([[r[f] for f in FEATURES] for r in rows]),

@@ -355,3 +355,39 @@ def test_field_coverage_and_question_names():
     # nothing asked that any unit knows: no unit answers it; nothing asked beyond the name: no evidence
     assert field_coverage("What is the colour of Yarade?", {"yarade"}, units, []) == (0.0, ["colour"])
     assert field_coverage("What about Yarade?", {"yarade"}, units, []) == (1.0, [])
+
+
+def test_a_title_the_question_spells_out_is_one_name():
+    from asmr.retrieve.pipeline import question_names, spelled_titles
+
+    titles = {"welcome to the show", "jon l luther", "edward stafford 4th baron stafford", "cobalt lynx team"}
+    # mentions break at small words and at the period of an initial; the title holds them together
+    assert question_names("Who performed in both Welcome to the Show and the band f(x)?") == {"welcome", "show"}
+    assert question_names("Who performed in both Welcome to the Show and the band f(x)?", titles) == {"welcome to the show"}
+    assert question_names("Where is Jon L. Luther's company?", titles) == {"jon l luther"}
+    assert spelled_titles("Who was the mother of Edward Stafford, 4th Baron Stafford?", titles) == {
+        "edward stafford 4th baron stafford"}
+    # a span ends at a capital or a number: "the Cobalt Lynx team" names the team, not its page's title
+    assert spelled_titles("What is the headcount of the Cobalt Lynx team?", titles) == set()
+    assert question_names("What is the headcount of the Cobalt Lynx team?", titles) == {"cobalt lynx"}
+
+
+def test_phrase_coverage_counts_the_question_s_phrases_that_one_unit_states():
+    from asmr.retrieve.pipeline import phrase_coverage
+
+    q = "Who finished runner-up in the 1999 World Drivers' Championship?"
+    # phrases: (finish, runner), (runner, up), ... word forms meet through the stemmer
+    assert phrase_coverage(q, ["Irvine was runner-up in the 1999 World Drivers' Championship."]) > 0.7
+    # the same words scattered over two units state no phrase of the question
+    assert phrase_coverage(q, ["Irvine was the runner-up.", "The championship of 1999 had world drivers."]) == 0.0
+    assert phrase_coverage(q, []) == 0.0
+    assert phrase_coverage("Ivrix owners?", ["Ivrix owners are listed."]) == 0.5  # too short for a phrase
+    assert phrase_coverage("Who is it that they were with?", ["who is it"]) == 0.5  # only stop words
+
+
+def test_confidence_weights_must_match_the_features():
+    from asmr.retrieve.pipeline import CONFIDENCE_FEATURES
+
+    assert len(RetrieveConfig().confidence_weights) == len(CONFIDENCE_FEATURES) + 1
+    with pytest.raises(ValueError, match="confidence_weights must be 6 numbers"):
+        RetrieveConfig(confidence_weights=(-6.87, 7.38, 1.04, 6.34, 3.49))

@@ -17,11 +17,13 @@ Every hit carries its recall path.
 
 The result's confidence (``Retriever.confidence``) is a logistic function of the best
 unit's similarity, whether the question's names are recalled and are titles in memory,
-and field coverage: whether a unit about those names also says what the question asks
-("cache TTL" in "What is the cache TTL of Ivrix?"). Below the threshold: "not found".
+field coverage (whether a unit about those names also says what the question asks: "cache
+TTL" in "What is the cache TTL of Ivrix?") and phrase coverage (how much of the question's
+wording the best units state). Below the threshold: "not found".
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -47,6 +49,7 @@ def _refusal_reason(features: dict, confidence: float, threshold: float) -> str:
         parts.append(f"no recalled unit {about}also says {features['field_missing']!r} "
                      f"(field coverage {features['field_coverage']:.0%})")
     parts.append(f"best similarity {features['top_similarity']:.2f}")
+    parts.append(f"the best units state {features['phrase_coverage']:.0%} of the question's phrases")
     return "; ".join(parts)
 
 
@@ -60,6 +63,7 @@ within without before after during between through across""".split())
 
 
 _SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what _stem strips
+_NON_WORD = re.compile(r"[^\w\s]+")
 
 
 def _stem(word: str) -> str:
@@ -76,19 +80,44 @@ def _stem(word: str) -> str:
     return word
 
 
+_TITLE_WORDS = 8  # the longest title spelled out in a question that question_names looks for
+
+
+def spelled_titles(question: str, titles: set[str] | frozenset[str]) -> set[str]:
+    """The titles in ``titles`` that the question spells out as a capitalised span, small words and
+    punctuation included ("Welcome to the Show", "Jon L. Luther", "Edward Stafford, 4th Baron
+    Stafford"): spans of at most _TITLE_WORDS words that start with a capital and end with a capital
+    or a number, so "the Cobalt Lynx team" spells the team's name, not the title "Cobalt Lynx team"."""
+    words = _NON_WORD.sub(" ", question).split()
+    out = set()
+    for i, first in enumerate(words):
+        if not first[0].isupper():
+            continue
+        for j in range(i, min(len(words), i + _TITLE_WORDS)):
+            if words[j][0].isupper() or words[j][0].isdigit():
+                key = normalize(" ".join(words[i:j + 1]))
+                if key in titles and not set(key.split()) <= _STOPWORDS:
+                    out.add(key)
+    return out
+
+
 def question_names(question: str, titles: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """The names a question mentions, as keys comparable with ``normalize``d text: codes lose their
     punctuation ("ERR-9918" is "err 9918"), a possessive its "s", a capitalised question word
     ("Within what time ...") is no name, and "X of Y" that is no title in ``titles`` is two names
-    ("What is the cache TTL of Ivrix?" names "ttl" and "ivrix", not "ttl of ivrix")."""
-    out = set()
+    ("What is the cache TTL of Ivrix?" names "ttl" and "ivrix", not "ttl of ivrix"). A title the
+    question spells out (``spelled_titles``) is one name, and the mentions inside it are not names of
+    their own ("Welcome to the Show" is one name, not "welcome" and "show")."""
+    spelled = spelled_titles(question, titles) if titles else set()
+    out = set(spelled)
     for name in mentions(question):
         key = normalize(name)
         if key.endswith(" s"):
             key = key[:-2]
         for part in (key.split(" of ") if " of " in key and key not in titles else [key]):
             part = part.removeprefix("the ").strip()
-            if part and not set(tokenize(part)) <= _STOPWORDS:
+            if (part and not set(tokenize(part)) <= _STOPWORDS
+                    and not any(f" {part} " in f" {t} " for t in spelled)):
                 out.add(part)
     return out
 
@@ -131,6 +160,23 @@ def field_coverage(question: str, names: set[str], candidates: list[str], known:
     return len(best) / len(asked), [w for s, w in word_of.items() if s in asked - best]
 
 
+def _phrases(text: str, n: int) -> set[tuple[str, ...]]:
+    words = [_stem(w) for w in tokenize(text)]
+    return {g for g in zip(*(words[i:] for i in range(n))) if not set(g) <= _STOPWORDS}
+
+
+def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
+    """The share of the question's phrases (runs of ``n`` stemmed words, not all stop words) that one
+    of ``texts`` states. A unit that answers a question mostly says it in the question's words ("the
+    runner-up in the 1999 World Drivers' Championship"); a memory without the answer holds the parts
+    of a phrase in different units, or not at all. 0.5 for a question too short to have one."""
+    asked = _phrases(question, n)
+    if not asked:
+        return 0.5
+    stated = set().union(*(_phrases(t, n) for t in texts))
+    return len(asked & stated) / len(asked)
+
+
 def _day_number(iso: str) -> float:
     """Days since 0001-01-01 of an ISO date or datetime (time zones ignored: a day is the resolution)."""
     try:
@@ -164,6 +210,10 @@ def _bm25(query: list[str], texts: list[list[str]], k1: float = 1.2, b: float = 
     return scores
 
 
+# What confidence() weighs, in the order of RetrieveConfig.confidence_weights after the bias.
+CONFIDENCE_FEATURES = ("top_similarity", "name_coverage", "title_coverage", "field_coverage", "phrase_coverage")
+
+
 @dataclass(frozen=True)
 class RetrieveConfig:
     k: int = 10  # units returned
@@ -174,7 +224,7 @@ class RetrieveConfig:
     depth: int = 2
     edge_threshold: float = 0.65
     decay: float = 0.5
-    # similarity, path strength, centrality; tuned on the HotpotQA sample (see eval/README.md)
+    # similarity, path strength, centrality; chosen on the HotpotQA sample
     mix: tuple[float, float, float] = (0.5, 0.5, 0.0)
     recency: float = 0.05  # up to +5 % for the newest effective date among the hits
     # up to this share more for a unit that states the question's key facts (names, numbers, dates,
@@ -183,11 +233,12 @@ class RetrieveConfig:
     fact_pool: int = 3  # the best k * fact_pool units are rescored with it
     cache_size: int = 1024
     confidence_threshold: float = 0.75  # below it the result is "not found"
-    # Logistic weights (bias, top similarity, name coverage, title coverage, field coverage), fitted by
-    # bench/calibrate_confidence.py (see its docstring) on the HotpotQA tuning sample with 30 % made
-    # unanswerable and the generated KB (asmr eval synth, seed 0) together
-    confidence_weights: tuple[float, float, float, float, float] = (-6.87, 7.38, 1.04, 6.34, 3.49)
+    # Logistic weights (bias, top similarity, name coverage, title coverage, field coverage, phrase
+    # coverage), fitted by bench/calibrate_confidence.py (see its docstring) on the HotpotQA tuning
+    # sample with 30 % made unanswerable (seed 0) and the generated KB (asmr eval synth, seed 0) together
+    confidence_weights: tuple[float, ...] = (-10.0, 6.19, 2.76, 9.19, 4.96, 5.28)
     coverage_units: int = 10  # recalled units searched for the question's names
+    phrase_units: int = 5  # best recalled units searched for the question's phrases (phrase_coverage)
     field_units: int = 5  # best recalled units, and
     field_lexical: int = 3  # best BM25 units, searched for a unit that says what the question asks about its names
     conflict_similarity: float = 0.85  # recalled units this alike, with different dates, conflict
@@ -205,6 +256,9 @@ class RetrieveConfig:
             raise ValueError(f"fact_boost must be >= 0, got {self.fact_boost}")
         if isinstance(self.fact_pool, bool) or not isinstance(self.fact_pool, int) or self.fact_pool < 1:
             raise ValueError(f"fact_pool must be an integer of at least 1, got {self.fact_pool!r}")
+        if len(self.confidence_weights) != len(CONFIDENCE_FEATURES) + 1:
+            raise ValueError(f"confidence_weights must be {len(CONFIDENCE_FEATURES) + 1} numbers (a bias, then "
+                             f"{', '.join(CONFIDENCE_FEATURES)}), got {self.confidence_weights!r}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -334,12 +388,12 @@ class Retriever:
     def confidence(self, features: dict) -> float:
         """P(the memory holds the answer): a logistic function of the similarity of the best unit,
         the share of the question's names that the recalled units contain, the share that are the
-        title of a document in memory (a question about a missing subject), and the field coverage
+        title of a document in memory (a question about a missing subject), the field coverage
         (a question about a present subject that asks for something no unit about it says: see
-        ``field_coverage``)."""
-        b0, b_sim, b_cov, b_title, b_field = self.config.confidence_weights
-        z = (b0 + b_sim * features["top_similarity"] + b_cov * features["name_coverage"]
-             + b_title * features["title_coverage"] + b_field * features["field_coverage"])
+        ``field_coverage``) and the phrase coverage (whether the best units say it in the question's
+        words: see ``phrase_coverage``)."""
+        bias, *weights = self.config.confidence_weights
+        z = bias + sum(w * features[name] for w, name in zip(weights, CONFIDENCE_FEATURES))
         return float(1.0 / (1.0 + np.exp(-z)))
 
     def recall(self, question: str, qvec: np.ndarray, k: int) -> tuple[list[Hit], dict]:
@@ -348,8 +402,8 @@ class Retriever:
         cfg, g, m = self.config, self.graph, self.memory
         seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds)
         if not len(seed_rows):
-            return [], {"top_similarity": 0.0, "name_coverage": 0.0, "title_coverage": 0.0,
-                        "field_coverage": 0.0, "field_missing": "", "field_subject": "", "names": 0}
+            return [], {**dict.fromkeys(CONFIDENCE_FEATURES, 0.0), "field_missing": "", "field_subject": "",
+                        "names": 0}
         res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
                      decay=cfg.decay, restart=1.0, edge_threshold=cfg.edge_threshold).query(0)
         is_unit = res.node < g.num_rows
@@ -409,7 +463,9 @@ class Retriever:
         return {"top_similarity": float(sim.max()) if len(sim) else 0.0,
                 "name_coverage": covered / len(names) if names else 0.5,
                 "title_coverage": sum(n in self._titles for n in names) / len(names) if names else 0.5,
-                "field_coverage": coverage, "field_missing": " ".join(lacking),
+                "field_coverage": coverage,
+                "phrase_coverage": phrase_coverage(question, [u.content for u in units[:cfg.phrase_units]]),
+                "field_missing": " ".join(lacking),
                 "field_subject": " and ".join(sorted(names)), "names": len(names)}
 
     def _bridge(self, question: str, qvec: np.ndarray, hits: list[Hit], units: list, k: int) -> tuple[list[Hit], list]:
