@@ -29,6 +29,7 @@ import time
 from collections import OrderedDict
 from datetime import datetime
 from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -66,6 +67,7 @@ _SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what _stem strips
 _NON_WORD = re.compile(r"[^\w\s]+")
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     """A crude suffix stripper, enough for "escalated" to meet "escalate" and "owns" to meet "owned"."""
     n = len(word)
@@ -160,21 +162,21 @@ def field_coverage(question: str, names: set[str], candidates: list[str], known:
     return len(best) / len(asked), [w for s, w in word_of.items() if s in asked - best]
 
 
-def _phrases(text: str, n: int) -> set[tuple[str, ...]]:
-    words = [_stem(w) for w in tokenize(text)]
-    return {g for g in zip(*(words[i:] for i in range(n))) if not set(g) <= _STOPWORDS}
-
-
 def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
     """The share of the question's phrases (runs of ``n`` stemmed words, not all stop words) that one
     of ``texts`` states. A unit that answers a question mostly says it in the question's words ("the
     runner-up in the 1999 World Drivers' Championship"); a memory without the answer holds the parts
     of a phrase in different units, or not at all. 0.5 for a question too short to have one."""
-    asked = _phrases(question, n)
+    words = [_stem(w) for w in tokenize(question)]
+    asked = {g for g in zip(*(words[i:] for i in range(n))) if not set(g) <= _STOPWORDS}
     if not asked:
         return 0.5
-    stated = set().union(*(_phrases(t, n) for t in texts))
-    return len(asked & stated) / len(asked)
+    vocab = set(words)
+    stated = set()
+    for text in texts:  # a word the question lacks breaks every phrase it is in: it need not be kept
+        found = [s if (s := _stem(w)) in vocab else None for w in tokenize(text)]
+        stated.update(g for g in zip(*(found[i:] for i in range(n))) if g in asked)
+    return len(stated) / len(asked)
 
 
 def _day_number(iso: str) -> float:
