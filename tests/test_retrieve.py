@@ -381,6 +381,8 @@ def test_phrase_coverage_counts_the_question_s_phrases_that_one_unit_states():
     # the same words scattered over two units state no phrase of the question
     assert phrase_coverage(q, ["Irvine was the runner-up.", "The championship of 1999 had world drivers."]) == 0.0
     assert phrase_coverage(q, []) == 0.0
+    # a past form that no suffix makes meets its base form
+    assert phrase_coverage("When did Ulment go into production?", ["Ulment went into production in 2016."]) == 0.5
     assert phrase_coverage("Ivrix owners?", ["Ivrix owners are listed."]) == 0.5  # too short for a phrase
     assert phrase_coverage("Who is it that they were with?", ["who is it"]) == 0.5  # only stop words
 
