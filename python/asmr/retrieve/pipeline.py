@@ -183,9 +183,10 @@ def _phrase_word(word: str) -> str:
 
 def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
     """The share of the question's phrases (runs of ``n`` stemmed words, past forms such as "went"
-    read as "go", not all stop words) that one of ``texts`` states. A unit that answers a question mostly says it in the question's words ("the
-    runner-up in the 1999 World Drivers' Championship"); a memory without the answer holds the parts
-    of a phrase in different units, or not at all. 0.5 for a question too short to have one."""
+    read as "go", not all stop words) that one of ``texts`` states. A unit that answers a question
+    mostly says it in the question's words ("the runner-up in the 1999 World Drivers'
+    Championship"); a memory without the answer holds the parts of a phrase in different units, or
+    not at all. 0.5 for a question too short to have one."""
     words = [_phrase_word(w) for w in tokenize(question)]
     asked = {g for g in zip(*(words[i:] for i in range(n))) if not set(g) <= _STOPWORDS}
     if not asked:
