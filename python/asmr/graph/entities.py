@@ -39,6 +39,11 @@ may might must shall should will would about above below between into over under
 """.split())
 
 
+def split_words(text: str) -> list[str]:
+    """The words of ``text`` as ``normalize`` splits them (punctuation is a space), case kept."""
+    return _PUNCT.sub(" ", text).split()
+
+
 def normalize(text: str) -> str:
     """The key of a name: lower case, punctuation dropped, spaces collapsed, no leading "the"."""
     key = _SPACES.sub(" ", _PUNCT.sub(" ", text.lower())).strip()

@@ -23,7 +23,6 @@ wording the best units state). Below the threshold: "not found".
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -35,7 +34,8 @@ import numpy as np
 
 from asmr_kernels import spread
 
-from ..graph import GraphConfig, UnitGraph, load_or_build, mentions, normalize, title_key, unit_entities
+from ..graph import (GraphConfig, UnitGraph, load_or_build, mentions, normalize, split_words, title_key,
+                     unit_entities)
 from ..index.lexical import token_bytes, tokenize
 from ..redundancy.facts import key_facts, missing_from
 
@@ -64,7 +64,6 @@ within without before after during between through across""".split())
 
 
 _SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what _stem strips
-_NON_WORD = re.compile(r"[^\w\s]+")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -90,7 +89,7 @@ def spelled_titles(question: str, titles: set[str] | frozenset[str]) -> set[str]
     punctuation included ("Welcome to the Show", "Jon L. Luther", "Edward Stafford, 4th Baron
     Stafford"): spans of at most _TITLE_WORDS words that start with a capital and end with a capital
     or a number, so "the Cobalt Lynx team" spells the team's name, not the title "Cobalt Lynx team"."""
-    words = _NON_WORD.sub(" ", question).split()
+    words = split_words(question)
     out = set()
     for i, first in enumerate(words):
         if not first[0].isupper():
