@@ -44,7 +44,8 @@ from ..index.lexical import Tokens
 from ..units.ids import check_name
 from ..units.model import Document, InputError
 from . import schema
-from .plan import CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess, _now
+from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess,
+                   utc_now)
 from .schema import MemoryStateError
 
 DEFAULT_KB = "kb"
@@ -201,7 +202,7 @@ class Writer:
         rolls everything back: the memory stays as it was.
         """
         start = time.perf_counter()
-        self._ingest_time = _now()  # one default effective date for all documents of this ingest
+        self._ingest_time = utc_now()  # one default effective date for all documents of this ingest
         check_name(kb, "knowledge base")
         report = IngestReport(generation=self.generation)
         clock = _Clock(report.timings)
