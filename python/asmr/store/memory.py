@@ -225,3 +225,15 @@ class Memory:
         if self.lexical is None:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         return self.lexical.search(query, k)
+
+
+def stored_model(directory: str | os.PathLike) -> tuple[str | None, int | None]:
+    """(embedding model, dim) recorded by the memory in ``directory``, else (None, None)."""
+    directory = Path(directory)
+    if not (directory / schema.DB_FILE).exists():
+        return None, None
+    conn = schema.connect(directory, create=False)
+    try:
+        return schema.get_meta(conn, "embed_model"), int(schema.get_meta(conn, "dim", "0")) or None
+    finally:
+        conn.close()
