@@ -5,8 +5,8 @@ one consistent snapshot; ``check_memory`` verifies the invariants.
 """
 from .check import CheckReport, check_memory
 from .writer import DEFAULT_KB, IngestReport, Writer, ingest
-from .memory import Memory, Unit, Version, default_memory_dir, stored_model
+from .memory import CommitWatch, Memory, Unit, Version, default_memory_dir, stored_model
 from .schema import SCHEMA_VERSION, MemoryStateError
 
-__all__ = ["CheckReport", "check_memory", "DEFAULT_KB", "IngestReport", "Writer", "ingest", "Memory", "Unit",
-           "Version", "default_memory_dir", "stored_model", "SCHEMA_VERSION", "MemoryStateError"]
+__all__ = ["CheckReport", "check_memory", "DEFAULT_KB", "IngestReport", "Writer", "ingest", "CommitWatch", "Memory",
+           "Unit", "Version", "default_memory_dir", "stored_model", "SCHEMA_VERSION", "MemoryStateError"]

@@ -237,3 +237,27 @@ def stored_model(directory: str | os.PathLike) -> tuple[str | None, int | None]:
         return schema.get_meta(conn, "embed_model"), int(schema.get_meta(conn, "dim", "0")) or None
     finally:
         conn.close()
+
+
+class CommitWatch:
+    """The generation the last commit wrote, read outside any snapshot (so it sees every commit) on
+    one connection kept between reads: a poll is one indexed read. Unlocked: share it under a lock."""
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = Path(directory)
+        self._conn: sqlite3.Connection | None = None
+
+    def generation(self) -> int:
+        if self._conn is None:
+            if not (self.directory / schema.DB_FILE).exists():
+                return 0
+            try:
+                self._conn = schema.connect(self.directory, create=False)
+            except MemoryStateError:
+                return 0  # a first ingest is creating the file right now: nothing committed yet
+        return int(schema.get_meta(self._conn, "generation", "0"))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
