@@ -53,7 +53,7 @@ def _error(r: httpx.Response, status: int, field: str | None = None) -> dict:
 
 def _active(directory) -> tuple[int, set[str]]:
     with Memory(directory, load_indexes=False) as m:
-        return m.generation, {r[0] for r in m.conn.execute("SELECT id FROM units WHERE status='active'")}
+        return m.generation, {u.id for u in m.units_with_status("active")}
 
 
 # -- reading -----------------------------------------------------------------------------------
