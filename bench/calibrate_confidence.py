@@ -47,7 +47,7 @@ from asmr.embed import get_embedder
 from asmr.eval.retrieval import (load_queries, refusal_features, refusal_report, reliability_table,
                                  split_unanswerable, synth_refusal_queries)
 from asmr.retrieve import RetrieveConfig
-from asmr.retrieve.pipeline import CONFIDENCE_FEATURES as FEATURES
+from asmr.retrieve.confidence import FEATURES
 from asmr.store import Memory, Writer
 from asmr.units.read import iter_jsonl, read_path
 

@@ -10,7 +10,7 @@ from asmr.eval.synth import generate
 from asmr.generate.base import Generation
 from asmr.generate.extractive import ExtractiveGenerator
 from asmr.verify.verifier import DROPPED
-from asmr.retrieve.pipeline import RetrieveConfig
+from asmr.retrieve import RetrieveConfig
 from asmr.store.memory import Memory
 from asmr.store.writer import ingest
 from asmr.units.read import read_path

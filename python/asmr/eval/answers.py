@@ -50,7 +50,7 @@ import numpy as np
 from asmr.answer.pipeline import Answerer, AnswerConfig
 from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
 from asmr.cjk import CJK_CHAR
-from asmr.retrieve.pipeline import Hit, Result, RetrieveConfig, Retriever
+from asmr.retrieve import Hit, Result, RetrieveConfig, Retriever
 
 METHODS = ("dense_rag", "hybrid_rag", "asmr", "asmr_verified")
 METRICS = ("memory_accuracy", "hallucination_rate", "refusal_rate_answerable", "refusal_rate_unanswerable",

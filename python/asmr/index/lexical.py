@@ -42,6 +42,31 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+def bm25_scores(query: list[str], texts: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 of each of ``texts`` (as words) for the ``query`` words, with document frequencies counted
+    over ``texts`` alone: words that all of them share weigh little. For ranking a few texts that are
+    in no index (the units of a document that recall bridges to); ``LexicalIndex`` searches the memory."""
+    scores = np.zeros(len(texts))
+    query = set(query)
+    if not query or not texts:
+        return scores
+    df: dict[str, int] = {}
+    for words in texts:
+        for w in query.intersection(words):
+            df[w] = df.get(w, 0) + 1
+    if not df:
+        return scores
+    n = len(texts)
+    avg = sum(map(len, texts)) / n or 1.0
+    idf = {w: np.log1p((n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+    for i, words in enumerate(texts):
+        norm = k1 * (1 - b + b * len(words) / avg)
+        for w in query.intersection(words):
+            tf = words.count(w)
+            scores[i] += idf[w] * tf * (k1 + 1) / (tf + norm)
+    return scores
+
+
 # ASCII text takes a bytes fast path with the same result as tokenize(): letters and
 # digits kept (upper case lowered), everything else a separator.
 _ASCII_TABLE = bytes((c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() and c < 128 else 32 for c in range(256))
