@@ -49,7 +49,7 @@ import numpy as np
 
 from asmr.answer.pipeline import Answerer, AnswerConfig
 from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
-from asmr.cjk import CJK_CHAR
+from asmr.text.cjk import CJK_CHAR
 from asmr.retrieve import Hit, Result, RetrieveConfig, Retriever
 
 METHODS = ("dense_rag", "hybrid_rag", "asmr", "asmr_verified")

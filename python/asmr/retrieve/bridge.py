@@ -5,8 +5,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..graph import mentions, normalize, title_key, unit_entities
-from ..index.lexical import bm25_scores, tokenize
+from ..text.entities import mentions, normalize, title_key, unit_entities
+from ..index.lexical import bm25_scores
+from ..text.words import tokenize
 from .types import Hit, PathStep
 
 # What each document is about: subject key -> its documents (kb, doc_id); and the CJK keys,

@@ -9,13 +9,12 @@ much of the question's wording the best units state). Its weights and threshold 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from ..graph import mentions, normalize, split_words
-from ..index.lexical import token_bytes, tokenize
+from ..text.entities import mentions, normalize, split_words
+from ..text.words import QUESTION_STOP_WORDS, STEM_SUFFIXES, base_form, suffix_stem, token_bytes, tokenize
 
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
@@ -56,36 +55,6 @@ def refusal_reason(features: dict, value: float, threshold: float) -> str:
     return "; ".join(parts)
 
 
-# Words that ask rather than say what is asked for; left out of field coverage.
-
-
-# Words that ask rather than say what is asked for; left out of field coverage.
-_STOPWORDS = frozenset("""
-a an the of in on at to for from by with about into over under and or but not no nor is are was were be been being am
-do does did done doing have has had having what which who whom whose when where why how that this these those it its
-there their they them he she his her him i we you your our my me us can could should would will shall may might must
-than then as if so such also any all each every some many much more most other same only very just
-within without before after during between through across""".split())
-
-
-_SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what _stem strips
-
-
-@lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
-    """A crude suffix stripper, enough for "escalated" to meet "escalate" and "owns" to meet "owned"."""
-    n = len(word)
-    if n > 5 and word.endswith("ing"):
-        return word[:-3]
-    if n > 4 and word.endswith(("ed", "es")):
-        return word[:-2]
-    if n > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    if n > 4 and word.endswith("e"):
-        return word[:-1]
-    return word
-
-
 _TITLE_WORDS = 8  # the longest title spelled out in a question that question_names looks for
 
 
@@ -102,7 +71,7 @@ def spelled_titles(question: str, titles: set[str] | frozenset[str]) -> set[str]
         for j in range(i, min(len(words), i + _TITLE_WORDS)):
             if words[j][0].isupper() or words[j][0].isdigit():
                 key = normalize(" ".join(words[i:j + 1]))
-                if key in titles and not set(key.split()) <= _STOPWORDS:
+                if key in titles and not set(key.split()) <= QUESTION_STOP_WORDS:
                     out.add(key)
     return out
 
@@ -122,7 +91,7 @@ def question_names(question: str, titles: set[str] | frozenset[str] = frozenset(
             key = key[:-2]
         for part in (key.split(" of ") if " of " in key and key not in titles else [key]):
             part = part.removeprefix("the ").strip()
-            if (part and not set(tokenize(part)) <= _STOPWORDS
+            if (part and not set(tokenize(part)) <= QUESTION_STOP_WORDS
                     and not any(f" {part} " in f" {t} " for t in spelled)):
                 out.add(part)
     return out
@@ -140,15 +109,15 @@ def field_coverage(question: str, names: set[str], candidates: list[str], known:
     compared by their stems (a unit's words are not stemmed: the forms of the question's stems are
     looked up among them, which is cheaper). Also returns the words of the question that the best
     unit lacks."""
-    name_words = {_stem(w) for n in names for w in tokenize(n) if w not in _STOPWORDS}
+    name_words = {suffix_stem(w) for n in names for w in tokenize(n) if w not in QUESTION_STOP_WORDS}
     word_of: dict[str, str] = {}
     for w in tokenize(question):
-        if w not in _STOPWORDS:
-            word_of.setdefault(_stem(w), w)
+        if w not in QUESTION_STOP_WORDS:
+            word_of.setdefault(suffix_stem(w), w)
     asked = set(word_of) - name_words
     if not asked:
         return 1.0, []
-    stems = [(w, tuple((w + x).encode() for x in _SUFFIXES)) for w in asked | name_words]
+    stems = [(w, tuple((w + x).encode() for x in STEM_SUFFIXES)) for w in asked | name_words]
 
     def words(text: str) -> set[str]:
         present = set(token_bytes(text))
@@ -166,23 +135,8 @@ def field_coverage(question: str, names: set[str], candidates: list[str], known:
     return len(best) / len(asked), [w for s, w in word_of.items() if s in asked - best]
 
 
-# Past forms that suffix stripping cannot reach, to their base form, for phrase_coverage: "When did X go
-# into production?" is answered by "X went into production in 2016". (Not in _stem: field_coverage
-# looks for the suffixed forms of the question's stems in units, which "go" cannot find "went" by.)
-_IRREGULAR = dict(pair.split(":") for pair in """
-went:go gone:go began:begin begun:begin wrote:write written:write built:build made:make led:lead held:hold
-took:take taken:take gave:give given:give won:win left:leave found:find became:become came:come sold:sell
-told:tell brought:bring bought:buy thought:think kept:keep met:meet paid:pay said:say sent:send spent:spend
-stood:stand grew:grow grown:grow knew:know known:know rose:rise risen:rise fell:fall fallen:fall chose:choose
-chosen:choose drove:drive driven:drive flew:fly flown:fly spoke:speak spoken:speak broke:break broken:break
-shot:shoot sang:sing sung:sing taught:teach caught:catch fought:fight sought:seek struck:strike drew:draw
-drawn:draw wore:wear worn:wear born:bear borne:bear ran:run saw:see seen:see lost:lose felt:feel heard:hear
-meant:mean sat:sit ate:eat eaten:eat hid:hide hidden:hide rode:ride ridden:ride threw:throw thrown:throw
-""".split())
-
-
 def _phrase_word(word: str) -> str:
-    return _stem(_IRREGULAR.get(word, word))
+    return suffix_stem(base_form(word))
 
 
 def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
@@ -192,7 +146,7 @@ def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
     Championship"); a memory without the answer holds the parts of a phrase in different units, or
     not at all. 0.5 for a question too short to have one."""
     words = [_phrase_word(w) for w in tokenize(question)]
-    asked = {g for g in zip(*(words[i:] for i in range(n))) if not set(g) <= _STOPWORDS}
+    asked = {g for g in zip(*(words[i:] for i in range(n))) if not set(g) <= QUESTION_STOP_WORDS}
     if not asked:
         return 0.5
     vocab = set(words)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..graph import unit_entities
+from ..text.entities import unit_entities
 from .bridge import DocumentSubjects
 from .types import Hit
 

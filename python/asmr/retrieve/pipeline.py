@@ -27,8 +27,9 @@ import numpy as np
 
 from asmr_kernels import spread
 
-from ..graph import UnitGraph, load_or_build, title_key
-from ..redundancy.facts import key_facts, missing_from
+from ..graph import UnitGraph, load_or_build
+from ..text.entities import title_key
+from ..text.facts import key_facts, missing_from
 from .bridge import DocumentSubjects, bridge, document_subjects
 from .confidence import confidence, confidence_features, refusal_reason
 from .conflicts import resolve_conflicts

@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
-from ..units.sentences import sentence_ends
+from ..text.sentences import sentence_ends
 
 # The longest run after an opener searched for its closer: far longer than any unit id
 # (memo://<kb>/<doc>/<key>), short enough that an unclosed marker never eats a paragraph.

@@ -46,8 +46,8 @@ import numpy as np
 from asmr_kernels import pair_cosine
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
-from ..cjk import CJK_CHAR
-from ..redundancy.facts import KINDS as FACT_KINDS, missing_facts
+from ..text.cjk import CJK_CHAR
+from ..text.facts import KINDS as FACT_KINDS, missing_facts
 from .allowlist import Allowlist
 from .citations import Citation, ParsedAnswer, Sentence, cut_spans, parse_answer, scan_markers, strip_markers
 from .support import SupportModel, core_claim
