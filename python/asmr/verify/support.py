@@ -115,6 +115,11 @@ def core_claim(sentence: str) -> str:
     return _core_claim(sentence)
 
 
+def clear_core_claims() -> None:
+    """Forget the cached core claims (for benchmarks that time the support check from cold)."""
+    _core_claim.cache_clear()
+
+
 @lru_cache(maxsize=4096)  # the verifier asks for a sentence's core, then the support model does
 def _core_claim(sentence: str) -> str:
     text = _markers().sub("", sentence)
