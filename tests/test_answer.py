@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from asmr.answer.pipeline import NOT_FOUND, AnswerConfig, Answerer, declines
+from asmr.answer.answerer import NOT_FOUND, AnswerConfig, Answerer, declines
 from asmr.embed.models import get_embedder
 from asmr.eval.answers import AnswerEval, AnswerQuery, queries_from_synth, states, write_report
 from asmr.eval.synth import generate
