@@ -387,7 +387,7 @@ def test_serve_makes_openmp_threads_wait_passively_unless_told_otherwise(tmp_pat
 
 
 def test_conversation_store_numbers_turns_across_processes_and_drops_the_oldest(tmp_path):
-    from asmr.retrieve.pipeline import Hit, Result
+    from asmr.retrieve import Hit, Result
     from asmr.server import conversations as C
 
     def result(uid):

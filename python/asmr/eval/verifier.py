@@ -42,9 +42,9 @@ from pathlib import Path
 import numpy as np
 
 from ..decoding.markers import CITE, CITE_ZH, DEFAULT_MARKERS
-from ..cjk import CJK_CHAR
+from ..text.cjk import CJK_CHAR
 from ..store.memory import Unit
-from ..units.sentences import sentence_ends
+from ..text.sentences import sentence_ends
 from ..verify.allowlist import Conversation
 from .jsonl import records
 from ..verify.citations import scan_markers

@@ -50,8 +50,8 @@ import numpy as np
 
 from asmr_kernels import CSRGraph
 
-from ..index.lexical import tokenize
-from .entities import title_key, unit_entities
+from ..text.words import tokenize
+from ..text.entities import title_key, unit_entities
 
 EDGE_KINDS = ("semantic", "structure", "entity", "temporal")
 # Share of the active units (new plus retired) up to which a build reuses the last graph's parts.

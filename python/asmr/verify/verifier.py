@@ -46,11 +46,11 @@ import numpy as np
 from asmr_kernels import pair_cosine
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
-from ..cjk import CJK_CHAR
-from ..redundancy.facts import KINDS as FACT_KINDS, missing_facts
 from ..store.memory import UnitState
+from ..text.cjk import CJK_CHAR
+from ..text.facts import KINDS as FACT_KINDS, missing_facts
 from .allowlist import Allowlist
-from .citations import Citation, ParsedAnswer, Sentence, cut_spans, parse_answer, scan_markers, strip_markers
+from .citations import CitationMarker, ParsedAnswer, Sentence, cut_spans, parse_answer, scan_markers, strip_markers
 from .support import SupportModel, core_claim
 
 DROPPED = "(The source for this part cannot be confirmed.)"
@@ -135,7 +135,7 @@ class _Pair:
 
     sentence: int
     sentence_text: str  # without markers; ``claim`` is its core
-    citation: Citation
+    citation: CitationMarker
     unit: UnitState
     claim: str
     record: dict
@@ -403,7 +403,7 @@ def _scrub(text: str, kept: Counter, markers) -> str:
         text = cut_spans(text, extra).strip()
 
 
-def _with_markers(sentence: str, cites: list[Citation]) -> str:
+def _with_markers(sentence: str, cites: list[CitationMarker]) -> str:
     """A rewritten sentence with its markers before its final punctuation, as models write them."""
     spelled = "".join(c.marker.spell(c.unit_id) for c in cites)
     body = sentence.rstrip()
