@@ -20,7 +20,7 @@ def document_subjects(memory) -> DocumentSubjects:
     contains: "Ochre Kestrel team" is about "ochre kestrel" too, "Novova runbook" about "novova"),
     mapped to the documents; and the CJK ones, which are found by substring."""
     subjects: dict[str, list[tuple[str, str]]] = {}
-    for kb, doc, title in memory.conn.execute("SELECT kb, doc_id, title FROM documents"):
+    for (kb, doc), (title, _) in memory.document_titles_and_types().items():
         for key in {title_key(title)} | mentions(title):
             if len(key) >= 3:
                 subjects.setdefault(key, []).append((kb, doc))
@@ -56,9 +56,7 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
                     docs.setdefault(doc, name)
         cand_rows, cand_words, cand_names = [], [], []
         for (kb, doc), name in docs.items():
-            for row, kind, content in m.conn.execute(
-                    "SELECT row, kind, content FROM units WHERE kb=? AND doc_id=? AND status='active' "
-                    "ORDER BY ord LIMIT ?", (kb, doc, cfg.bridge_units)):
+            for row, kind, content in m.first_units_of(kb, doc, cfg.bridge_units):
                 if kind != "heading" and row != h.row:
                     cand_rows.append(row)
                     cand_words.append(tokenize(content))

@@ -166,7 +166,7 @@ class Retriever:
                             self._path(nodes, ids), u.effective_at))
         if cfg.bridge_from and cfg.bridge_hits:
             hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k)
-        previous = self._previous_versions([h.unit_id for h in hits])
+        previous = m.predecessors([h.unit_id for h in hits])
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity)
@@ -176,7 +176,7 @@ class Retriever:
         """``confidence_features``, with the memory's titles and the best BM25 units' texts."""
         cfg, m = self.config, self.memory
         if self._titles is None:
-            self._titles = {title_key(t) for t, in m.conn.execute("SELECT title FROM documents")}
+            self._titles = {title_key(t) for t, _ in m.document_titles_and_types().values()}
         content = {u.row: u.content for u in units}
         lexical = [int(r) for r in lex_rows[:cfg.field_lexical]]
         missing = [r for r in lexical if r not in content]
@@ -190,23 +190,12 @@ class Retriever:
             self._subjects = document_subjects(self.memory)
         return self._subjects
 
-    def _previous_versions(self, ids: list[str]) -> dict[str, str]:
-        """For each id, the unit it superseded (the newest such), if any."""
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        out: dict[str, str] = {}
-        for old, new in self.memory.conn.execute(
-                f"SELECT id, superseded_by FROM units WHERE superseded_by IN ({marks}) ORDER BY row", ids):
-            out[new] = old
-        return out
-
     def _recency(self, rows: np.ndarray) -> np.ndarray:
         """Where each unit's effective date lies between the oldest (0) and newest (1) among ``rows``;
         all 0 when they span less than a day."""
         if self._days is None:  # once per snapshot: a day number per unit row
             self._days = np.zeros(self.memory.num_rows, np.float64)
-            for row, iso in self.memory.conn.execute("SELECT row, effective_at FROM units WHERE status='active'"):
+            for row, iso in self.memory.active_effective_dates():
                 self._days[row] = _day_number(iso)
         days = self._days[rows]
         span = days.max() - days.min() if len(days) else 0.0

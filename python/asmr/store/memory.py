@@ -156,10 +156,6 @@ class Memory:
         self.close()
 
     @property
-    def conn(self) -> sqlite3.Connection:  # retrieve still reads through it; goes private once it does not
-        return self._db
-
-    @property
     def _db(self) -> sqlite3.Connection:
         """The snapshot's connection; private so that every query on the schema lives in this package."""
         if self._conn is None:
@@ -217,12 +213,12 @@ class Memory:
     def document_text(self, kb: str, doc_id: str, version: int | None = None) -> str | None:
         if version is None:
             r = self._db.execute("SELECT current_version FROM documents WHERE kb=? AND doc_id=?",
-                                  (kb, doc_id)).fetchone()
+                                 (kb, doc_id)).fetchone()
             if r is None:
                 return None
             version = r[0]
         r = self._db.execute("SELECT text FROM versions WHERE kb=? AND doc_id=? AND version=?",
-                              (kb, doc_id, version)).fetchone()
+                             (kb, doc_id, version)).fetchone()
         return None if r is None else r[0]
 
     def links_from(self, uid: str) -> list[dict]:
@@ -275,8 +271,8 @@ class Memory:
         return self._db.execute("SELECT row, content FROM units WHERE kb=? AND doc_id=? AND kind='heading' "
                                 "AND status='active' ORDER BY ord", (kb, doc_id)).fetchall()
 
-    # Whole-memory reads (once per snapshot: the unit graph, retrieval's per-snapshot tables). The
-    # iterators read as they are consumed, so a million units are never all in memory at once.
+    # Whole-memory reads (for what is built once per snapshot). The iterators read as they are
+    # consumed: a million units' rows are never all in memory at once.
     def document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
         """(title, doc_type) of every document, by (kb, doc_id)."""
         return {(kb, doc): (title, doc_type) for kb, doc, title, doc_type in self._db.execute(

@@ -1,7 +1,7 @@
 """Numbered turns of conversations in one SQLite file, shared by every process that opens it.
 
-Each turn's record (text: the server keeps a JSON allowlist) is written with its number in one
-transaction that holds SQLite's writer lock, so two processes never hand out the same number.
+Each turn's record (text the caller makes from the turn's number) is written with that number in
+one transaction that holds SQLite's writer lock, so two processes never hand out the same number.
 WAL: readers never wait. Past ``capacity`` conversations, the least recently used are dropped.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-# The record column is called ``allowlist``: what the server records, and files already hold that name.
+# The record column keeps the name it has in the files already written: ``allowlist``.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (id TEXT PRIMARY KEY, updated REAL NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated);
