@@ -98,7 +98,8 @@ if _cuda_mode() != "off" and (_cuda_mode() == "on" or _nvcc()):
 setup(
     packages=find_packages("python") + ["asmr_kernels"],
     package_dir={"": "python", "asmr_kernels": "asmr_kernels"},
-    package_data={"asmr_kernels": ["*.pyx", "*.pxd"]},
+    # the fitted models (confidence, support) are read at import
+    package_data={"asmr_kernels": ["*.pyx", "*.pxd"], "asmr.retrieve": ["*.json"], "asmr.verify": ["*.json"]},
     ext_modules=ext_modules,
     cmdclass={"build_ext": CMakeBuild},
 )

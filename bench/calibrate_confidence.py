@@ -24,7 +24,7 @@ of every dataset), ROC AUC, and a reliability table. ``--holdout`` knowledge
 bases and the corpus with another seed's unanswerable share (``--holdout-seed``:
 the same questions, other ones made unanswerable, its memory beside
 ``--memory``) are not fitted on: they are scored by the weights fitted on all
-the rest. Put weights in RetrieveConfig.confidence_weights only from tuning data.
+the rest. Put weights in python/asmr/retrieve/confidence_model.json only from tuning data.
 
 The shipped weights came from (HotpotQA tuning sample, 30 % unanswerable,
 seed 0; the generated KB of seed 0, as ``asmr eval answers --synth`` builds
@@ -47,7 +47,7 @@ from asmr.embed import get_embedder
 from asmr.eval.retrieval import (load_queries, refusal_features, refusal_report, reliability_table,
                                  split_unanswerable, synth_refusal_queries)
 from asmr.retrieve import RetrieveConfig
-from asmr.retrieve.pipeline import CONFIDENCE_FEATURES as FEATURES
+from asmr.retrieve.confidence import FEATURES
 from asmr.store import Memory, Writer
 from asmr.units.read import iter_jsonl, read_path
 

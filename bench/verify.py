@@ -167,7 +167,7 @@ def main() -> None:
     from asmr.store import Memory
     from asmr.verify.allowlist import Allowlist
     from asmr.verify.citations import parse_answer
-    from asmr.verify.support import SupportModel, _core_claim, core_claim
+    from asmr.verify.support import SupportModel, clear_core_claims, core_claim
     from asmr.verify.verifier import Verifier
 
     memory_dir = args.workdir / f"memory-{args.units}-{args.seed}"
@@ -188,7 +188,7 @@ def main() -> None:
         support = Timed(SupportModel.load())
         verifier = Verifier(m, support=support, embedder=lookup)
         lookup.add([core_claim(s.text) for a, _, _ in warm_set for s in parse_answer(a).sentences])
-        _core_claim.cache_clear()  # the claims' vectors are ready; their cores must still be cold
+        clear_core_claims()  # the claims' vectors are ready; their cores must still be cold
         times, in_support, outcomes = [], [], {"keep": 0, "weaken": 0, "drop": 0, "uncited": 0}
         misses = 0
         for answer, warm, ids in warm_set:

@@ -3,14 +3,14 @@ from pathlib import Path
 
 import pytest
 
-from asmr.answer.pipeline import NOT_FOUND, AnswerConfig, Answerer, declines
+from asmr.answer.answerer import NOT_FOUND, AnswerConfig, Answerer, declines
 from asmr.embed.models import get_embedder
 from asmr.eval.answers import AnswerEval, AnswerQuery, queries_from_synth, states, write_report
 from asmr.eval.synth import generate
 from asmr.generate.base import Generation
 from asmr.generate.extractive import ExtractiveGenerator
 from asmr.verify.verifier import DROPPED
-from asmr.retrieve.pipeline import RetrieveConfig
+from asmr.retrieve import RetrieveConfig
 from asmr.store.memory import Memory
 from asmr.store.writer import ingest
 from asmr.units.read import read_path

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from asmr.index.lexical import LexicalIndex, tokenize
+from asmr.index.lexical import LexicalIndex
+from asmr.text.words import tokenize
 from asmr_kernels import Postings
 
 

@@ -1,6 +1,6 @@
 """The native key-fact extractor (csrc/cpu/key_facts.cpp) finds what the regex extractor finds.
 
-ASCII text takes the native path in asmr.redundancy.facts; these tests hold it to the
+ASCII text takes the native path in asmr.text.facts; these tests hold it to the
 Python patterns it ports, fact for fact (kind, text, norm, order), on the bundled
 knowledge base, on hand-picked edge cases of every pattern and on generated text.
 """

@@ -4,7 +4,9 @@ import pytest
 from asmr.decoding.markers import CITE_ZH, marker_pattern
 from asmr.embed.models import get_embedder
 from asmr.generate.base import GeneratorError, Source
-from asmr.generate.extractive import ExtractiveGenerator, cite, question_parts, quotable_sentences, split_sentences
+from asmr.decoding.markers import cite
+from asmr.generate.extractive import ExtractiveGenerator, question_parts, quotable_sentences
+from asmr.text.sentences import split_sentences
 
 SOURCES = [
     Source("memo://kb/ops.deploy/aaa", "Deploys start at 02:00 UTC on Sundays. Rollbacks must finish within 15 minutes."),

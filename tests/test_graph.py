@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from asmr.graph import EDGE_KINDS, GraphConfig, build_graph, load_or_build, mentions, title_key, unit_entities
+from asmr.graph import EDGE_KINDS, GraphConfig, build_graph, load_or_build
+from asmr.text.entities import mentions, title_key, unit_entities
 from asmr.store import Memory, ingest
 from asmr.units.model import Document
 

@@ -3,7 +3,8 @@ import bm25s
 import numpy as np
 import pytest
 
-from asmr.index import DenseIndex, LexicalIndex, tokenize
+from asmr.index import DenseIndex, LexicalIndex
+from asmr.text.words import tokenize
 
 
 def test_tokenize_words_and_cjk_bigrams():
@@ -72,7 +73,7 @@ def test_dense_remove_from_flat():
 
 
 def test_ascii_fast_path_tokenizes_like_tokenize():
-    from asmr.index.lexical import token_bytes
+    from asmr.text.words import token_bytes
 
     for text in ["Hello, World_42! x-ray e.g. 3.14 TAB\there", "ÄÖ mixed café 北京 A1", "", "___"]:
         assert [t.decode() for t in token_bytes(text)] == tokenize(text)

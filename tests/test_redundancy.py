@@ -4,7 +4,7 @@ import pytest
 from asmr.generate.base import Source
 from asmr.redundancy.block import (ParaphraseCache, approx_tokens, hypothetical_question, redundancy_block,
                                    select_key_facts)
-from asmr.redundancy.facts import key_facts
+from asmr.text.facts import key_facts
 
 SOURCES = [
     Source("memo://kb/ops/1", "Deploys start at 02:00 UTC on Sundays. Rollbacks must finish within 15 minutes."),

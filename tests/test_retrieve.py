@@ -339,7 +339,7 @@ def test_a_field_the_subject_lacks_is_refused_and_one_it_has_is_answered(systems
 
 
 def test_field_coverage_and_question_names():
-    from asmr.retrieve.pipeline import field_coverage, question_names
+    from asmr.retrieve.confidence import field_coverage, question_names
 
     assert question_names("Which system raises error code ERR-9918?") == {"err 9918"}
     assert question_names("Within what time must Yarade recover?") == {"yarade"}
@@ -358,7 +358,7 @@ def test_field_coverage_and_question_names():
 
 
 def test_a_title_the_question_spells_out_is_one_name():
-    from asmr.retrieve.pipeline import question_names, spelled_titles
+    from asmr.retrieve.confidence import question_names, spelled_titles
 
     titles = {"welcome to the show", "jon l luther", "edward stafford 4th baron stafford", "cobalt lynx team"}
     # mentions break at small words and at the period of an initial; the title holds them together
@@ -373,7 +373,7 @@ def test_a_title_the_question_spells_out_is_one_name():
 
 
 def test_phrase_coverage_counts_the_question_s_phrases_that_one_unit_states():
-    from asmr.retrieve.pipeline import phrase_coverage
+    from asmr.retrieve.confidence import phrase_coverage
 
     q = "Who finished runner-up in the 1999 World Drivers' Championship?"
     # phrases: (finish, runner), (runner, up), ... word forms meet through the stemmer
@@ -388,7 +388,7 @@ def test_phrase_coverage_counts_the_question_s_phrases_that_one_unit_states():
 
 
 def test_confidence_weights_must_match_the_features():
-    from asmr.retrieve.pipeline import CONFIDENCE_FEATURES
+    from asmr.retrieve.confidence import FEATURES as CONFIDENCE_FEATURES
 
     assert len(RetrieveConfig().confidence_weights) == len(CONFIDENCE_FEATURES) + 1
     with pytest.raises(ValueError, match="confidence_weights must be 6 numbers"):

@@ -53,7 +53,7 @@ def _error(r: httpx.Response, status: int, field: str | None = None) -> dict:
 
 def _active(directory) -> tuple[int, set[str]]:
     with Memory(directory, load_indexes=False) as m:
-        return m.generation, {r[0] for r in m.conn.execute("SELECT id FROM units WHERE status='active'")}
+        return m.generation, {u.id for u in m.units_with_status("active")}
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -386,8 +386,8 @@ def test_serve_makes_openmp_threads_wait_passively_unless_told_otherwise(tmp_pat
     assert seen == ["PASSIVE", "ACTIVE"]
 
 
-def test_conversation_store_numbers_turns_across_processes_and_drops_the_oldest(tmp_path, monkeypatch):
-    from asmr.retrieve.pipeline import Hit, Result
+def test_conversation_store_numbers_turns_across_processes_and_drops_the_oldest(tmp_path):
+    from asmr.retrieve import Hit, Result
     from asmr.server import conversations as C
 
     def result(uid):
@@ -403,9 +403,9 @@ def test_conversation_store_numbers_turns_across_processes_and_drops_the_oldest(
         a.open_turn("c1", result("memo://kb/d/4"))
     assert len(b.turns("c1")) == 3 and a.turns("nobody") == []
     a.close()
-    again = C.ConversationStore(tmp_path, capacity=3, max_turns=3)  # a restart keeps the turns
+    # A restart keeps the turns; this one prunes at every turn.
+    again = C.ConversationStore(tmp_path, capacity=3, max_turns=3, prune_every=1)
     assert [t.turn for t in again.turns("c1")] == [1, 2, 3]
-    monkeypatch.setattr(C, "_PRUNE_EVERY", 1)
     for cid in ("c2", "c3", "c4"):
         time.sleep(0.01)
         again.open_turn(cid, result("memo://kb/d/1"))

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from asmr.redundancy.facts import Fact, key_facts, missing_facts
+from asmr.text.facts import Fact, key_facts, missing_facts
 from asmr.verify.support import DEFAULT_MODEL_PATH, FEATURES, SupportModel, core_claim, pair_features
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "attributionbench_dev.jsonl"

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from asmr.units.chunk import chunk_text
 from asmr.units.model import UNIT_KINDS
-from asmr.units.sentences import sentence_ends
+from asmr.text.sentences import sentence_ends
 
 SENTENCE_MARKS = (".", "。", "！", "？", "!", "?")
 

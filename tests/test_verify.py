@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asmr.cli import main
-from asmr.retrieve.pipeline import Hit, Result
+from asmr.retrieve import Hit, Result
 from asmr.store import Memory, MemoryStateError, ingest
 from asmr.units.model import Document
 from asmr.verify import audit

@@ -1,4 +1,4 @@
 """The path of one question end to end: retrieve, allowlist, prompt, generate, verify."""
-from .pipeline import NOT_FOUND, Answer, AnswerConfig, Answerer, Citation
+from .answerer import NOT_FOUND, Answer, AnswerConfig, Answerer, Citation
 
 __all__ = ["NOT_FOUND", "Answer", "AnswerConfig", "Answerer", "Citation"]

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from asmr.text.sentences import SENTENCE_END
+
 
 @dataclass(frozen=True)
 class Marker:
@@ -65,3 +67,13 @@ def marker_pattern(markers: Sequence[Marker] = DEFAULT_MARKERS) -> re.Pattern[st
     alts = [f"{re.escape(m.opener)}(?P<id{i}>[^\\s{re.escape(m.closer)}]+){re.escape(m.closer)}"
             for i, m in enumerate(markers)]
     return re.compile("|".join(alts))
+
+
+def cite(sentence: str, uid: str, marker: Marker = CITE) -> str:
+    """``sentence`` with the marker before its final punctuation: "Text [cite:ID]."."""
+    body = sentence.rstrip()
+    end = ""
+    while body and body[-1] in SENTENCE_END:
+        end = body[-1] + end
+        body = body[:-1]
+    return f"{body} {marker.spell(uid)}{end or '.'}"

@@ -8,7 +8,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from ..cjk import CJK_CHAR
+from ..text.cjk import CJK_CHAR
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 

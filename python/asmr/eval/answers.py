@@ -16,7 +16,7 @@ Metrics, fractions in [0, 1]:
 - refused: the system declined: retrieval said "not found", or nothing of the answer is left
   once markers and the verifier's "cannot be confirmed" notices are cut out, or every sentence
   left says the answer is not there ("not found", "the sources do not mention ...", "I don't
-  know"; ``asmr.answer.pipeline.declines``). Anything else is answered, with or without a
+  know"; ``asmr.answer.answerer.declines``). Anything else is answered, with or without a
   citation;
 - a key fact is stated when one of its accepted forms occurs in the answer as whole words and
   numbers ("yes" is not in "eyes", "2 GB" not in "12 GB", "2.4" not in "2.4.1"; in CJK text,
@@ -47,10 +47,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from asmr.answer.pipeline import Answerer, AnswerConfig
+from asmr.answer.answerer import Answerer, AnswerConfig
 from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
-from asmr.cjk import CJK_CHAR
-from asmr.retrieve.pipeline import Hit, Result, RetrieveConfig, Retriever
+from asmr.text.cjk import CJK_CHAR
+from asmr.retrieve import Hit, Result, RetrieveConfig, Retriever
 
 METHODS = ("dense_rag", "hybrid_rag", "asmr", "asmr_verified")
 METRICS = ("memory_accuracy", "hallucination_rate", "refusal_rate_answerable", "refusal_rate_unanswerable",

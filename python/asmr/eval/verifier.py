@@ -42,9 +42,9 @@ from pathlib import Path
 import numpy as np
 
 from ..decoding.markers import CITE, CITE_ZH, DEFAULT_MARKERS
-from ..cjk import CJK_CHAR
-from ..store.memory import UNIT_COLUMNS, Unit
-from ..units.sentences import sentence_ends
+from ..text.cjk import CJK_CHAR
+from ..store.memory import Unit
+from ..text.sentences import sentence_ends
 from ..verify.allowlist import Conversation
 from .jsonl import records
 from ..verify.citations import scan_markers
@@ -97,11 +97,6 @@ def build_example_memory(directory: str | Path, embedder: str) -> Path:
     return directory
 
 
-def _units(memory, where: str, args: tuple = ()) -> list[Unit]:
-    return [Unit.from_row(r) for r in memory.conn.execute(
-        f"SELECT {UNIT_COLUMNS} FROM units WHERE {where} ORDER BY row", args)]
-
-
 def _has_marker(text: str) -> bool:
     return any(m.opener in text for m in DEFAULT_MARKERS)
 
@@ -152,14 +147,14 @@ def structural(memory, verifier: Verifier, retriever, *, turns: int = 8, seed: i
     rng = random.Random(seed)
     tally = _Tally()
     baseline = {"answers": 0, "citations": 0, "valid": 0}
-    candidates = _sentence_units(_units(memory, "status='active'"))
+    candidates = _sentence_units(memory.units_with_status("active"))
     if not candidates:
         raise ValueError(f"memory {memory.directory}: no active unit with a sentence to build answers from")
     step = max(1, len(candidates) // turns)
     anchors = candidates[::step][:turns]
-    deprecated = _units(memory, "status='deprecated'")
-    superseded = _units(memory, "status='superseded'")
-    copied = [u for u in _units(memory, "status='active'") if _has_marker(u.content)]
+    deprecated = memory.units_with_status("deprecated")
+    superseded = memory.units_with_status("superseded")
+    copied = [u for u in memory.units_with_status("active") if _has_marker(u.content)]
     conversation = Conversation()
     previous = None
     for i, anchor in enumerate(anchors):

@@ -21,39 +21,17 @@ from typing import Sequence
 
 import numpy as np
 
-from asmr.decoding.markers import CITE, Marker
-from asmr.graph.entities import mentions
-from asmr.units.sentences import sentence_ends, trim
+from asmr.decoding.markers import CITE, Marker, cite
+from asmr.text.entities import mentions
+from asmr.text.sentences import split_sentences
+from asmr.text.words import content_words
 
 from .base import Generation, Source, check_sources
 
-_WORD = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.\-]*|[\u3400-\u9fff]")
-_STOP = frozenset("""a an the of to in on at for by with from and or is are was were be been what which who whom
-whose when where why how does do did many much is it its this that these those there their as into than
-please tell me about""".split())
-_END = ".!?。！？"
 # a sentence opening with one of these is about what the sentence before it names
 _ANAPHORA = frozenset("it its they their them this these he she his her".split())
 # ", and who leads that team?": a second question joined to the first
 _PARTS = re.compile(r",\s+and\s+(?=(?:who|whom|whose|what|which|when|where|why|how)\b)", re.IGNORECASE)
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of a unit's text; a table row (header line + row line) stays one sentence."""
-    flat = text.replace("\r\n", "\n")
-    lines = [ln for ln in flat.split("\n") if ln.strip()]
-    if len(lines) >= 2 and all("|" in ln for ln in lines):
-        if len(lines) > 2:  # a whole table: its rows are units of their own, each read below
-            return []
-        cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
-        return ["; ".join(f"{h}: {v}" if h else v for h, v in zip(*cells) if v)]
-    out, start = [], 0
-    for end in sentence_ends(flat) + [len(flat)]:
-        piece = trim(flat, start, end)
-        if piece and not piece[2].endswith(("?", "？")):  # a question (FAQ heading) answers nothing
-            out.append(" ".join(piece[2].split()))
-        start = end
-    return out
 
 
 def quotable_sentences(text: str) -> list[str]:
@@ -73,25 +51,6 @@ def question_parts(question: str) -> list[str]:
     parts = [p.strip(" ,?") for p in _PARTS.split(question)]
     parts = [p for p in parts if p]
     return parts if len(parts) > 1 else [question]
-
-
-def _stem(word: str) -> str:
-    """Plural and third-person "s" off, so that "rollback" meets "rollbacks"."""
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def content_words(text: str) -> set[str]:
-    return {_stem(w.lower().rstrip(".")) for w in _WORD.findall(text)} - _STOP
-
-
-def cite(sentence: str, uid: str, marker: Marker = CITE) -> str:
-    """``sentence`` with the marker before its final punctuation: "Text [cite:ID]."."""
-    body = sentence.rstrip()
-    end = ""
-    while body and body[-1] in _END:
-        end = body[-1] + end
-        body = body[:-1]
-    return f"{body} {marker.spell(uid)}{end or '.'}"
 
 
 class ExtractiveGenerator:

@@ -50,8 +50,8 @@ import numpy as np
 
 from asmr_kernels import CSRGraph
 
-from ..index.lexical import tokenize
-from .entities import title_key, unit_entities
+from ..text.words import tokenize
+from ..text.entities import title_key, unit_entities
 
 EDGE_KINDS = ("semantic", "structure", "entity", "temporal")
 # Share of the active units (new plus retired) up to which a build reuses the last graph's parts.
@@ -225,13 +225,10 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
     """Build the graph of the active units of a ``Memory`` snapshot, reusing ``previous`` (the parts of
     an earlier generation's build) for units that did not change, when it applies."""
     config = config or GraphConfig()
-    conn = memory.conn
-    units = conn.execute("SELECT row, id, kb, doc_id, parent_id, effective_at FROM units "
-                         "WHERE status='active' ORDER BY kb, doc_id, ord").fetchall()
+    units = memory.active_unit_outline()
     row_of_id = {u[1]: u[0] for u in units}
     active_rows = np.array(sorted(row_of_id.values()), dtype=np.int64)
-    docs = {(kb, doc): (t, typ) for kb, doc, t, typ in conn.execute(
-        "SELECT kb, doc_id, title, doc_type FROM documents")}
+    docs = memory.document_titles_and_types()
     title_keys = {k for k in (title_key(t) for t, _ in docs.values()) if len(k) >= 3}
     vectors_key = f"{memory.embed_model}/{memory.dim}"
     previous = _applicable(previous, active_rows, memory, vectors_key)
@@ -251,15 +248,13 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
         first_of_doc.setdefault((kb, doc), row)
         doc_of_row[row] = (kb, doc)
     # Cross-references.
-    for source_id, kind, target, target_doc in conn.execute(
-            "SELECT l.source_id, l.kind, l.target, l.target_doc FROM links l JOIN units u ON u.id = l.source_id "
-            "WHERE u.status='active'"):
+    for source_id, kind, target, target_doc in memory.active_links():
         src = row_of_id.get(source_id)
         if src is None or target_doc is None:
             continue
         kb = doc_of_row[src][0]
         if kind == "section":
-            dst = _section_heading(conn, kb, target_doc, target)
+            dst = _section_heading(memory, kb, target_doc, target)
         else:
             dst = first_of_doc.get((kb, target_doc))
         if dst is not None and dst != src:
@@ -347,8 +342,8 @@ def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str],
     name are unchanged, else found in its text."""
     cjk_titles = [k for k in title_keys if not k.isascii()]
     if previous is None:
-        found = {row: unit_entities(content, title_keys, cjk_titles) for row, content in
-                 memory.conn.execute("SELECT row, content FROM units WHERE status='active'")}
+        found = {row: unit_entities(content, title_keys, cjk_titles)
+                 for row, content in memory.active_contents()}
         return [found[r] for r in rows.tolist()]
     pos = np.searchsorted(previous.rows, rows)
     pos_ok = np.minimum(pos, max(len(previous.rows) - 1, 0))
@@ -367,12 +362,8 @@ def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str],
         else:
             redo.update(np.flatnonzero(np.isin(rows, candidates)).tolist())
     at = {int(rows[i]): i for i in redo}
-    todo = sorted(at)
-    for lo in range(0, len(todo), 500):
-        part = todo[lo:lo + 500]
-        for row, content in memory.conn.execute(
-                f"SELECT row, content FROM units WHERE row IN ({','.join('?' * len(part))})", part):
-            out[at[row]] = unit_entities(content, title_keys, cjk_titles)
+    for row, content in memory.contents_at_rows(sorted(at)).items():
+        out[at[row]] = unit_entities(content, title_keys, cjk_titles)
     return out
 
 
@@ -438,10 +429,9 @@ def _strongest(src: np.ndarray, dst: np.ndarray, strength: np.ndarray, limit: in
     return order[(np.arange(len(order)) - np.repeat(starts, counts)) < limit]
 
 
-def _section_heading(conn, kb: str, doc: str, target: str) -> int | None:
+def _section_heading(memory, kb: str, doc: str, target: str) -> int | None:
     """The heading unit of section ``target`` ("4", "4.2") in a document, if it has one."""
-    for row, content in conn.execute("SELECT row, content FROM units WHERE kb=? AND doc_id=? AND kind='heading' "
-                                     "AND status='active' ORDER BY ord", (kb, doc)):
+    for row, content in memory.headings_of(kb, doc):
         head = content.strip().lower()
         for prefix in (target, f"section {target}", f"§{target}", f"第{target}"):
             if head.startswith(prefix) and (len(head) == len(prefix) or not head[len(prefix)].isdigit()):

@@ -1,6 +1,6 @@
 """Lexical search: BM25 (Lucene variant) over unit texts, stored and queried with ``bm25s``.
 
-Words are lower-cased letter/digit runs; Chinese, Japanese and Korean runs have
+Words are ``asmr.text.words.tokenize``: lower-cased letter/digit runs; Chinese, Japanese and Korean runs have
 no spaces between words, so they become overlapping character bigrams (a lone
 character stays a unigram), which is how Lucene's CJK analyzer treats them.
 The index is built with NumPy in a few array passes instead of bm25s's per-document
@@ -10,7 +10,6 @@ loop (about 6x faster at a million units); the scores it stores are the ones
 from __future__ import annotations
 
 import os
-import re
 from array import array
 from collections import defaultdict
 from functools import cached_property
@@ -22,42 +21,40 @@ import numpy as np
 
 from asmr_kernels import Postings
 
-from ..cjk import CJK_CHAR, CJK_CLASS
+from ..text.words import ASCII_TOKEN_TABLE, token_bytes, tokenize
 
-_TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
 _ROWS_FILE = "rows.npy"
 
 
-def tokenize(text: str) -> list[str]:
-    """Words of ``text`` for BM25: lower-cased alphanumeric runs; CJK runs as character bigrams."""
-    runs = _TOKEN.findall(text.lower())
-    if not CJK_CHAR.search(text):
-        return runs
-    out: list[str] = []
-    for run in runs:
-        if CJK_CHAR.match(run):
-            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
-        else:
-            out.append(run)
-    return out
-
-
-# ASCII text takes a bytes fast path with the same result as tokenize(): letters and
-# digits kept (upper case lowered), everything else a separator.
-_ASCII_TABLE = bytes((c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+def bm25_scores(query: list[str], texts: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 of each of ``texts`` (as words) for the ``query`` words, with document frequencies counted
+    over ``texts`` alone: words that all of them share weigh little. For ranking a few texts that are
+    in no index (the units of a document that recall bridges to); ``LexicalIndex`` searches the memory."""
+    scores = np.zeros(len(texts))
+    query = set(query)
+    if not query or not texts:
+        return scores
+    df: dict[str, int] = {}
+    for words in texts:
+        for w in query.intersection(words):
+            df[w] = df.get(w, 0) + 1
+    if not df:
+        return scores
+    n = len(texts)
+    avg = sum(map(len, texts)) / n or 1.0
+    idf = {w: np.log1p((n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+    for i, words in enumerate(texts):
+        norm = k1 * (1 - b + b * len(words) / avg)
+        for w in query.intersection(words):
+            tf = words.count(w)
+            scores[i] += idf[w] * tf * (k1 + 1) / (tf + norm)
+    return scores
 
 
 # Texts tokenized together are joined by this byte, which the table keeps as a token of its
 # own: the break between two units (id 0 in every Tokens vocabulary, never a word).
 _UNIT_BREAK = b"\x01"
-_BATCH_TABLE = _ASCII_TABLE[:1] + _UNIT_BREAK + _ASCII_TABLE[2:]
-
-
-def token_bytes(text: str) -> list[bytes]:
-    """``tokenize(text)`` as bytes, by one table lookup when the text is ASCII."""
-    if text.isascii():
-        return text.encode().translate(_ASCII_TABLE).split()
-    return [t.encode() for t in tokenize(text)]
+_BATCH_TABLE = ASCII_TOKEN_TABLE[:1] + _UNIT_BREAK + ASCII_TOKEN_TABLE[2:]
 
 
 class Tokens:

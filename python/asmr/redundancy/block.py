@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from asmr.decoding.markers import CITE, Marker
+from asmr.decoding.markers import CITE, Marker, cite
 from asmr.generate.base import Source
-from asmr.generate.extractive import cite, content_words, split_sentences
+from asmr.text.sentences import SENTENCE_END, split_sentences
+from asmr.text.words import content_words
 
-from ..cjk import CJK_CHAR
-from .facts import Fact, key_facts, missing_facts
+from ..text.cjk import CJK_CHAR
+from ..text.facts import Fact, key_facts, missing_facts
 
 MODES = ("off", "list", "full")
 # Facts other than bare names weigh more: they are what answers get wrong.
@@ -79,7 +80,6 @@ def select_key_facts(question: str, sources: Sequence[Source], *, max_facts: int
     return out
 
 
-_END = ".!?。！？"
 _NUMBER_LEAD = re.compile(r"^(?P<currency>[$€£¥￥])?\s*[0-9][0-9.,]*\s*")
 _MONEY_UNITS = frozenset("dollar dollars usd eur euro euros rmb yuan yen 元".split())
 _VERSION_WORD = re.compile(r"(?:\b(?:version|release|ver\.?)\s*|\bv)$", re.IGNORECASE)
@@ -154,7 +154,7 @@ def hypothetical_question(sentence: str, facts: Sequence[Fact]) -> tuple[str, Fa
             word = _VERSION_WORD.search(sentence, 0, start)
             start = word.start() if word else start
         body = sentence[:start] + _asks_for(fact, cjk, sentence[end:]) + sentence[end:]
-        body = body.rstrip().rstrip(_END).rstrip()
+        body = body.rstrip().rstrip(SENTENCE_END).rstrip()
         if not cjk and start == 0:
             body = body[:1].upper() + body[1:]
         return body + ("？" if cjk else "?"), fact

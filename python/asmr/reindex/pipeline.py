@@ -25,8 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..embed import DEFAULT_EMBEDDER
-from ..store import DEFAULT_KB, IngestReport, Writer
-from ..store import schema
+from ..store import DEFAULT_KB, IngestReport, Writer, stored_model
 from ..units.ids import check_name
 from .precomputed import PrecomputedEmbedder
 from .shards import WorkDir, default_work_dir
@@ -125,19 +124,6 @@ class _ShardSink:
             raise KeyboardInterrupt(f"{FAULT_ENV}: interrupted after {self.shards} shard(s)")
 
 
-def stored_model(memory: Path) -> tuple[str | None, int | None]:
-    """(model, dim) recorded by an existing memory, else (None, None)."""
-    if not (memory / schema.DB_FILE).exists():
-        return None, None
-    conn = schema.connect(memory, create=False)
-    try:
-        model = schema.get_meta(conn, "embed_model")
-        dim = int(schema.get_meta(conn, "dim", "0")) or None
-        return model, dim
-    finally:
-        conn.close()
-
-
 def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
             read_inputs: Callable[[argparse.Namespace, list[str]], object],
             iter_inputs: Callable[[list[str]], object]) -> ReindexReport:
@@ -218,8 +204,8 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
 
 def _known_hashes(writer: Writer) -> np.ndarray:
     """Sorted content hashes of every unit the memory holds: their vectors are copied, not embedded."""
-    rows = writer.conn.execute("SELECT DISTINCT content_hash FROM units").fetchall()
-    return np.sort(np.array([r[0] for r in rows], KEY_DTYPE)) if rows else np.empty(0, KEY_DTYPE)
+    hashes = writer.content_hashes()
+    return np.sort(np.array(hashes, KEY_DTYPE)) if hashes else np.empty(0, KEY_DTYPE)
 
 
 def _run_ray(tasks: list[Task], options: ReindexOptions, skip_units, skip_texts, model: str, sink,

@@ -1,4 +1,5 @@
-"""cache -> seeds -> spread -> score -> conflicts -> confidence."""
-from .pipeline import Hit, PathStep, Result, RetrieveConfig, Retriever
+"""cache -> seeds -> spread -> score -> bridge -> conflicts -> confidence."""
+from .pipeline import Retriever
+from .types import Hit, PathStep, Result, RetrieveConfig
 
 __all__ = ["Hit", "PathStep", "Result", "RetrieveConfig", "Retriever"]

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..store import Memory, MemoryStateError, Writer
+from ..store import CommitWatch, Memory, MemoryStateError, Writer
 from ..store import schema
 from ..verify.verifier import Verifier
 from .errors import ApiError
@@ -152,7 +152,7 @@ class SnapshotHolder:
         self._refs_lock = threading.Lock()  # guards every snapshot's refs/retired and _current
         self._swap_lock = threading.Lock()  # one snapshot is built at a time
         self._ingest_lock = threading.Lock()  # one ingest at a time in this process
-        self._watch_conn = None
+        self._commits = CommitWatch(self.directory)
         self._watch_lock = threading.Lock()
         self._stop = threading.Event()
         self.warmed_up = threading.Event()  # set when warm_up() is over, however it ended
@@ -218,14 +218,7 @@ class SnapshotHolder:
     def committed_generation(self) -> int:
         """The generation the last commit wrote (one read outside any snapshot: sees every commit)."""
         with self._watch_lock:
-            if self._watch_conn is None:
-                if not (self.directory / schema.DB_FILE).exists():
-                    return 0
-                try:
-                    self._watch_conn = schema.connect(self.directory, create=False)
-                except MemoryStateError:
-                    return 0  # a first ingest is creating the file right now: nothing committed yet
-            return int(schema.get_meta(self._watch_conn, "generation", "0"))
+            return self._commits.generation()
 
     # Watching other writers
     def warm_up(self) -> None:
@@ -257,9 +250,7 @@ class SnapshotHolder:
             self._watcher.join(timeout=5)
         with self._swap_lock:
             with self._watch_lock:
-                if self._watch_conn is not None:
-                    self._watch_conn.close()
-                    self._watch_conn = None
+                self._commits.close()
             with self._refs_lock:
                 snap = self._current
                 snap.retired = True

@@ -1,12 +1,15 @@
 """The persistent memory: SQLite metadata, vector matrix, index files.
 
 ``Writer``/``ingest`` write (one writer at a time, crash-safe); ``Memory`` reads
-one consistent snapshot; ``check_memory`` verifies the invariants.
+one consistent snapshot; ``check_memory`` verifies the invariants; ``TurnLog`` keeps
+conversations' turns beside a memory. Every query on these files lives in this package.
 """
 from .check import CheckReport, check_memory
 from .writer import DEFAULT_KB, IngestReport, Writer, ingest
-from .memory import Memory, Unit, Version, default_memory_dir
+from .memory import CommitWatch, Memory, Unit, UnitState, Version, default_memory_dir, stored_model
 from .schema import SCHEMA_VERSION, MemoryStateError
+from .turns import TurnLog
 
-__all__ = ["CheckReport", "check_memory", "DEFAULT_KB", "IngestReport", "Writer", "ingest", "Memory", "Unit",
-           "Version", "default_memory_dir", "SCHEMA_VERSION", "MemoryStateError"]
+__all__ = ["CheckReport", "check_memory", "DEFAULT_KB", "IngestReport", "Writer", "ingest", "CommitWatch",
+           "Memory", "Unit", "UnitState", "Version", "default_memory_dir", "stored_model", "SCHEMA_VERSION",
+           "MemoryStateError", "TurnLog"]

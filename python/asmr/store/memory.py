@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -84,6 +86,16 @@ class Version:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+class UnitState(NamedTuple):
+    """What checking a citation reads of a unit."""
+
+    row: int
+    id: str
+    status: str
+    superseded_by: str | None
+    content: str
+
+
 VERSION_COLUMNS = ("kb, doc_id, version, sha256, fmt, title, doc_type, effective_date, source, ingested_at, "
                    "units_total, units_kept, units_added, units_superseded, units_deprecated")
 
@@ -144,14 +156,15 @@ class Memory:
         self.close()
 
     @property
-    def conn(self) -> sqlite3.Connection:
+    def _db(self) -> sqlite3.Connection:
+        """The snapshot's connection; private so that every query on the schema lives in this package."""
         if self._conn is None:
             raise MemoryStateError(f"memory {self.directory}: closed")
         return self._conn
 
     # Units and documents
     def unit(self, uid: str) -> Unit | None:
-        r = self.conn.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE id=?", (uid,)).fetchone()
+        r = self._db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE id=?", (uid,)).fetchone()
         return None if r is None else Unit.from_row(r)
 
     def units_at_rows(self, rows) -> list[Unit]:
@@ -160,7 +173,7 @@ class Memory:
             return []
         marks = ",".join("?" * len(rows))
         found = {r[0]: Unit.from_row(r) for r in
-                 self.conn.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE row IN ({marks})", rows)}
+                 self._db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE row IN ({marks})", rows)}
         return [found[r] for r in rows]
 
     def ids_at_rows(self, rows) -> dict[int, str]:
@@ -169,7 +182,7 @@ class Memory:
         if not rows:
             return {}
         marks = ",".join("?" * len(rows))
-        return dict(self.conn.execute(f"SELECT row, id FROM units WHERE row IN ({marks})", rows))
+        return dict(self._db.execute(f"SELECT row, id FROM units WHERE row IN ({marks})", rows))
 
     def units_of(self, kb: str, doc_id: str, *, status: str | None = "active") -> list[Unit]:
         sql = f"SELECT {UNIT_COLUMNS} FROM units WHERE kb=? AND doc_id=?"
@@ -177,40 +190,112 @@ class Memory:
         if status is not None:
             sql += " AND status=?"
             args += (status,)
-        return [Unit.from_row(r) for r in self.conn.execute(sql + " ORDER BY status, ord, row", args)]
+        return [Unit.from_row(r) for r in self._db.execute(sql + " ORDER BY status, ord, row", args)]
 
     def count_units(self, status: str | None = None) -> int:
         if status is None:
-            return self.conn.execute("SELECT count(*) FROM units").fetchone()[0]
-        return self.conn.execute("SELECT count(*) FROM units WHERE status=?", (status,)).fetchone()[0]
+            return self._db.execute("SELECT count(*) FROM units").fetchone()[0]
+        return self._db.execute("SELECT count(*) FROM units WHERE status=?", (status,)).fetchone()[0]
 
     def documents(self, kb: str | None = None) -> list[tuple[str, str]]:
         if kb is None:
-            return list(self.conn.execute("SELECT kb, doc_id FROM documents ORDER BY kb, doc_id"))
-        return list(self.conn.execute("SELECT kb, doc_id FROM documents WHERE kb=? ORDER BY doc_id", (kb,)))
+            return list(self._db.execute("SELECT kb, doc_id FROM documents ORDER BY kb, doc_id"))
+        return list(self._db.execute("SELECT kb, doc_id FROM documents WHERE kb=? ORDER BY doc_id", (kb,)))
 
     def find_documents(self, doc_id: str) -> list[str]:
         """The knowledge bases that hold a document called ``doc_id``."""
-        return [r[0] for r in self.conn.execute("SELECT kb FROM documents WHERE doc_id=? ORDER BY kb", (doc_id,))]
+        return [r[0] for r in self._db.execute("SELECT kb FROM documents WHERE doc_id=? ORDER BY kb", (doc_id,))]
 
     def history(self, kb: str, doc_id: str) -> list[Version]:
-        return [Version(*r) for r in self.conn.execute(
+        return [Version(*r) for r in self._db.execute(
             f"SELECT {VERSION_COLUMNS} FROM versions WHERE kb=? AND doc_id=? ORDER BY version", (kb, doc_id))]
 
     def document_text(self, kb: str, doc_id: str, version: int | None = None) -> str | None:
         if version is None:
-            r = self.conn.execute("SELECT current_version FROM documents WHERE kb=? AND doc_id=?",
-                                  (kb, doc_id)).fetchone()
+            r = self._db.execute("SELECT current_version FROM documents WHERE kb=? AND doc_id=?",
+                                 (kb, doc_id)).fetchone()
             if r is None:
                 return None
             version = r[0]
-        r = self.conn.execute("SELECT text FROM versions WHERE kb=? AND doc_id=? AND version=?",
-                              (kb, doc_id, version)).fetchone()
+        r = self._db.execute("SELECT text FROM versions WHERE kb=? AND doc_id=? AND version=?",
+                             (kb, doc_id, version)).fetchone()
         return None if r is None else r[0]
 
     def links_from(self, uid: str) -> list[dict]:
-        return [dict(kind=k, target=t, target_doc=d, text=x) for k, t, d, x in self.conn.execute(
+        return [dict(kind=k, target=t, target_doc=d, text=x) for k, t, d, x in self._db.execute(
             "SELECT kind, target, target_doc, text FROM links WHERE source_id=?", (uid,))]
+
+    def units_with_status(self, status: str) -> list[Unit]:
+        """Every unit with ``status``, in row order."""
+        return [Unit.from_row(r) for r in self._db.execute(
+            f"SELECT {UNIT_COLUMNS} FROM units WHERE status=? ORDER BY row", (status,))]
+
+    def unit_states(self, ids: Iterable[str]) -> list[UnitState]:
+        """The units called ``ids`` (unknown ids are absent), in one query."""
+        ids = list(ids)
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        return [UnitState._make(r) for r in self._db.execute(
+            f"SELECT row, id, status, superseded_by, content FROM units WHERE id IN ({marks})", ids)]
+
+    def predecessors(self, ids: Iterable[str]) -> dict[str, str]:
+        """For each of ``ids`` that superseded a unit, the id of that unit (of several, the newest)."""
+        ids = list(ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        out: dict[str, str] = {}
+        for old, new in self._db.execute(
+                f"SELECT id, superseded_by FROM units WHERE superseded_by IN ({marks}) ORDER BY row", ids):
+            out[new] = old
+        return out
+
+    def contents_at_rows(self, rows: Iterable[int]) -> dict[int, str]:
+        """The text of the units at ``rows``, by row (a query per 500 rows)."""
+        rows = list(rows)
+        out: dict[int, str] = {}
+        for lo in range(0, len(rows), 500):
+            part = rows[lo:lo + 500]
+            out.update(self._db.execute(
+                f"SELECT row, content FROM units WHERE row IN ({','.join('?' * len(part))})", part))
+        return out
+
+    def first_units_of(self, kb: str, doc_id: str, limit: int) -> list[tuple[int, str, str]]:
+        """(row, kind, content) of the first ``limit`` active units of a document, in document order."""
+        return self._db.execute("SELECT row, kind, content FROM units WHERE kb=? AND doc_id=? "
+                                "AND status='active' ORDER BY ord LIMIT ?", (kb, doc_id, limit)).fetchall()
+
+    def headings_of(self, kb: str, doc_id: str) -> list[tuple[int, str]]:
+        """(row, content) of the active heading units of a document, in document order."""
+        return self._db.execute("SELECT row, content FROM units WHERE kb=? AND doc_id=? AND kind='heading' "
+                                "AND status='active' ORDER BY ord", (kb, doc_id)).fetchall()
+
+    # Whole-memory reads (for what is built once per snapshot). The iterators read as they are
+    # consumed: a million units' rows are never all in memory at once.
+    def document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """(title, doc_type) of every document, by (kb, doc_id)."""
+        return {(kb, doc): (title, doc_type) for kb, doc, title, doc_type in self._db.execute(
+            "SELECT kb, doc_id, title, doc_type FROM documents")}
+
+    def active_unit_outline(self) -> list[tuple[int, str, str, str, str | None, str]]:
+        """(row, id, kb, doc_id, parent_id, effective_at) of every active unit, in document order."""
+        return self._db.execute("SELECT row, id, kb, doc_id, parent_id, effective_at FROM units "
+                                "WHERE status='active' ORDER BY kb, doc_id, ord").fetchall()
+
+    def active_contents(self) -> Iterator[tuple[int, str]]:
+        """(row, content) of every active unit."""
+        return iter(self._db.execute("SELECT row, content FROM units WHERE status='active'"))
+
+    def active_effective_dates(self) -> Iterator[tuple[int, str]]:
+        """(row, effective_at) of every active unit."""
+        return iter(self._db.execute("SELECT row, effective_at FROM units WHERE status='active'"))
+
+    def active_links(self) -> Iterator[tuple[str, str, str, str | None]]:
+        """(source_id, kind, target, target_doc) of every link from an active unit."""
+        return iter(self._db.execute(
+            "SELECT l.source_id, l.kind, l.target, l.target_doc FROM links l "
+            "JOIN units u ON u.id = l.source_id WHERE u.status='active'"))
 
     # Search (retrieval proper lives in asmr.retrieve)
     def search_dense(self, query_vectors: np.ndarray, k: int = 10):
@@ -225,3 +310,39 @@ class Memory:
         if self.lexical is None:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         return self.lexical.search(query, k)
+
+
+def stored_model(directory: str | os.PathLike) -> tuple[str | None, int | None]:
+    """(embedding model, dim) recorded by the memory in ``directory``, else (None, None)."""
+    directory = Path(directory)
+    if not (directory / schema.DB_FILE).exists():
+        return None, None
+    conn = schema.connect(directory, create=False)
+    try:
+        return schema.get_meta(conn, "embed_model"), int(schema.get_meta(conn, "dim", "0")) or None
+    finally:
+        conn.close()
+
+
+class CommitWatch:
+    """The generation the last commit wrote, read outside any snapshot (so it sees every commit) on
+    one connection kept between reads: a poll is one indexed read. Unlocked: share it under a lock."""
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = Path(directory)
+        self._conn: sqlite3.Connection | None = None
+
+    def generation(self) -> int:
+        if self._conn is None:
+            if not (self.directory / schema.DB_FILE).exists():
+                return 0
+            try:
+                self._conn = schema.connect(self.directory, create=False)
+            except MemoryStateError:
+                return 0  # a first ingest is creating the file right now: nothing committed yet
+        return int(schema.get_meta(self._conn, "generation", "0"))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

@@ -47,7 +47,8 @@ from ..units.read import chunk_document
 from . import schema
 
 
-def _now() -> str:
+def utc_now() -> str:
+    """The time stamps a memory records: UTC, ISO 8601, to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
@@ -174,7 +175,7 @@ class Planner:
 
     def _rows(self, plans: list[tuple], out: PlannedBatch) -> None:
         """The batch's rows to write and its vector sources."""
-        kb, model, now = self.kb, self.embed_model, _now()
+        kb, model, now = self.kb, self.embed_model, utc_now()
         have = self.written
         if self.committed_rows:  # texts the memory already holds a vector for
             lookup = list(dict.fromkeys(h for p in plans for j in _new_chunks(p[7])

@@ -44,7 +44,8 @@ from ..index.lexical import Tokens
 from ..units.ids import check_name
 from ..units.model import Document, InputError
 from . import schema
-from .plan import CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess, _now
+from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess,
+                   utc_now)
 from .schema import MemoryStateError
 
 DEFAULT_KB = "kb"
@@ -120,18 +121,18 @@ class Writer:
             raise MemoryStateError(f"memory {self.directory}: another ingest is writing it; try again when "
                                    "it has finished") from None
         try:
-            self.conn = schema.connect(self.directory, create=True)
+            self._conn = schema.connect(self.directory, create=True)
         except Exception:
             self._release()
             raise
-        self.conn.execute("PRAGMA cache_size=-262144")  # 256 MiB of pages: large ingests insert into big b-trees
+        self._conn.execute("PRAGMA cache_size=-262144")  # 256 MiB of pages: large ingests insert into big b-trees
         self.flat_max = flat_max
         self.progress = progress
         # Planner processes: None lets the ingest decide (ASMR_INGEST_WORKER=0/1 overrides), 0 never, 1 one.
         self.workers = workers
         self._embedder_arg = embedder
         self._embedder: Embedder | None = embedder if not isinstance(embedder, (str, type(None))) else None
-        self.embed_model = schema.get_meta(self.conn, "embed_model")
+        self.embed_model = schema.get_meta(self._conn, "embed_model")
         wanted = embedder if isinstance(embedder, str) else getattr(embedder, "name", None)
         if self.embed_model and wanted and wanted != self.embed_model:
             self._release()
@@ -141,9 +142,9 @@ class Writer:
 
     # Lifecycle of the writer
     def _release(self) -> None:
-        if getattr(self, "conn", None) is not None:
-            self.conn.close()
-            self.conn = None
+        if getattr(self, "_conn", None) is not None:
+            self._conn.close()
+            self._conn = None
         if self._lock is not None:
             fcntl.flock(self._lock, fcntl.LOCK_UN)
             self._lock.close()
@@ -160,11 +161,15 @@ class Writer:
 
     @property
     def generation(self) -> int:
-        return int(schema.get_meta(self.conn, "generation", "0"))
+        return int(schema.get_meta(self._conn, "generation", "0"))
 
     @property
     def num_rows(self) -> int:
-        return int(schema.get_meta(self.conn, "rows", "0"))
+        return int(schema.get_meta(self._conn, "rows", "0"))
+
+    def content_hashes(self) -> list[str]:
+        """The distinct content hashes of every unit the memory holds, whatever its status."""
+        return [h for h, in self._conn.execute("SELECT DISTINCT content_hash FROM units")]
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -175,7 +180,7 @@ class Writer:
     def recover(self) -> list[str]:
         """Undo what an interrupted ingest left: the uncommitted vector tail and unreferenced index files."""
         removed = []
-        dim = int(schema.get_meta(self.conn, "dim", "0"))
+        dim = int(schema.get_meta(self._conn, "dim", "0"))
         vec_path = self.directory / schema.VECTORS_FILE
         committed = self.num_rows * dim * 4
         if vec_path.exists() and vec_path.stat().st_size > committed:
@@ -201,7 +206,7 @@ class Writer:
         rolls everything back: the memory stays as it was.
         """
         start = time.perf_counter()
-        self._ingest_time = _now()  # one default effective date for all documents of this ingest
+        self._ingest_time = utc_now()  # one default effective date for all documents of this ingest
         check_name(kb, "knowledge base")
         report = IngestReport(generation=self.generation)
         clock = _Clock(report.timings)
@@ -220,12 +225,12 @@ class Writer:
             total = len(documents)
         batches = _batches(clock.each("read", self._bar(documents, total)), BATCH_DOCUMENTS)
         planner = None
-        self.conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute("BEGIN IMMEDIATE")
         bulk = first_row == 0  # an empty memory: build the unit indexes once, after the inserts
         try:
             if bulk:
                 for name in schema.UNIT_INDEXES:
-                    self.conn.execute(f"DROP INDEX IF EXISTS {name}")
+                    self._conn.execute(f"DROP INDEX IF EXISTS {name}")
             ahead, chars = [], 0  # read ahead: a large ingest is worth a planner process, a small one not
             for batch in batches:
                 ahead.append(batch)
@@ -257,7 +262,7 @@ class Writer:
                     next_row += len(planned.inserts)
                 if not changed:
                     planner.close()
-                    self.conn.execute("ROLLBACK")
+                    self._conn.execute("ROLLBACK")
                     report.active_units = self._active_count()
                     report.seconds = time.perf_counter() - start
                     return report
@@ -269,7 +274,7 @@ class Writer:
             if bulk:
                 with clock("store"):
                     for ddl in schema.UNIT_INDEXES.values():
-                        self.conn.execute(ddl)  # a repeated unit id fails here and rolls back
+                        self._conn.execute(ddl)  # a repeated unit id fails here and rolls back
             _fault("after-vectors")
             # The BM25 index first: a planner process has been building it meanwhile, and the dense
             # index (its own stage in the timings) then runs alone.
@@ -292,14 +297,14 @@ class Writer:
                 _fsync_dir(self.directory)
                 for key, value in (("generation", gen), ("rows", next_row), ("embed_model", self.embed_model),
                                    ("dim", embedder.dim)):
-                    self.conn.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
-                                      "value=excluded.value", (key, str(value)))
+                    self._conn.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
+                                       "value=excluded.value", (key, str(value)))
                 _fault("in-transaction")
-                self.conn.execute("COMMIT")
+                self._conn.execute("COMMIT")
         except BaseException:
             if planner is not None:
                 planner.close(failed=True)
-            self.conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
         _fault("after-commit")
         self._remove_old(gen)
@@ -372,7 +377,7 @@ class Writer:
                     leave=False, mininterval=0.5)
 
     def _active_count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM units WHERE status='active'").fetchone()[0]
+        return self._conn.execute("SELECT count(*) FROM units WHERE status='active'").fetchone()[0]
 
     def _write_dense(self, gen: int, first_new: int, end_row: int, gone_rows: np.ndarray) -> None:
         """The next generation's faiss index: the previous one patched, or a fresh build."""
@@ -387,7 +392,7 @@ class Writer:
                 index = None  # changed kind, or too many dead rows in HNSW: rebuild
         if index is None:
             index = DenseIndex.build(dim, kind)
-            rows = np.fromiter((r for r, in self.conn.execute(
+            rows = np.fromiter((r for r, in self._conn.execute(
                 "SELECT row FROM units WHERE status='active' ORDER BY row")), np.int64)
         else:
             index.remove(gone_rows)
@@ -402,7 +407,7 @@ class Writer:
 
     def _write_rows(self, p: PlannedBatch) -> None:
         """One batch's units, versions, documents and links, inside the ingest's transaction."""
-        c = self.conn
+        c = self._conn
         if p.inserts:
             literals = ", ".join("'" + str(v).replace("'", "''") + "'" for v in p.constants)
             columns = ", ".join(INSERT_COLUMNS + CONSTANT_COLUMNS)

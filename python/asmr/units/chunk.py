@@ -23,7 +23,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from .model import Chunk, Chunked, Link
-from .sentences import cut_long, sentence_groups, trim
+from ..text.sentences import cut_long, sentence_groups, trim
 
 FORMATS = ("markdown", "text")
 

@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
-from ..units.sentences import sentence_ends
+from ..text.sentences import sentence_ends
 
 # The longest run after an opener searched for its closer: far longer than any unit id
 # (memo://<kb>/<doc>/<key>), short enough that an unclosed marker never eats a paragraph.
@@ -50,7 +50,7 @@ _TIGHT_AFTER = ".,;:!?)]}»”’\"'。，、；：！？）】」』"
 
 
 @dataclass(frozen=True)
-class Citation:
+class CitationMarker:
     """A complete marker. ``hidden`` is "" for the model's own citation, else "quoted" or "copied"."""
 
     unit_id: str
@@ -84,11 +84,11 @@ class Sentence:
     start: int
     end: int
     text: str
-    citations: tuple[Citation, ...]
+    citations: tuple[CitationMarker, ...]
     malformed: tuple[Malformed, ...]
 
     @property
-    def cited(self) -> tuple[Citation, ...]:
+    def cited(self) -> tuple[CitationMarker, ...]:
         """The model's own citations (hidden markers left out)."""
         return tuple(c for c in self.citations if not c.hidden)
 
@@ -99,7 +99,7 @@ class ParsedAnswer:
     sentences: tuple[Sentence, ...]
 
     @property
-    def citations(self) -> tuple[Citation, ...]:
+    def citations(self) -> tuple[CitationMarker, ...]:
         return tuple(c for s in self.sentences for c in s.citations)
 
     @property
@@ -140,13 +140,13 @@ def _openers(markers: tuple[Marker, ...]) -> tuple[re.Pattern[str], dict[str, Ma
 
 
 def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
-                 ) -> tuple[list[Citation], list[Malformed]]:
+                 ) -> tuple[list[CitationMarker], list[Malformed]]:
     """Every marker in ``text``, complete or malformed, in order of position (no hiding decided)."""
     if not isinstance(text, str):
         raise ValueError(f"answer: must be a string, got {type(text).__name__}")
     markers = check_markers(markers)
     openers, by_opener = _openers(markers)
-    cites: list[Citation] = []
+    cites: list[CitationMarker] = []
     bad: list[Malformed] = []
     pos = 0
     while True:
@@ -166,7 +166,7 @@ def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
             if problem:
                 bad.append(Malformed(start, end, text[start:end], problem))
             else:
-                cites.append(Citation(uid, m, start, end))
+                cites.append(CitationMarker(uid, m, start, end))
         else:
             # No closer where one could be: the marker runs to the end of its non-blank run.
             end = body
@@ -208,7 +208,7 @@ def _quoted_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _hide_quoted(text: str, cites: list[Citation]) -> list[Citation]:
+def _hide_quoted(text: str, cites: list[CitationMarker]) -> list[CitationMarker]:
     quoted = _quoted_spans(text)
     if not quoted:
         return cites
@@ -278,7 +278,7 @@ def parse_answer(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS, *,
     """
     cites, bad = scan_markers(text, markers)
     cites = _hide_quoted(text, cites)
-    found: list[Citation | Malformed] = sorted(cites + bad, key=lambda x: x.start)
+    found: list[CitationMarker | Malformed] = sorted(cites + bad, key=lambda x: x.start)
     pieces, pos = [], 0
     for x in found:  # markers never overlap: each is blanked out in place
         pieces += (text[pos:x.start], " " * (x.end - x.start))
@@ -299,7 +299,7 @@ def parse_answer(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS, *,
     for (s, _), e, xs in zip(spans, ends, owned):
         s = min([s] + [x.start for x in xs])
         text_only = cut_spans(text, [(x.start, x.end) for x in xs], s, e).strip()
-        sentences.append(Sentence(s, e, text_only, tuple(x for x in xs if isinstance(x, Citation)),
+        sentences.append(Sentence(s, e, text_only, tuple(x for x in xs if isinstance(x, CitationMarker)),
                                   tuple(x for x in xs if isinstance(x, Malformed))))
     parsed = ParsedAnswer(text, tuple(sentences))
     return parsed.copied_from(sources) if sources else parsed

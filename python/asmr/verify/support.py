@@ -9,7 +9,7 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
 - words: how much of the claim's content words, word pairs and word runs the evidence
   contains, overall and in its best sentence, with light stemming and a prefix match
   for variants ("cycling"/"cycle");
-- key facts (:mod:`asmr.redundancy.facts`): numbers, dates, versions, codes and names
+- key facts (:mod:`asmr.text.facts`): numbers, dates, versions, codes and names
   of the claim missing from the evidence; a changed number or date is strong evidence
   of non-support;
 - contradiction cues: a negation on one side only, antonyms ("increase"/"decrease").
@@ -39,9 +39,9 @@ from typing import Sequence
 import numpy as np
 
 from asmr.decoding.markers import marker_pattern
-from asmr.cjk import CJK_CHAR, CJK_CLASS
-from asmr.redundancy.facts import key_facts, missing_facts
-from asmr.units.sentences import cut_long, sentence_ends
+from asmr.text.facts import key_facts, missing_facts
+from asmr.text.sentences import cut_long, sentence_ends
+from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
 DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
 
@@ -115,6 +115,11 @@ def core_claim(sentence: str) -> str:
     return _core_claim(sentence)
 
 
+def clear_core_claims() -> None:
+    """Forget the cached core claims (for benchmarks that time the support check from cold)."""
+    _core_claim.cache_clear()
+
+
 @lru_cache(maxsize=4096)  # the verifier asks for a sentence's core, then the support model does
 def _core_claim(sentence: str) -> str:
     text = _markers().sub("", sentence)
@@ -142,16 +147,6 @@ def _core_claim(sentence: str) -> str:
 
 # ---- words ------------------------------------------------------------------------------------
 
-_STOP = frozenset("""
-a an the this that these those it its it's he she they them we us you i me his her hers their theirs our
-your my mine him in on at of for to from by with as and or but if when while after before during since
-until because although though however there here what which who whom whose where why how all any each
-every some such is are was were be been being am has have had having do does did doing can could may
-might must shall should will would about above below between into onto over under up down out off
-again further then once also than too very just so only own same both either neither nor more most
-other others another much many few several lot lots one ones s t etc via per within without upon
-whether yet still even ever well like i.e e.g eg ie thing things way ways include includes including
-""".split())
 _NEGATIONS = frozenset("""
 not no never none nobody nothing neither nor cannot can't won't don't doesn't didn't isn't aren't wasn't
 weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't without lack lacks lacking unable fail
@@ -181,61 +176,14 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
     _ANTONYMS.setdefault(_b, set()).add(_a)
 _HEDGE_WORDS = frozenset("may might could can possibly perhaps likely unlikely often sometimes generally "
                          "usually typically some many various several potentially suggest suggests".split())
-_WORD = re.compile(rf"[{CJK_CLASS}]+|[a-z0-9]+(?:['’][a-z]+)?|[^\W_{CJK_CLASS}]+")
-_ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")  # _WORD on lower-cased ASCII text
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _REF_HEAD = re.compile(r"^\s*(?:\[\d+\]\s*)?(?:Title:|Text:|Section:)?\s*", re.MULTILINE)
 
 
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """A light suffix stripper: enough for "released"/"release", "cities"/"city", "cycling"/"cycle"."""
-    w = word
-    if w.endswith("'s") or w.endswith("’s"):
-        w = w[:-2]
-    n = len(w)
-    if n > 4 and w.endswith("ies"):
-        w = w[:-3] + "y"
-    elif n > 4 and w.endswith("sses"):
-        w = w[:-2]
-    elif n > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    n = len(w)
-    if n > 5 and w.endswith("ing"):
-        w = w[:-3]
-    elif n > 4 and w.endswith("ed"):
-        w = w[:-2]
-    elif n > 5 and w.endswith("ly"):
-        w = w[:-2]
-    elif n > 6 and w.endswith(("ment", "ness")):
-        w = w[:-4]
-    elif n > 5 and w.endswith(("tion", "sion")):
-        w = w[:-3]
-    if len(w) > 4 and w.endswith("e"):
-        w = w[:-1]
-    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
-        w = w[:-1]  # "stopp(ed)" -> "stop"
-    return w
-
-
-def _words(text: str) -> list[str]:
-    """Lower-cased words; CJK runs become character bigrams (single characters when alone)."""
-    if text.isascii():
-        return _ASCII_WORD.findall(text.lower())
-    raw = _WORD.findall(text.lower())
-    out: list[str] = []
-    for w in raw:
-        if CJK_CHAR.match(w):
-            out.extend([w] if len(w) == 1 else [w[i:i + 2] for i in range(len(w) - 1)])
-        else:
-            out.append(w)
-    return out
-
-
 def _content(words: list[str], stems=None) -> list[str]:
     """The stems of the content words (``stems``: those of all ``words``, when already at hand)."""
-    stems = map(_stem, words) if stems is None else stems
-    return [t for w, t in zip(words, stems) if w not in _STOP and (len(w) > 1 or not w.isascii())]
+    stems = map(light_stem, words) if stems is None else stems
+    return [t for w, t in zip(words, stems) if w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())]
 
 
 def _negated(words: list[str], text: str) -> bool:
@@ -283,7 +231,7 @@ def _evidence(text: str) -> _Evidence:
     sent_tokens, sent_neg, words_all = [], [], []
     postings: dict[str, list[int]] = {}
     for i, s in enumerate(sentences):
-        words = _words(s)
+        words = claim_words(s)
         words_all.extend(words)
         toks = frozenset(_content(words))
         sent_tokens.append(toks)
@@ -292,7 +240,7 @@ def _evidence(text: str) -> _Evidence:
             postings.setdefault(t, []).append(i)
     tokens = frozenset().union(*sent_tokens)
     content = _content(words_all)
-    stems = [_stem(w) for w in words_all]
+    stems = [light_stem(w) for w in words_all]
     return _Evidence(
         sentences=sentences, sent_tokens=sent_tokens, sent_neg=sent_neg, tokens=tokens,
         prefixes=frozenset(t[:4] for t in tokens if len(t) >= 4),
@@ -330,9 +278,9 @@ def _clauses(core: str) -> list[str]:
     parts = [p for p in _CLAUSE_SPLIT.split(core) if p and p.strip()]
     merged: list[str] = []
     for part in parts:
-        if merged and len(_content(_words(merged[-1]))) < MIN_CLAUSE_WORDS:
+        if merged and len(_content(claim_words(merged[-1]))) < MIN_CLAUSE_WORDS:
             merged[-1] = f"{merged[-1]}, {part}"
-        elif merged and len(_content(_words(part))) < MIN_CLAUSE_WORDS:
+        elif merged and len(_content(claim_words(part))) < MIN_CLAUSE_WORDS:
             merged[-1] = f"{merged[-1]}, {part}"
         else:
             merged.append(part)
@@ -341,8 +289,8 @@ def _clauses(core: str) -> list[str]:
 
 def _claim(sentence: str) -> _Claim:
     core = _core_claim(sentence)
-    words = _words(core)
-    stems = list(map(_stem, words))
+    words = claim_words(core)
+    stems = list(map(light_stem, words))
     return _Claim(core=core, words=words, stems=stems, content=_content(words, stems),
                   neg=_negated(words, core), clauses=_clauses(core))
 
@@ -425,15 +373,15 @@ def _negated_stems(words: list[str]) -> set[str]:
     for i, w in enumerate(words):
         if w in _NEGATIONS or w.endswith("n't"):
             for v in words[i + 1:i + 1 + NEGATION_SCOPE]:
-                if v not in _STOP:
-                    out.add(_stem(v))
+                if v not in CLAIM_STOP_WORDS:
+                    out.add(light_stem(v))
     return out
 
 
 def _negation_conflicts(claim: _Claim, sentence: str) -> int:
     """Shared content words negated on one side only: "X will not benefit" against "X could benefit"."""
-    words = _words(sentence)
-    ev_stems = {_stem(w) for w in words}
+    words = claim_words(sentence)
+    ev_stems = {light_stem(w) for w in words}
     claim_stems = set(claim.content)
     shared = claim_stems & ev_stems
     if not shared:
@@ -605,7 +553,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
                                    if c.neg or ev.sent_neg[best] else 0.0)
         if c.clauses and hi > lo:
             f["clause_min_cos"] = min(clause_best[clause_offsets[i]:clause_offsets[i + 1]])
-            f["clause_min_recall"] = min(_recall(_content(_words(t)), ev.tokens) for t in c.clauses)
+            f["clause_min_recall"] = min(_recall(_content(claim_words(t)), ev.tokens) for t in c.clauses)
         else:
             f["clause_min_cos"] = f["cos_max"]
             f["clause_min_recall"] = f["recall"]

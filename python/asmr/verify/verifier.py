@@ -39,17 +39,18 @@ from __future__ import annotations
 import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Callable
 
 import numpy as np
 
 from asmr_kernels import pair_cosine
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
-from ..cjk import CJK_CHAR
-from ..redundancy.facts import KINDS as FACT_KINDS, missing_facts
+from ..store.memory import UnitState
+from ..text.cjk import CJK_CHAR
+from ..text.facts import KINDS as FACT_KINDS, missing_facts
 from .allowlist import Allowlist
-from .citations import Citation, ParsedAnswer, Sentence, cut_spans, parse_answer, scan_markers, strip_markers
+from .citations import CitationMarker, ParsedAnswer, Sentence, cut_spans, parse_answer, scan_markers, strip_markers
 from .support import SupportModel, core_claim
 
 DROPPED = "(The source for this part cannot be confirmed.)"
@@ -128,24 +129,14 @@ class Verification:
                 "seconds": self.seconds, "config": self.config}
 
 
-class _Stored(NamedTuple):
-    """What the checks read of a unit."""
-
-    row: int
-    id: str
-    status: str
-    superseded_by: str | None
-    content: str
-
-
 @dataclass
 class _Pair:
     """One (sentence, citation) whose unit exists: the support check runs on it."""
 
     sentence: int
     sentence_text: str  # without markers; ``claim`` is its core
-    citation: Citation
-    unit: _Stored
+    citation: CitationMarker
+    unit: UnitState
     claim: str
     record: dict
 
@@ -174,18 +165,18 @@ class Verifier:
             raise ValueError(f"rewrite {rewrite!r}: must be callable(sentence, unit_text) -> str")
         self.rewrite = rewrite
         self.config = config if config is not None else VerifierConfig.from_support(self.support)
-        self._units: OrderedDict[str, _Stored] = OrderedDict()  # by id, of the snapshot below
+        self._units: OrderedDict[str, UnitState] = OrderedDict()  # by id, of the snapshot below
         self._cached_generation = memory.generation
 
     # Store
-    def _lookup(self, ids) -> dict[str, _Stored]:
+    def _lookup(self, ids) -> dict[str, UnitState]:
         """The cited and allowlisted units, by id (missing ids are absent): the ones read before from
         this snapshot from the cache, the others in one query. A turn's units are cited answer after
         answer, and a cold B-tree walk per id costs more than the rest of a citation's checks."""
         if self._cached_generation != self.memory.generation:  # reopened on a newer commit
             self._units.clear()
             self._cached_generation = self.memory.generation
-        found: dict[str, _Stored] = {}
+        found: dict[str, UnitState] = {}
         todo = []
         for uid in set(ids):
             unit = self._units.get(uid)
@@ -195,10 +186,8 @@ class Verifier:
                 found[uid] = unit
                 self._units.move_to_end(uid)
         if todo:
-            marks = ",".join("?" * len(todo))
-            for r in self.memory.conn.execute(
-                    f"SELECT row, id, status, superseded_by, content FROM units WHERE id IN ({marks})", todo):
-                found[r[1]] = self._units[r[1]] = _Stored(*r)
+            for unit in self.memory.unit_states(todo):
+                found[unit.id] = self._units[unit.id] = unit
             while len(self._units) > self.UNIT_CACHE:
                 self._units.popitem(last=False)
         return found
@@ -229,7 +218,7 @@ class Verifier:
         return {"sentence": s.text, "span": [s.start, s.end], "claim": "", "outcome": "", "reason": "",
                 "rewritten": None, "citations": [], "malformed": [m.to_dict() for m in s.malformed]}
 
-    def _structural(self, parsed: ParsedAnswer, allowlist: Allowlist, units: dict[str, _Stored],
+    def _structural(self, parsed: ParsedAnswer, allowlist: Allowlist, units: dict[str, UnitState],
                     records: list[dict]) -> list[_Pair]:
         """exists · active · allowed for every citation; the pairs that need a support check."""
         pairs = []
@@ -262,7 +251,7 @@ class Verifier:
                 pairs.append(_Pair(k, s.text, c, unit, claim, entry))
         return pairs
 
-    def _score(self, sentences: list[str], units: list[_Stored]) -> tuple[np.ndarray, np.ndarray]:
+    def _score(self, sentences: list[str], units: list[UnitState]) -> tuple[np.ndarray, np.ndarray]:
         """Cosine (native kernel, stored unit vectors) and support probability of each (sentence, unit).
 
         The sentences' core claims are embedded; the support model is handed the sentences and takes
@@ -288,7 +277,7 @@ class Verifier:
             raise ValueError(f"support model returned shape {prob.shape} for {len(claims)} pairs")
         return cosine, prob
 
-    def _judge(self, claim: str, unit: _Stored, cosine: float, prob: float, entry: dict) -> str:
+    def _judge(self, claim: str, unit: UnitState, cosine: float, prob: float, entry: dict) -> str:
         """Record the support scores of one pair and return its support verdict."""
         missing = self.config.missing(claim, unit.content) if claim else []
         entry["scores"].update(cosine=round(float(cosine), 4), support=round(float(prob), 4))
@@ -414,7 +403,7 @@ def _scrub(text: str, kept: Counter, markers) -> str:
         text = cut_spans(text, extra).strip()
 
 
-def _with_markers(sentence: str, cites: list[Citation]) -> str:
+def _with_markers(sentence: str, cites: list[CitationMarker]) -> str:
     """A rewritten sentence with its markers before its final punctuation, as models write them."""
     spelled = "".join(c.marker.spell(c.unit_id) for c in cites)
     body = sentence.rstrip()

@@ -18,6 +18,7 @@ _CLOSERS = "\"')\\]」』）〕】”’"
 # Latin mark is followed by whitespace is checked afterwards.
 _MARK = re.compile(rf"[.!?。！？][.!?。！？]*[{_CLOSERS}]*")
 _CJK_MARKS = "。！？"
+SENTENCE_END = ".!?。！？"  # the marks that may end a sentence
 _LOWERCASE_NEXT = re.compile(r"\s*[a-z]")
 _LEADING_PUNCTUATION = "([{\"'“‘«"
 _ABBREVIATIONS = frozenset("""
@@ -124,3 +125,21 @@ def sentence_groups(text: str, start: int, end: int, target: int,
     if prev > group:
         close(group, prev)
     return groups
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a unit's text; a table row (header line + row line) stays one sentence."""
+    flat = text.replace("\r\n", "\n")
+    lines = [ln for ln in flat.split("\n") if ln.strip()]
+    if len(lines) >= 2 and all("|" in ln for ln in lines):
+        if len(lines) > 2:  # a whole table: its rows are units of their own, each read below
+            return []
+        cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
+        return ["; ".join(f"{h}: {v}" if h else v for h, v in zip(*cells) if v)]
+    out, start = [], 0
+    for end in sentence_ends(flat) + [len(flat)]:
+        piece = trim(flat, start, end)
+        if piece and not piece[2].endswith(("?", "？")):  # a question (FAQ heading) answers nothing
+            out.append(" ".join(piece[2].split()))
+        start = end
+    return out

@@ -29,7 +29,8 @@ from typing import NamedTuple, Sequence
 
 from asmr_kernels.cpu import KeyFactExtractor
 
-from ..cjk import CJK_CLASS
+from .cjk import CJK_CLASS
+from .entities import COMMON_WORDS
 
 KINDS = ("number", "date", "version", "code", "entity")
 
@@ -114,14 +115,9 @@ def _opens_sentence(text: str, pos: int) -> bool:
     return i < 0 or text[i] in _SENTENCE_OPENERS
 
 # Capitalised only because they open a sentence, or too common to name anything.
-_COMMON = frozenset("""
-a an the this that these those it its he she they we you i his her their our your my in on at of for to
-from by with as and or but if when while after before during since until although because however there
-here what which who whom whose where why how all any each every some no not one two three many most more
-also other such then thus so yet is are was were be been has have had do does did can could may might must
-shall should will would about above below between into over under up down out new overall additionally
-furthermore moreover finally first second third next according both either neither therefore hence
-instead meanwhile although though whether yes note see title text section source page today
+_COMMON = COMMON_WORDS | frozenset("""
+according additionally both either finally first furthermore hence instead meanwhile moreover neither next
+note overall page second section see source text therefore third though title today whether yes
 """.split())
 
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
 from asmr.generate.base import Generation, Source
 from asmr.redundancy.block import MODES, ParaphraseCache, redundancy_block
-from asmr.retrieve.pipeline import Result, Retriever, RetrieveConfig
-from asmr.units.sentences import sentence_ends
+from asmr.retrieve import Result, Retriever, RetrieveConfig
+from asmr.text.sentences import sentence_ends
 from asmr.verify.allowlist import Allowlist, Conversation
 from asmr.verify.verifier import DROPPED, DROPPED_CJK, Verification, Verifier
 

@@ -30,7 +30,7 @@ _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")
 
 # Capitalised only because they open a sentence or a heading: not entities on their own.
-_COMMON = frozenset("""
+COMMON_WORDS = frozenset("""
 a an the this that these those it its he she they we you i his her their our your my in on at of for to
 from by with as and or but if when while after before during since until after although because however
 there here what which who whom whose where why how all any each every some no not one two three many
@@ -61,16 +61,16 @@ def mentions(text: str) -> set[str]:
     for m in _CAP_SPAN.finditer(text):
         span = m.group(0).rstrip(".-'’")
         words = span.split()
-        if len(words) == 1 and (span.lower() in _COMMON or len(span) < 2):
+        if len(words) == 1 and (span.lower() in COMMON_WORDS or len(span) < 2):
             continue
-        if words[0].lower() in _COMMON and _SENTENCE_START.search(text, 0, m.start()):
+        if words[0].lower() in COMMON_WORDS and _SENTENCE_START.search(text, 0, m.start()):
             words = words[1:]  # "The Prestige" at a sentence start keeps "Prestige"
         while words and words[0][0].isdigit():
             words = words[1:]  # "In 1979 Jean ..." names Jean, not a year
         if not words:
             continue
         key = normalize(" ".join(words))
-        if key and key not in _COMMON:
+        if key and key not in COMMON_WORDS:
             out.add(key)
     for m in _CODE.finditer(text):
         out.add(m.group(0).lower())  # codes keep their punctuation: "v2.3", "--port"

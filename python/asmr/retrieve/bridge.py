@@ -1,0 +1,96 @@
+"""Bridging: the question's other half, looked for in the documents that the best hits name."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..text.entities import mentions, normalize, title_key, unit_entities
+from ..index.lexical import bm25_scores
+from ..text.words import tokenize
+from .types import Hit, PathStep
+
+# What each document is about: subject key -> its documents (kb, doc_id); and the CJK keys,
+# which are found by substring
+DocumentSubjects = tuple[dict[str, list[tuple[str, str]]], list[str]]
+
+
+def document_subjects(memory) -> DocumentSubjects:
+    """What each document is about (its title's key, and the names its title
+    contains: "Ochre Kestrel team" is about "ochre kestrel" too, "Novova runbook" about "novova"),
+    mapped to the documents; and the CJK ones, which are found by substring."""
+    subjects: dict[str, list[tuple[str, str]]] = {}
+    for (kb, doc), (title, _) in memory.document_titles_and_types().items():
+        for key in {title_key(title)} | mentions(title):
+            if len(key) >= 3:
+                subjects.setdefault(key, []).append((kb, doc))
+    return subjects, [k for k in subjects if not k.isascii()]
+
+
+def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndarray, hits: list[Hit], units: list,
+           k: int) -> tuple[list[Hit], list]:
+    """The question's other half, looked for in the documents that the best hits name.
+
+    A hit that answers the first half of a two-hop question ("the system that batches
+    inventory counts is owned by the Ochre Kestrel team") names what the second half is
+    about; the document about it ("Ochre Kestrel team") holds the answer, but its units
+    look little like the question, and a common name's entity edges are too weak to spread
+    through. So, for each of the ``bridge_from`` best hits: the documents whose subject it
+    names (a document's subject is its title or a name in its title; not one the question
+    names, nor one of the hit's own document) have their units ranked against the
+    question (dense cosine, fused by reciprocal rank with BM25 over those units alone for
+    the question's words the hit does not contain), and the best ``bridge_hits`` join the
+    result with ``bridge_decay`` (then its square, ...) times the hit's score, their path
+    that of the hit, then the name and the unit (edge kind "entity"). Headings are skipped:
+    they state nothing."""
+    m = memory
+    subjects, cjk = subjects
+    asked = f" {normalize(question)} "
+    words = tokenize(question)
+    bridged: dict[int, tuple[float, Hit, str, float, float]] = {}  # row -> score, from, name, sim, factor
+    for h, u in zip(hits[:cfg.bridge_from], units):
+        docs: dict[tuple[str, str], str] = {}
+        for name in sorted(unit_entities(u.content, subjects, cjk)):
+            if name in subjects and f" {name} " not in asked and (u.kb, u.doc_id) not in subjects[name]:
+                for doc in subjects[name]:
+                    docs.setdefault(doc, name)
+        cand_rows, cand_words, cand_names = [], [], []
+        for (kb, doc), name in docs.items():
+            for row, kind, content in m.first_units_of(kb, doc, cfg.bridge_units):
+                if kind != "heading" and row != h.row:
+                    cand_rows.append(row)
+                    cand_words.append(tokenize(content))
+                    cand_names.append(name)
+        if not cand_rows:
+            continue
+        sims = np.asarray(m.vectors[np.array(cand_rows, np.int64)]) @ qvec
+        known = set(tokenize(u.content))
+        lex = bm25_scores([w for w in words if w not in known], cand_words)
+        fused = 1.0 / (cfg.rrf_k + 1 + np.argsort(np.argsort(-sims, kind="stable"), kind="stable"))
+        lex_rank = np.argsort(np.argsort(-lex, kind="stable"), kind="stable")
+        fused += np.where(lex > 0, 1.0 / (cfg.rrf_k + 1 + lex_rank), 0.0)
+        for i, c in enumerate(np.argsort(-fused, kind="stable")[:cfg.bridge_hits]):
+            factor = cfg.bridge_decay ** (i + 1)
+            row, score = cand_rows[c], h.score * factor
+            if row not in bridged or score > bridged[row][0]:
+                bridged[row] = (score, h, cand_names[c], max(float(sims[c]), 0.0), factor)
+    if not bridged:
+        return hits, units
+    at = {h.row: i for i, h in enumerate(hits)}
+    new_rows = [r for r in bridged if r not in at]
+    unit_of = {u.row: u for u in units}
+    unit_of.update((u.row, u) for u in m.units_at_rows(new_rows))
+    out = list(hits)
+    for row, (score, h, name, sim, factor) in bridged.items():
+        if row in at and out[at[row]].score >= score:
+            continue
+        u = unit_of[row]
+        path = h.path + (PathStep(f"entity '{name}'", "entity", 1.0), PathStep(u.id, "entity", factor))
+        hit = Hit(u.id, row, score, sim, h.strength * factor, 0.0, h.hop + 2, False, path, u.effective_at)
+        if row in at:
+            out[at[row]] = replace(hit, seed=out[at[row]].seed)
+        else:
+            out.append(hit)
+    out.sort(key=lambda x: -x.score)
+    out = out[:k]
+    return out, [unit_of[x.row] for x in out]

@@ -1,0 +1,178 @@
+"""Words: tokens, stems and stop words, for every stage that reads text.
+
+``tokenize`` is the one word split of the lexical index, the graph and recall (lower-cased
+letter/digit runs; CJK runs, which have no spaces between words, as overlapping character
+bigrams, as Lucene's CJK analyzer does). ``claim_words`` is the support check's split, which
+also keeps a contraction whole ("don't") so that negations are seen.
+
+Stemmers and stop lists: a fitted model's features depend on the exact variant it was fitted
+with, so each variant that a fitted model or a measured behaviour reads is kept here by name,
+and changing one means refitting its model (the script named beside it):
+
+- ``suffix_stem`` / ``STEM_SUFFIXES`` / ``QUESTION_STOP_WORDS``: recall's confidence
+  (``retrieve/confidence_model.json``, ``bench/calibrate_confidence.py``);
+- ``light_stem`` / ``CLAIM_STOP_WORDS``: the support check (``verify/support_model.json``,
+  ``bench/calibrate_support.py``);
+- ``plural_stem`` / ``content_words``: the extractive generator and the redundancy block.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .cjk import CJK_CHAR, CJK_CLASS
+
+_TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
+
+
+def cjk_bigrams(runs: list[str]) -> list[str]:
+    """``runs`` with each CJK run as its overlapping character bigrams (a lone character stays one)."""
+    out: list[str] = []
+    for run in runs:
+        if CJK_CHAR.match(run):
+            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+        else:
+            out.append(run)
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """Words of ``text`` for BM25: lower-cased alphanumeric runs; CJK runs as character bigrams."""
+    runs = _TOKEN.findall(text.lower())
+    return cjk_bigrams(runs) if CJK_CHAR.search(text) else runs
+
+
+# ASCII text takes a bytes fast path with the same result as tokenize(): letters and
+# digits kept (upper case lowered), everything else a separator.
+ASCII_TOKEN_TABLE = bytes((c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() and c < 128 else 32
+                          for c in range(256))
+
+
+def token_bytes(text: str) -> list[bytes]:
+    """``tokenize(text)`` as bytes, by one table lookup when the text is ASCII."""
+    if text.isascii():
+        return text.encode().translate(ASCII_TOKEN_TABLE).split()
+    return [t.encode() for t in tokenize(text)]
+
+
+_CLAIM_WORD = re.compile(rf"[{CJK_CLASS}]+|[a-z0-9]+(?:['’][a-z]+)?|[^\W_{CJK_CLASS}]+")
+_ASCII_CLAIM_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")  # _CLAIM_WORD on lower-cased ASCII text
+
+
+def claim_words(text: str) -> list[str]:
+    """Lower-cased words, a contraction kept whole ("don't"); CJK runs become character bigrams."""
+    if text.isascii():
+        return _ASCII_CLAIM_WORD.findall(text.lower())
+    return cjk_bigrams(_CLAIM_WORD.findall(text.lower()))
+
+
+# ---- recall's confidence --------------------------------------------------------------------------
+
+# Words that ask rather than say what is asked for; left out of field and phrase coverage.
+QUESTION_STOP_WORDS = frozenset("""
+a an the of in on at to for from by with about into over under and or but not no nor is are was were be been being am
+do does did done doing have has had having what which who whom whose when where why how that this these those it its
+there their they them he she his her him i we you your our my me us can could should would will shall may might must
+than then as if so such also any all each every some many much more most other same only very just
+within without before after during between through across""".split())
+
+STEM_SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what suffix_stem strips
+
+
+@lru_cache(maxsize=1 << 16)
+def suffix_stem(word: str) -> str:
+    """A crude suffix stripper, enough for "escalated" to meet "escalate" and "owns" to meet "owned"."""
+    n = len(word)
+    if n > 5 and word.endswith("ing"):
+        return word[:-3]
+    if n > 4 and word.endswith(("ed", "es")):
+        return word[:-2]
+    if n > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    if n > 4 and word.endswith("e"):
+        return word[:-1]
+    return word
+
+
+# Past forms that suffix stripping cannot reach, to their base form ("went" is "go"). Not in
+# suffix_stem: field coverage looks for the suffixed forms of a question's stems in units, and no
+# suffix of "go" reaches "went".
+_IRREGULAR_PAST = dict(pair.split(":") for pair in """
+went:go gone:go began:begin begun:begin wrote:write written:write built:build made:make led:lead held:hold
+took:take taken:take gave:give given:give won:win left:leave found:find became:become came:come sold:sell
+told:tell brought:bring bought:buy thought:think kept:keep met:meet paid:pay said:say sent:send spent:spend
+stood:stand grew:grow grown:grow knew:know known:know rose:rise risen:rise fell:fall fallen:fall chose:choose
+chosen:choose drove:drive driven:drive flew:fly flown:fly spoke:speak spoken:speak broke:break broken:break
+shot:shoot sang:sing sung:sing taught:teach caught:catch fought:fight sought:seek struck:strike drew:draw
+drawn:draw wore:wear worn:wear born:bear borne:bear ran:run saw:see seen:see lost:lose felt:feel heard:hear
+meant:mean sat:sit ate:eat eaten:eat hid:hide hidden:hide rode:ride ridden:ride threw:throw thrown:throw
+""".split())
+
+
+def base_form(word: str) -> str:
+    """An irregular past form as its base ("went" -> "go"); any other word as it is."""
+    return _IRREGULAR_PAST.get(word, word)
+
+
+# ---- the support check ----------------------------------------------------------------------------
+
+CLAIM_STOP_WORDS = frozenset("""
+a an the this that these those it its it's he she they them we us you i me his her hers their theirs our
+your my mine him in on at of for to from by with as and or but if when while after before during since
+until because although though however there here what which who whom whose where why how all any each
+every some such is are was were be been being am has have had having do does did doing can could may
+might must shall should will would about above below between into onto over under up down out off
+again further then once also than too very just so only own same both either neither nor more most
+other others another much many few several lot lots one ones s t etc via per within without upon
+whether yet still even ever well like i.e e.g eg ie thing things way ways include includes including
+""".split())
+
+
+@lru_cache(maxsize=65536)
+def light_stem(word: str) -> str:
+    """A light suffix stripper: enough for "released"/"release", "cities"/"city", "cycling"/"cycle"."""
+    w = word
+    if w.endswith("'s") or w.endswith("’s"):
+        w = w[:-2]
+    n = len(w)
+    if n > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif n > 4 and w.endswith("sses"):
+        w = w[:-2]
+    elif n > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    n = len(w)
+    if n > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif n > 4 and w.endswith("ed"):
+        w = w[:-2]
+    elif n > 5 and w.endswith("ly"):
+        w = w[:-2]
+    elif n > 6 and w.endswith(("ment", "ness")):
+        w = w[:-4]
+    elif n > 5 and w.endswith(("tion", "sion")):
+        w = w[:-3]
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]  # "stopp(ed)" -> "stop"
+    return w
+
+
+# ---- the extractive generator and the redundancy block --------------------------------------------
+
+_CONTENT_WORD = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.\-]*|[\u3400-\u9fff]")
+_CONTENT_STOP_WORDS = frozenset("""a an the of to in on at for by with from and or is are was were be been what which
+who whom whose when where why how does do did many much is it its this that these those there their as into than
+please tell me about""".split())
+
+
+def plural_stem(word: str) -> str:
+    """Plural and third-person "s" off, so that "rollback" meets "rollbacks"."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that say something (codes and versions whole, each CJK character a word),
+    lower-cased and ``plural_stem``med."""
+    return {plural_stem(w.lower().rstrip(".")) for w in _CONTENT_WORD.findall(text)} - _CONTENT_STOP_WORDS
