@@ -375,10 +375,10 @@ def test_serve_makes_openmp_threads_wait_passively_unless_told_otherwise(tmp_pat
     import os
 
     from asmr import cli
-    from asmr.server import cli as server_cli
+    from asmr.cli import serve
 
     seen = []
-    monkeypatch.setattr(server_cli, "run", lambda args: seen.append(os.environ.get("OMP_WAIT_POLICY")) or 0)
+    monkeypatch.setattr(serve, "cmd_serve", lambda args: seen.append(os.environ.get("OMP_WAIT_POLICY")) or 0)
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     assert cli.main(["serve", "--memory", str(tmp_path)]) == 0
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")

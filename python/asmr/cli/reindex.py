@@ -1,9 +1,13 @@
-"""``asmr reindex``: the command-line entry of batch re-indexing."""
+"""``asmr reindex``: batch re-indexing (``asmr.reindex``) of many documents."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
+
+from .common import (EXIT_BAD_INPUT, EXIT_OK, INPUT_SUFFIXES, document_args, fail, iter_inputs, memory_arg,
+                     memory_dir, read_inputs)
 
 DESCRIPTION = """\
 Re-index many documents: read, chunk and embed them in parallel, then commit them to the
@@ -33,10 +37,8 @@ Exit codes: 0 ok, 2 bad input (nothing was written; --skip-bad ingests the rest 
 """
 
 
-def register(sub, memory_arg) -> None:
-    """Add the ``reindex`` subcommand to the ``asmr`` parser."""
-    from ..cli import INPUT_SUFFIXES, document_args
-
+def add_reindex(sub) -> None:
+    """``asmr reindex``."""
     p = sub.add_parser("reindex", help="re-index many documents in parallel (local processes or a Ray cluster)",
                        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sources", nargs="+", metavar="SOURCE",
@@ -49,7 +51,7 @@ def register(sub, memory_arg) -> None:
                    help="local: this process; ray: Ray Data on a local or remote cluster (default: local)")
     g.add_argument("--batch-size", type=int, default=256, metavar="N",
                    help="texts per embedding call (default: 256; larger on GPUs, e.g. 1024)")
-    g.add_argument("--work-dir", type=_path, default=None, metavar="DIR",
+    g.add_argument("--work-dir", type=Path, default=None, metavar="DIR",
                    help="where shards go between the stages (default: <memory>/.reindex/<model>)")
     g.add_argument("--shard-units", type=int, default=None, metavar="N",
                    help="vectors per shard: what an interrupted run can lose at most (default: 8192)")
@@ -66,22 +68,16 @@ def register(sub, memory_arg) -> None:
                    help="CPUs of a Ray started by this command (default: all)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=cmd_reindex)
 
 
-def _path(value: str):
-    from pathlib import Path
-    return Path(value)
-
-
-def run(args) -> int:
+def cmd_reindex(args) -> int:
     """Run ``asmr reindex``; returns the exit code."""
-    from ..cli import (EXIT_BAD_INPUT, EXIT_OK, _fail, _iter_inputs, _memory_dir, _read_inputs)
     from ..embed import check_embedder_name
     from ..units.model import InputError
     from ..units.read import check_date
-    from .pipeline import SHARD_UNITS, NoDocuments, ReindexOptions, reindex
-    from .tasks import ReadOptions
+    from ..reindex.pipeline import SHARD_UNITS, NoDocuments, ReindexOptions, reindex
+    from ..reindex.tasks import ReadOptions
 
     try:
         if args.effective_date:
@@ -108,7 +104,7 @@ def run(args) -> int:
             except ImportError as exc:
                 raise ValueError(f"--backend ray needs Ray Data (pip install 'ray[data]'): {exc}") from None
     except ValueError as exc:
-        return _fail(str(exc), EXIT_BAD_INPUT)
+        return fail(str(exc), EXIT_BAD_INPUT)
 
     from ..store import DEFAULT_KB
     options = ReindexOptions(
@@ -119,23 +115,23 @@ def run(args) -> int:
         flat_max=args.flat_max, progress=False if args.no_progress else None, ray_address=args.ray_address,
         workers=args.workers, device=args.device, cpus_per_worker=args.cpus_per_worker, num_cpus=args.num_cpus)
     try:
-        report = reindex(_memory_dir(args), args.sources, options, _read_inputs, _iter_inputs)
+        report = reindex(memory_dir(args), args.sources, options, read_inputs, iter_inputs)
     except NoDocuments as exc:
-        return _fail(str(exc), EXIT_BAD_INPUT)
+        return fail(str(exc), EXIT_BAD_INPUT)
     except InputError as exc:
         print(f"asmr reindex: {exc}", file=sys.stderr)
-        return _fail("nothing was written (--skip-bad ingests the good inputs and reports the bad; "
+        return fail("nothing was written (--skip-bad ingests the good inputs and reports the bad; "
                      "vectors embedded so far are kept for the next run)", EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         print("asmr reindex: interrupted; finished shards are kept: run the same command again to resume",
               file=sys.stderr)
         raise
     except ValueError as exc:  # --device cuda without GPUs, and the like
-        return _fail(str(exc), EXIT_BAD_INPUT)
+        return fail(str(exc), EXIT_BAD_INPUT)
 
     ing = report.ingest
     if not ing.documents and not report.bad_inputs:
-        return _fail("no documents found in " + ", ".join(args.sources), EXIT_BAD_INPUT)
+        return fail("no documents found in " + ", ".join(args.sources), EXIT_BAD_INPUT)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:

@@ -1,9 +1,12 @@
-"""``asmr serve``: the command-line entry of the HTTP face."""
+"""``asmr serve``: start the HTTP face (``asmr.server``) over a memory."""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+
+from .common import (EXIT_BAD_INPUT, EXIT_MEMORY, EXIT_OK, fail, generator_args, memory_arg, memory_dir,
+                     retrieve_args, retrieve_config)
 
 DESCRIPTION = """\
 Serve a memory over HTTP (FastAPI on uvicorn): POST /v1/search, /v1/answer, /v1/verify,
@@ -24,9 +27,8 @@ example:
 """
 
 
-def register(sub, memory_arg) -> None:
-    from ..cli import _retrieve_args, generator_args
-
+def add_serve(sub) -> None:
+    """``asmr serve``."""
     p = sub.add_parser("serve", help="serve a memory over HTTP (search, answer, verify, ingest, OpenAI chat)",
                        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     memory_arg(p)
@@ -64,19 +66,19 @@ def register(sub, memory_arg) -> None:
     p.add_argument("--poll-seconds", type=float, default=0.2, metavar="S",
                    help="how often to look for commits by other processes (default 0.2; 0: never)")
     p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info")
-    _retrieve_args(p)
+    retrieve_args(p)
     # OpenMP threads (faiss's, the kernels') otherwise spin for a while after every parallel region:
     # between single-question searches that is idle CPU taken from the other requests and, on a small
     # machine, from the clients; measured here it doubled the server's CPU time per search
-    p.set_defaults(handler=run, environment={"OMP_WAIT_POLICY": "PASSIVE"})
+    p.set_defaults(handler=cmd_serve, environment={"OMP_WAIT_POLICY": "PASSIVE"})
 
 
-def _config(args):
-    from ..cli import _memory_dir, _retrieve_config
-    from .context import ServerConfig
-    from .limits import Limits
+def server_config(args):
+    """The ServerConfig of the flags; raises ValueError naming the flag at fault."""
+    from ..server.context import ServerConfig
+    from ..server.limits import Limits
 
-    cfg = _retrieve_config(args)  # validates the retrieval flags
+    cfg = retrieve_config(args)  # validates the retrieval flags
     retrieve = {name: getattr(cfg, name) for name in ("k", "seeds", "depth", "edge_threshold",
                                                       "confidence_threshold", "mix")
                 if getattr(args, name) is not None}
@@ -95,38 +97,37 @@ def _config(args):
         check_embedder_name(args.embedder)
     if args.poll_seconds < 0:
         raise ValueError(f"--poll-seconds {args.poll_seconds}: must be >= 0")
-    return ServerConfig(memory=str(_memory_dir(args)), generator=args.generator, base_url=args.base_url,
+    return ServerConfig(memory=str(memory_dir(args)), generator=args.generator, base_url=args.base_url,
                         model=args.model, redundancy=args.redundancy, audit=not args.no_audit, retrieve=retrieve,
                         limits=limits, api_keys_file=args.api_keys, poll_seconds=args.poll_seconds,
                         embedder=args.embedder)
 
 
-def run(args) -> int:
+def cmd_serve(args) -> int:
     """Start the server; returns the exit code when it stops."""
     import uvicorn
 
-    from ..cli import EXIT_BAD_INPUT, EXIT_MEMORY, EXIT_OK, _fail
-    from .auth import ENV_VAR, KeyConfigError, KeyRing
+    from ..server.auth import ENV_VAR, KeyConfigError, KeyRing
 
     try:
-        config = _config(args)
+        config = server_config(args)
         keys = KeyRing.load(os.environ.get(ENV_VAR), args.api_keys)
     except (ValueError, KeyConfigError) as exc:
-        return _fail(str(exc), EXIT_BAD_INPUT)
+        return fail(str(exc), EXIT_BAD_INPUT)
     if not keys.configured and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"asmr serve: warning: no API keys and --host {args.host}: anyone who can reach this port can "
               "read the memory", file=sys.stderr)
     if os.path.exists(config.memory) and not os.path.isdir(config.memory):
-        return _fail(f"memory {config.memory}: exists and is not a directory", EXIT_MEMORY)
+        return fail(f"memory {config.memory}: exists and is not a directory", EXIT_MEMORY)
     if not os.path.isdir(config.memory):
         print(f"asmr serve: memory {config.memory} does not exist yet; the first POST /v1/ingest creates it",
               file=sys.stderr)
     common = dict(host=args.host, port=args.port, log_level=args.log_level, server_header=False)
     if args.workers == 1:
-        from .app import create_app
+        from ..server.app import create_app
         uvicorn.run(create_app(config, keys=keys), **common)
     else:
-        from .context import CONFIG_ENV
+        from ..server.context import CONFIG_ENV
         os.environ[CONFIG_ENV] = config.to_json()  # the workers' factory reads it
         uvicorn.run("asmr.server.app:app_from_env", factory=True, workers=args.workers, **common)
     return EXIT_OK

@@ -1,0 +1,68 @@
+"""The ``asmr`` command line.
+
+Exit codes: 0 done; 1 ``asmr check`` found inconsistencies, or ``asmr eval
+verifier`` missed an injected fault; 2 bad arguments or bad input (nothing was
+written), or the generator cannot load or its endpoint failed (nothing of that
+question was written; ``asmr chat`` keeps the turns before it); 3 the unit,
+document or audit record asked for does not exist; 4 the memory cannot be used
+(newer schema, another writer, not a memory).
+
+One module a command family: ``memory`` (ingest, units, doc, search, check), ``answers``
+(ask, chat, audit), ``evaluate`` (eval), ``serve``, ``reindex``; ``common`` holds what they
+share. Each subcommand's parser sets its ``handler``; ``main`` calls it. Handlers import
+the heavy modules (models, indexes, the server) when they run, so that ``asmr --help``
+and argument errors stay fast.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .. import __version__
+from . import answers, evaluate, memory, reindex, serve
+from .common import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_MEMORY, EXIT_NOT_FOUND, EXIT_OK, fail
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_MEMORY", "EXIT_NOT_FOUND", "EXIT_OK", "build_parser",
+           "main"]
+
+# in the order `asmr --help` lists them
+SUBCOMMANDS = (memory.add_ingest, memory.add_units, memory.add_doc, memory.add_search, answers.add_ask,
+               answers.add_chat, evaluate.add_eval, answers.add_audit, memory.add_check, serve.add_serve,
+               reindex.add_reindex)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="asmr", description="ASMR: a memory of addressable, versioned units with citations that cannot lie.",
+        epilog="Exit codes: 0 ok, 1 check failed, 2 bad input, 3 not found, 4 memory unusable.")
+    parser.add_argument("--version", action="version", version=f"asmr {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    check_combination = getattr(args, "check_combination", None)
+    if check_combination is not None:  # flags that are valid alone but not together (exits 2)
+        check_combination(args)
+    # Before any native library loads: OpenMP runtimes read their settings once, when loaded.
+    for name, value in getattr(args, "environment", {}).items():
+        os.environ.setdefault(name, value)
+    from ..store import MemoryStateError
+    from ..units.model import InputError
+
+    try:
+        return args.handler(args)
+    except MemoryStateError as exc:
+        return fail(str(exc), EXIT_MEMORY)
+    except InputError as exc:
+        return fail(f"{exc}; nothing was written", EXIT_BAD_INPUT)
+    except KeyboardInterrupt:
+        return fail("interrupted; the memory is as it was before this command", 130)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""``asmr ask``, ``chat`` and ``audit``: answers with verified citations, and the verifier's records."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .common import (EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, fail, generator_args, memory_arg, memory_dir,
+                     positive_int, retrieve_args, retrieve_config)
+
+
+def add_ask(sub) -> None:
+    """``asmr ask``."""
+    p = sub.add_parser("ask", help="answer a question from the memory, with verified citations",
+                       description="Recalls units for the question, lets only those be cited in this turn, asks "
+                                   "the generator (the citation-closure processor keeps every marker on an "
+                                   "allowed id), verifies every cited sentence and prints the answer with "
+                                   "numbered citations. Below the retrieval confidence threshold the answer is "
+                                   "'not found', with the closest candidates.")
+    p.add_argument("question")
+    memory_arg(p)
+    _answer_args(p)
+    p.add_argument("--explain", action="store_true", help="also print the recall path of each cited unit and "
+                                                          "the verifier's decisions")
+    p.add_argument("--json", action="store_true", help="print the answer, citations and audit as JSON")
+    p.set_defaults(handler=cmd_ask)
+
+
+def add_chat(sub) -> None:
+    """``asmr chat``."""
+    p = sub.add_parser("chat", help="a conversation: one question a line, turn-scoped allowlists",
+                       description="Reads questions from standard input, one a line, and answers each as "
+                                   "`asmr ask` does. A unit allowed in one turn is citable in the next only if "
+                                   "that turn recalls it again. --conversation keeps the turns in a JSON file "
+                                   "across runs.")
+    memory_arg(p)
+    _answer_args(p)
+    p.add_argument("--conversation", type=Path, default=None, metavar="FILE",
+                   help="JSON file holding the conversation's turns (created if missing)")
+    p.set_defaults(handler=cmd_chat)
+
+
+def add_audit(sub) -> None:
+    """``asmr audit``."""
+    p = sub.add_parser("audit", help="print the verifier's audit records: every sentence, citation, check and "
+                                     "outcome",
+                       description="Every verified answer leaves one record in <memory>/audit/<date>.jsonl: each "
+                                   "sentence, its citations, the exists/active/allowed/supports checks with "
+                                   "scores, and the outcome. Exits 3 when there is no record to print.")
+    memory_arg(p)
+    p.add_argument("--last", type=int, default=None, metavar="N", help="only the last N records")
+    p.add_argument("--turn", default=None, metavar="ID",
+                   help="only the records of one turn (<conversation>/<n>) or of one conversation")
+    p.add_argument("--json", action="store_true", help="print the records as a JSON array")
+    p.set_defaults(handler=cmd_audit)
+
+
+def _answer_args(p) -> None:
+    generator_args(p, "local", "local: SmolLM2-135M with the citation processor (default); extractive: no "
+                               "model, the units' own sentences; openai: an OpenAI-compatible endpoint")
+    p.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
+                   help="key-fact block after the sources (default list); full adds a question-and-answer "
+                        "pair made from a fact and, with a model generator, a paraphrase of the best fact")
+    p.add_argument("--redundancy-budget", type=positive_int, default=160, metavar="TOKENS",
+                   help="the redundancy block's size, estimated tokens (default 160)")
+    p.add_argument("--redundancy-facts", type=positive_int, default=6, metavar="N",
+                   help="key facts listed in the redundancy block, at most (default 6)")
+    p.add_argument("--no-verify", action="store_true", help="show the generator's answer unverified")
+    p.add_argument("--no-audit", action="store_true", help="do not append the audit record to <memory>/audit")
+    retrieve_args(p)
+
+
+
+def _answerer(args, memory):
+    """The Answerer the flags ask for; raises GeneratorError when the generator cannot load."""
+    from ..answer import AnswerConfig, Answerer
+    from ..embed import get_embedder
+    from ..generate import get_generator
+
+    embedder = get_embedder(memory.embed_model)
+    options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
+    generator = get_generator(args.generator, embedder=embedder, **options)
+    config = AnswerConfig(redundancy=args.redundancy, verify=not args.no_verify,
+                          redundancy_budget_tokens=args.redundancy_budget,
+                          redundancy_max_facts=args.redundancy_facts)
+    return Answerer(memory, generator, embedder=embedder, retrieve_config=retrieve_config(args),
+                    config=config)
+
+
+def _print_answer(ans, explain: bool) -> None:
+    if not ans.found:
+        print(f"Not found in memory ({ans.retrieval.reason}). The closest candidates:")
+        for h in ans.retrieval.hits[:3]:
+            print(f"  {h.score:.3f}  {h.unit_id}")
+        return
+    print(ans.numbered() or "(no sentence of the answer could be confirmed)")
+    for c in ans.citations:
+        text = " ".join(c.text.split())
+        print(f"\n[{c.number}] {c.unit_id}\n    {c.doc_id}{' > ' + c.section if c.section else ''}\n    "
+              f"{text[:300]}{'...' if len(text) > 300 else ''}")
+    if explain:
+        hits = {h.unit_id: h for h in ans.retrieval.hits}
+        print(f"\nrecall: confidence {ans.retrieval.confidence:.2f}")
+        for c in ans.citations:
+            h = hits.get(c.unit_id)
+            if h is not None:
+                path = " -> ".join(f"[{p.edge_kind} {p.edge_weight:.2f}] {p.node}" if p.edge_kind else p.node
+                                   for p in h.path) or c.unit_id
+                print(f"  [{c.number}] score {h.score:.3f}, hop {h.hop}: {path}")
+        if ans.verification is not None:
+            print("verifier:")
+            for rec in ans.verification.audit:
+                print(f"  {rec['outcome']:>6}  {rec['sentence'][:100]}")
+    print(f"\n({ans.timings.get('total_ms', 0):.0f} ms)")
+
+
+def _audit(args, memory, ans) -> None:
+    if ans.verification is not None and not args.no_audit:
+        from ..verify import audit
+        audit.append(memory.directory, ans.verification, answer=ans.generation.text if ans.generation else None,
+                     question=ans.question)
+
+
+def cmd_ask(args) -> int:
+    from ..generate import GeneratorError
+    from ..store import Memory
+
+    if not args.question.strip():
+        return fail("question: empty", EXIT_BAD_INPUT)
+    with Memory(memory_dir(args)) as m:
+        if m.generation == 0:
+            return fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
+        try:
+            answerer = _answerer(args, m)
+            ans = answerer.ask(args.question)
+        except (ValueError, GeneratorError) as exc:
+            return fail(str(exc), EXIT_BAD_INPUT)
+        _audit(args, m, ans)
+    if args.json:
+        print(json.dumps(ans.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_answer(ans, args.explain)
+    return EXIT_OK
+
+
+def cmd_chat(args) -> int:
+    from ..generate import GeneratorError
+    from ..store import Memory
+    from ..verify.allowlist import Conversation
+
+    try:
+        conv = (Conversation.load(args.conversation) if args.conversation and args.conversation.exists()
+                else Conversation())
+    except (ValueError, OSError) as exc:  # not JSON, not a conversation, unreadable
+        reason = str(exc).removeprefix(f"conversation file {args.conversation}: ")
+        return fail(f"--conversation {args.conversation}: cannot be resumed: {reason}", EXIT_BAD_INPUT)
+    with Memory(memory_dir(args)) as m:
+        if m.generation == 0:
+            return fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
+        try:
+            answerer = _answerer(args, m)
+        except (ValueError, GeneratorError) as exc:
+            return fail(str(exc), EXIT_BAD_INPUT)
+        interactive = sys.stdin.isatty()
+        while True:
+            if interactive:
+                print("> ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line:
+                break
+            if not line.strip():
+                continue
+            try:
+                ans = answerer.ask(line.strip(), conv)
+            except GeneratorError as exc:  # the turns answered so far are saved already
+                return fail(str(exc), EXIT_BAD_INPUT)
+            _audit(args, m, ans)
+            print(f"[turn {ans.allowlist.turn_id}]")
+            _print_answer(ans, False)
+            if args.conversation:
+                conv.save(args.conversation)
+    return EXIT_OK
+
+
+
+def cmd_audit(args) -> int:
+    from ..verify import audit
+
+    if args.last is not None and args.last < 1:
+        return fail(f"--last {args.last}: must be at least 1", EXIT_BAD_INPUT)
+    records = audit.load(memory_dir(args), last=args.last, turn=args.turn)
+    if not records:
+        what = f"turn {args.turn}" if args.turn else "any answer"
+        return fail(f"memory {memory_dir(args)}: no audit record of {what}", EXIT_NOT_FOUND)
+    if args.json:
+        print(json.dumps(records, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print("\n\n".join(audit.format_record(r) for r in records))
+    return EXIT_OK
+

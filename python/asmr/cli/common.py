@@ -1,0 +1,153 @@
+"""What several ``asmr`` subcommands share: exit codes, argument groups, the memory directory,
+the input walk of ``asmr ingest`` and ``asmr reindex``, and the one-line error.
+
+Only the standard library is imported here at module level: every ``asmr`` call imports this
+module, and start-up time matters.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Iterator
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_MEMORY = 0, 1, 2, 3, 4
+INPUT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".jsonl")
+
+
+def fail(message: str, code: int) -> int:
+    """Print ``asmr: message`` to standard error; returns ``code`` (the handler returns it)."""
+    print(f"asmr: {message}", file=sys.stderr)
+    return code
+
+
+def memory_arg(p) -> None:
+    p.add_argument("--memory", metavar="DIR", type=Path, default=None,
+                   help="memory directory (default: $ASMR_MEMORY, else ./asmr-memory)")
+
+
+def memory_dir(args) -> Path:
+    from ..store import default_memory_dir
+    return args.memory if args.memory is not None else default_memory_dir()
+
+
+def document_args(p, effective_default: str) -> None:
+    """The flags of how documents are read and stored, shared by `asmr ingest` and `asmr reindex`."""
+    p.add_argument("--kb", default=None, help="knowledge base name, the <kb> of memo://<kb>/<doc>/<key> (default: kb)")
+    p.add_argument("--type", dest="doc_type", choices=("spec", "manual", "faq", "changelog", "notes", "other"),
+                   help="document type, overriding front matter (default: front matter, else other)")
+    p.add_argument("--format", dest="fmt", choices=("markdown", "text", "html"),
+                   help="treat every file as this format (default: from the extension)")
+    p.add_argument("--effective-date", metavar="DATE",
+                   help=f"ISO date for documents that do not carry one (default: {effective_default})")
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8: strict stops with the file and byte offset; replace uses U+FFFD")
+    p.add_argument("--skip-bad", action="store_true", help="report bad inputs and ingest the rest")
+    p.add_argument("--embedder", default=None,
+                   help="embedding model: all-MiniLM-L6-v2 (default for a new memory) or hash-<dim>")
+    p.add_argument("--flat-max", type=int, default=None, metavar="N",
+                   help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
+
+
+def retrieve_args(p) -> None:
+    """The retrieval flags (search, ask, chat, eval retrieval, serve); ``retrieve_config`` reads them."""
+    g = p.add_argument_group("retrieval settings (defaults: asmr.retrieve.RetrieveConfig)")
+    g.add_argument("--k", type=int, default=None, help="units returned (default 10)")
+    g.add_argument("--seeds", type=int, default=None, help="fused dense+BM25 seeds (default 20)")
+    g.add_argument("--depth", type=int, default=None, help="spreading hops (default 2)")
+    g.add_argument("--edge-threshold", type=float, default=None, help="edges below it are not followed (0.65)")
+    g.add_argument("--confidence-threshold", type=float, default=None, metavar="P",
+                   help="below this confidence the result is 'not found' (default 0.75, calibrated for "
+                        "all-MiniLM-L6-v2)")
+    g.add_argument("--mix", default=None, metavar="SIM,PATH,CENT",
+                   help="score weights of similarity, path strength, centrality (default 0.5,0.5,0)")
+
+
+def retrieve_config(args):
+    """The RetrieveConfig of the retrieval flags; raises ValueError naming the flag at fault."""
+    from dataclasses import replace
+
+    from ..retrieve import RetrieveConfig
+
+    cfg = RetrieveConfig()
+    changes = {name: getattr(args, name) for name in ("k", "seeds", "depth", "edge_threshold",
+                                                      "confidence_threshold")
+               if getattr(args, name) is not None}
+    if not 0.0 <= changes.get("confidence_threshold", 0.0) <= 1.0:
+        raise ValueError(f"--confidence-threshold {changes['confidence_threshold']}: must be in [0, 1]")
+    for name in ("k", "seeds"):
+        if name in changes and changes[name] < 1:
+            raise ValueError(f"--{name} {changes[name]}: must be at least 1")
+    if "depth" in changes and not 0 <= changes["depth"] <= 8:
+        raise ValueError(f"--depth {changes['depth']}: must be in 0..8")
+    if args.mix is not None:
+        try:
+            mix = tuple(float(x) for x in args.mix.split(","))
+        except ValueError:
+            mix = ()
+        if len(mix) != 3 or any(x < 0 for x in mix) or sum(mix) <= 0:
+            raise ValueError(f"--mix {args.mix!r}: must be three non-negative numbers, not all zero")
+        changes["mix"] = mix
+    return replace(cfg, **changes)
+
+
+def generator_args(p, default: str, help: str) -> None:
+    """--generator and the openai generator's endpoint flags (ask, chat, eval answers, serve)."""
+    p.add_argument("--generator", choices=("local", "extractive", "openai"), default=default, help=help)
+    p.add_argument("--base-url", default=None, help="openai generator: endpoint (or ASMR_OPENAI_BASE_URL)")
+    p.add_argument("--model", default=None, help="openai generator: model name (or ASMR_OPENAI_MODEL)")
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be at least 1")
+    return value
+
+
+def iter_inputs(paths: list[str]) -> Iterator[tuple[Path, Path | None]]:
+    """(file, root) pairs: a directory is walked (hidden entries skipped) and is the root of its files."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                for name in sorted(filenames):
+                    if not name.startswith(".") and name.lower().endswith(INPUT_SUFFIXES):
+                        yield Path(dirpath) / name, path
+        else:
+            yield path, None
+
+
+def read_inputs(args, errors: list[str]) -> Iterator:
+    """Documents of the command's paths, streamed. A bad input raises InputError (the ingest then
+    writes nothing), or with --skip-bad is reported, appended to ``errors`` and skipped."""
+    from ..units.model import InputError
+    from ..units.read import iter_jsonl, read_path
+
+    def bad(exc: InputError) -> None:
+        if not args.skip_bad:
+            raise exc
+        errors.append(str(exc))
+        print(f"asmr {getattr(args, 'command', 'ingest')}: skipped {exc}", file=sys.stderr)
+
+    for path, root in iter_inputs(args.paths):
+        try:
+            if not path.exists():
+                raise InputError(f"{path}: no such file or directory")
+            if path.is_dir():
+                raise InputError(f"{path}: is a directory")
+            if path.suffix.lower() == ".jsonl" and args.fmt is None:
+                docs = iter_jsonl(path, errors=args.errors, doc_type=args.doc_type, on_error=bad)
+            else:
+                docs = [read_path(path, root=root, errors=args.errors, doc_type=args.doc_type, fmt=args.fmt)]
+            for d in docs:
+                d.effective_date = d.effective_date or args.effective_date
+                yield d
+        except InputError as exc:
+            bad(exc)

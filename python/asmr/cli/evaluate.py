@@ -1,0 +1,291 @@
+"""``asmr eval retrieval|verifier|synth|answers``: the benchmarks, and the synthetic knowledge base."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, fail, generator_args, memory_arg, retrieve_args,
+                     retrieve_config)
+
+DEFAULT_ATTRIBUTION = Path("..") / "shared" / "data" / "attributionbench_dev.jsonl"
+
+
+def add_eval(sub) -> None:
+    """``asmr eval retrieval|verifier|synth|answers``."""
+    p = sub.add_parser("eval", help="evaluate retrieval, the citation verifier or answers; generate the "
+                                    "synthetic knowledge base")
+    esub = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", required=True)
+    pe = esub.add_parser("retrieval", help="Recall@2/@5 and latency of bm25, dense, hybrid, ppr and asmr",
+                         description="Ingests the corpus (or reuses a memory that already holds it; unchanged "
+                                     "documents are skipped), runs every question with each method and reports "
+                                     "Recall@2, Recall@5 over gold documents and P50/P95 latency. The settings "
+                                     "are the shipped defaults unless flags say otherwise; never refitted.")
+    pe.add_argument("--corpus", required=True, type=Path, help='JSONL of {"pid"|"id", "title", "text"}')
+    pe.add_argument("--queries", required=True, type=Path, help='JSONL of {"qid", "question", "gold_pids"}')
+    memory_arg(pe)
+    pe.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
+    pe.add_argument("--methods", default=",".join(("bm25", "dense", "hybrid", "ppr", "asmr")),
+                    help="comma-separated subset of bm25,dense,hybrid,ppr,asmr")
+    pe.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
+                    help="also remove the gold documents of this share of the questions (in a second memory) "
+                         "and report refusal precision, recall and false-refusal rate")
+    pe.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
+    retrieve_args(pe)
+    pe.add_argument("--json", action="store_true", help="print one JSON object")
+    pe.set_defaults(handler=cmd_eval_retrieval)
+    pv = esub.add_parser("verifier", help="citation faults injected into real answers, and the support check on "
+                                          "AttributionBench",
+                         description="Structural: builds answers from the memory's units and the units each turn "
+                                     "recalls, injects invented, deprecated, superseded and earlier-turn ids, "
+                                     "truncated and malformed markers, and markers hidden in quoted or copied source "
+                                     "text, and counts how many the verifier catches (all must be). Attribution: "
+                                     "the shipped support model and thresholds, never refitted, as a classifier "
+                                     "over an AttributionBench file. Exits 1 if an injected fault was missed.")
+    pv.add_argument("--memory", metavar="DIR", type=Path, default=None,
+                    help="memory to build answers from (default: a temporary one built from examples/handbook "
+                         "and its revision examples/handbook-v2)")
+    pv.add_argument("--attribution", metavar="FILE", type=Path, default=None,
+                    help="AttributionBench JSONL (default: ../shared/data/attributionbench_dev.jsonl if it "
+                         "exists, else the attribution check is skipped)")
+    pv.add_argument("--embedder", default=None,
+                    help="embedder of the temporary memory (default all-MiniLM-L6-v2; hash-<dim> is faster)")
+    pv.add_argument("--turns", type=int, default=8, help="conversation turns, one real answer each (default 8)")
+    pv.add_argument("--json", action="store_true", help="print one JSON object")
+    pv.set_defaults(handler=cmd_eval_verifier)
+
+    ps = esub.add_parser("synth", help="generate the synthetic enterprise knowledge base and its questions",
+                         description="Writes OUT/docs/v1 and OUT/docs/v2 (Markdown with sections, lists and "
+                                     "tables; v2 revises v1), OUT/queries.jsonl (single-fact, multi-document, "
+                                     "conflict and unanswerable questions) and OUT/README.md. Deterministic "
+                                     "for a seed.")
+    ps.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
+    ps.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ps.add_argument("--units", type=int, default=5000, help="units after chunking, about (default 5000)")
+    ps.add_argument("--questions", type=int, default=800, help="questions (default 800)")
+    ps.add_argument("--json", action="store_true", help="print the report as JSON")
+    ps.set_defaults(handler=cmd_eval_synth)
+    pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
+                         description="Answers every question with each method and the same generator and "
+                                     "reports memory accuracy, hallucination rate, refusal rates, citation "
+                                     "precision and recall, key-fact recall and latency (definitions in the "
+                                     "report). Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
+                                     "or --corpus/--queries in the format of ../shared/data.")
+    src = pa.add_mutually_exclusive_group(required=True)
+    src.add_argument("--synth", type=Path, metavar="DIR", help="output of asmr eval synth")
+    src.add_argument("--corpus", type=Path, help='JSONL of {"pid"|"id", "title", "text"} (with --queries)')
+    pa.add_argument("--queries", type=Path, help='JSONL of {"qid", "question", "answers", "gold_pids"}')
+    pa.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
+                    help="with --corpus: remove the gold passages of this share of the questions")
+    pa.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
+    memory_arg(pa)
+    pa.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
+    generator_args(pa, "extractive", "generator for every method (default extractive: no model, fast)")
+    pa.add_argument("--methods", default="dense_rag,hybrid_rag,asmr,asmr_verified",
+                    help="comma-separated subset of dense_rag,hybrid_rag,asmr,asmr_verified")
+    pa.add_argument("--redundancy", choices=("list", "full"), default="list",
+                    help="the block the +redundancy variants add (model generators only): list = key facts; "
+                         "full = also an example question and answer, and the model's paraphrase (default list)")
+    pa.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions")
+    pa.add_argument("--out", type=Path, default=None, metavar="DIR",
+                    help="write report.md, report.json, outcomes.jsonl and PNG charts here")
+    pa.add_argument("--json", action="store_true", help="print one JSON object")
+    pa.add_argument("--no-progress", action="store_true", help="no progress bar")
+    pa.set_defaults(handler=cmd_eval_answers, check_combination=lambda args: _check_answers_data(pa, args))
+
+
+def _check_answers_data(parser, args) -> None:
+    """Flags that only --corpus reads are an error with --synth, not silently dropped."""
+    if args.synth is None:
+        return
+    if args.unanswerable is not None:
+        parser.error("--unanswerable: only with --corpus/--queries; --synth DIR brings its own unanswerable "
+                     "questions (the fields asmr eval synth leaves out)")
+    if args.queries is not None:
+        parser.error("--queries: only with --corpus; --synth DIR reads DIR/queries.jsonl")
+
+
+
+def cmd_eval_retrieval(args) -> int:
+    from ..embed import get_embedder
+    from ..eval.retrieval import (METHODS, evaluate, load_queries, refusal_features, refusal_report,
+                                 split_unanswerable)
+    from ..store import Memory, Writer
+    from ..units.read import iter_jsonl
+
+    try:
+        config = retrieve_config(args)
+        methods = tuple(x.strip() for x in args.methods.split(",") if x.strip())
+        unknown = [x for x in methods if x not in METHODS]
+        if unknown or not methods:
+            raise ValueError(f"--methods {args.methods!r}: unknown {unknown or 'none given'}; "
+                             f"choose from {','.join(METHODS)}")
+        queries = load_queries(args.queries)
+        if args.unanswerable is not None:
+            unanswerable, removed = split_unanswerable(queries, args.unanswerable, args.seed)
+    except (ValueError, OSError) as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
+    with Writer(memory, embedder=args.embedder, progress=None if not args.json else False) as w:
+        w.ingest(iter_jsonl(args.corpus), kb="eval")
+    with Memory(memory) as m:
+        report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
+    report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
+    if args.unanswerable is not None:
+        reduced = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}")
+        with Writer(reduced, embedder=args.embedder, progress=False) as w:
+            w.ingest((d for d in iter_jsonl(args.corpus) if d.doc_id not in removed), kb="eval")
+        with Memory(reduced) as m:
+            rows = refusal_features(m, get_embedder(m.embed_model), queries, config)
+        report["refusal"] = refusal_report(rows, unanswerable)
+        report["params"]["unanswerable"] = {"fraction": args.unanswerable, "seed": args.seed,
+                                            "memory": str(reduced)}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return EXIT_OK
+    print(f"{len(queries)} questions, memory {memory}, embedder {report['params']['embedder']}")
+    print(f"{'method':8} {'R@2':>6} {'R@5':>6} {'P50 ms':>8} {'P95 ms':>8}")
+    for name, r in report["methods"].items():
+        print(f"{name:8} {r['recall@2']:6.3f} {r['recall@5']:6.3f} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
+    if "refusal" in report:
+        r = report["refusal"]
+        print(f"refusal on {r['unanswerable']} unanswerable / {r['answerable']} answerable questions: "
+              f"precision {r['precision']:.3f}, recall {r['recall']:.3f}, "
+              f"false-refusal rate {r['false_refusal_rate']:.3f}")
+    print("params: " + json.dumps(report["params"]["retrieve"]))
+    return EXIT_OK
+
+
+def cmd_eval_verifier(args) -> int:
+    from ..embed import DEFAULT_EMBEDDER, check_embedder_name
+    from ..eval.verifier import evaluate
+
+    attribution = args.attribution
+    try:
+        if args.turns < 1:
+            raise ValueError(f"--turns {args.turns}: must be at least 1")
+        if args.embedder:
+            check_embedder_name(args.embedder)
+        if attribution is not None and not attribution.is_file():
+            raise ValueError(f"--attribution {attribution}: no such file")
+        if attribution is None and DEFAULT_ATTRIBUTION.is_file():
+            attribution = DEFAULT_ATTRIBUTION
+        report = evaluate(args.memory, attribution, embedder=args.embedder or DEFAULT_EMBEDDER, turns=args.turns)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    s, a = report["structural"], report["attribution"]
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(f"structural faults, {s['turns']} turns over memory {report['params']['memory']} "
+              f"({report['params']['embedder']}): {s['caught']}/{s['injected']} caught")
+        for kind, k in s["kinds"].items():
+            print(f"  {kind:13} {k['caught']:4}/{k['injected']:<4}")
+        b = s["baseline"]
+        print(f"clean answers: {b['valid']}/{b['citations']} citations kept in {b['answers']} answers")
+        if a["n"]:
+            print(f"attribution ({a['file']}): n {a['n']}, accuracy {a['accuracy']:.3f}, "
+                  f"macro-F1 {a['macro_f1']:.3f} (hard threshold {a['threshold']:.3f})")
+        else:
+            print(f"attribution: skipped ({a['skipped']})")
+        for miss in s["missed"]:
+            print(f"MISSED {miss['kind']}: {miss['answer']!r} -> {miss['text']!r}")
+    return EXIT_OK if s["caught"] == s["injected"] else EXIT_CHECK_FAILED
+
+
+
+def cmd_eval_synth(args) -> int:
+    from ..eval.synth import generate
+
+    try:
+        report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    d = report.to_dict()
+    print(json.dumps(d, indent=2) if args.json else
+          f"wrote {args.out}: {d['documents']} documents a version, {d['units_v2']} units in v2, "
+          f"questions {d['questions']}")
+    return EXIT_OK
+
+
+def cmd_eval_answers(args) -> int:
+    from tqdm import tqdm
+
+    from ..embed import get_embedder
+    from ..eval.answers import METHODS, AnswerEval, queries_from_corpus, queries_from_synth, write_report
+    from ..generate import GeneratorError, get_generator
+    from ..store import Memory
+    from ..store.schema import DB_FILE, never_committed
+    from ..store.writer import ingest
+    from ..units.read import read_path
+
+    methods = [x.strip() for x in args.methods.split(",") if x.strip()]
+    bad = [x for x in methods if x not in METHODS]
+    if bad or not methods:
+        return fail(f"--methods: unknown {bad}; choose from {', '.join(METHODS)}", EXIT_BAD_INPUT)
+    memory_dir = args.memory
+    unanswerable: set[str] = set()
+    if args.synth:
+        if not (args.synth / "queries.jsonl").is_file():
+            return fail(f"--synth {args.synth}: no queries.jsonl (run asmr eval synth --out {args.synth})",
+                         EXIT_BAD_INPUT)
+        memory_dir = Path(memory_dir or args.synth / "memory")
+        # v1 goes only into a new memory: over a memory that already holds v2 it would publish v1's
+        # text again as new versions (new unit ids), and the next v2 would do so once more.
+        fresh = not (memory_dir / DB_FILE).exists() or never_committed(memory_dir)
+        for version in ("v1", "v2") if fresh else ("v2",):
+            root = args.synth / "docs" / version
+            ingest(memory_dir, [read_path(p, root=root) for p in sorted(root.rglob("*.md"))],
+                   embedder=args.embedder, progress=not args.no_progress)
+        queries = queries_from_synth(args.synth / "queries.jsonl")
+    else:
+        if args.queries is None:
+            return fail("--corpus needs --queries", EXIT_BAD_INPUT)
+        from ..eval.retrieval import load_queries, split_unanswerable
+        from ..units.read import iter_jsonl
+        drop: set[str] = set()
+        if args.unanswerable is not None:
+            unanswerable, drop = split_unanswerable(load_queries(args.queries), args.unanswerable, args.seed)
+        memory_dir = memory_dir or Path(f"{args.corpus}.answers-memory")
+        ingest(memory_dir, [d for d in iter_jsonl(args.corpus) if d.doc_id not in drop],
+               embedder=args.embedder, progress=not args.no_progress)
+        queries = queries_from_corpus(args.queries, unanswerable)
+    if args.limit:
+        queries = queries[:args.limit]
+    with Memory(memory_dir) as m:
+        embedder = get_embedder(m.embed_model)
+        options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
+        try:
+            generator = get_generator(args.generator, embedder=embedder, **options)
+        except (ValueError, GeneratorError) as exc:
+            return fail(str(exc), EXIT_BAD_INPUT)
+        bar = None if args.no_progress else tqdm(total=0, unit="q", leave=False)
+
+        def progress(name, i, n):
+            if bar is not None:
+                if i == 0:
+                    bar.reset(total=n)
+                    bar.set_description(name)
+                bar.update(1)
+        try:
+            report = AnswerEval(m, generator, embedder=embedder).run(
+                queries, methods, progress=progress, redundancy_mode=args.redundancy)
+        except GeneratorError as exc:
+            return fail(str(exc), EXIT_BAD_INPUT)
+        finally:
+            if bar is not None:
+                bar.close()
+    if args.out:
+        write_report(report, args.out)
+    slim = {k: v for k, v in report.items() if k != "outcomes"}
+    if args.json:
+        print(json.dumps(slim, indent=2))
+    else:
+        from ..eval.answers import METRICS
+        print(f"{report['questions']} questions, generator {report['generator']}")
+        print(f"{'method':<26}" + "".join(f"{k[:14]:>15}" for k in METRICS))
+        for name, row in report["methods"].items():
+            print(f"{name:<26}" + "".join(f"{row[k]:>15.3f}" for k in METRICS))
+        if args.out:
+            print(f"report: {args.out / 'report.md'}")
+    return EXIT_OK
+

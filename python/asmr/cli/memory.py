@@ -1,0 +1,227 @@
+"""``asmr ingest``, ``units show``, ``doc history``, ``search`` and ``check``: writing the memory
+and looking into it."""
+from __future__ import annotations
+
+import json
+import sys
+
+from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_NOT_FOUND, EXIT_OK, INPUT_SUFFIXES, document_args,
+                     fail, memory_arg, memory_dir, read_inputs, retrieve_args, retrieve_config)
+
+
+def add_ingest(sub) -> None:
+    """``asmr ingest``."""
+    p = sub.add_parser("ingest", help="add or revise documents (Markdown, text, HTML, JSONL corpora)",
+                       description="Parse documents into units and store them. A revised document keeps the ids "
+                                   "of unchanged units, supersedes changed ones and deprecates removed ones; an "
+                                   "unchanged document is skipped. Any bad input stops the ingest before anything "
+                                   "is written, unless --skip-bad.")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="files or directories (searched for " + ", ".join(INPUT_SUFFIXES) + ")")
+    memory_arg(p)
+    document_args(p, "the time of ingest")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(handler=cmd_ingest)
+
+
+def add_units(sub) -> None:
+    """``asmr units show``."""
+    p = sub.add_parser("units", help="look at units")
+    usub = p.add_subparsers(dest="units_command", metavar="SUBCOMMAND", required=True)
+    ps = usub.add_parser("show", help="show one unit by its address")
+    ps.add_argument("unit_id", metavar="ID", help="memo://<kb>/<doc>/<key>")
+    memory_arg(ps)
+    ps.add_argument("--json", action="store_true", help="print the unit as JSON")
+    ps.set_defaults(handler=cmd_units_show)
+
+
+def add_doc(sub) -> None:
+    """``asmr doc history``."""
+    p = sub.add_parser("doc", help="look at documents")
+    dsub = p.add_subparsers(dest="doc_command", metavar="SUBCOMMAND", required=True)
+    ph = dsub.add_parser("history", help="the versions of a document and what each changed")
+    ph.add_argument("doc_id", metavar="DOC")
+    ph.add_argument("--kb", default=None, help="knowledge base (needed only when several hold DOC)")
+    memory_arg(ph)
+    ph.add_argument("--json", action="store_true", help="print the history as JSON")
+    ph.set_defaults(handler=cmd_doc_history)
+
+
+def add_search(sub) -> None:
+    """``asmr search``."""
+    p = sub.add_parser("search", help="recall units for a question: ranked, with scores and recall paths",
+                       description="Seeds from dense and BM25 search, spread over the unit graph, scored by "
+                                   "similarity and path strength. Prints the ranked units with their recall "
+                                   "paths (seed -> ... -> unit, with edge kinds and weights).")
+    p.add_argument("question")
+    memory_arg(p)
+    retrieve_args(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler=cmd_search)
+
+
+def add_check(sub) -> None:
+    """``asmr check``."""
+    p = sub.add_parser("check", help="verify the memory's integrity; exits 1 on any inconsistency")
+    memory_arg(p)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(handler=cmd_check)
+
+
+def cmd_ingest(args) -> int:
+    from ..embed import check_embedder_name
+    from ..store import DEFAULT_KB, Writer
+    from ..units.model import InputError
+    from ..units.read import check_date
+
+    try:
+        if args.effective_date:
+            check_date("--effective-date", args.effective_date)
+        if args.embedder:
+            check_embedder_name(args.embedder)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    errors: list[str] = []
+    if args.flat_max is not None and args.flat_max < 0:
+        return fail(f"--flat-max {args.flat_max}: must be >= 0", EXIT_BAD_INPUT)
+    options = {} if args.flat_max is None else {"flat_max": args.flat_max}
+    with Writer(memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None,
+                **options) as w:
+        try:
+            report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB)
+        except InputError as exc:
+            print(f"asmr ingest: {exc}", file=sys.stderr)
+            return fail("nothing was written (--skip-bad ingests the good inputs and reports the bad)",
+                         EXIT_BAD_INPUT)
+    if not report.documents and not errors:
+        return fail("no documents found in " + ", ".join(args.paths), EXIT_BAD_INPUT)
+    if args.json:
+        print(json.dumps({**report.to_dict(), "bad_inputs": errors}, indent=2))
+    else:
+        c = report.counts()
+        changes = [f"{sum(getattr(d, k) for d in report.documents)} {k}"
+                   for k in ("added", "kept", "superseded", "deprecated")]
+        print(f"{len(report.documents)} documents: {c['new']} new, {c['revised']} revised, {c['unchanged']} "
+              f"unchanged; units {', '.join(changes)}; {report.embedded} embedded, {report.reused_vectors} "
+              f"vectors reused; {report.active_units} active units; {report.seconds:.2f} s")
+    if errors:
+        print(f"asmr ingest: {len(errors)} bad input(s) skipped", file=sys.stderr)
+    return EXIT_BAD_INPUT if errors else EXIT_OK
+
+
+def cmd_units_show(args) -> int:
+    from ..store import Memory
+    from ..units.ids import parse_unit_id
+    from ..units.model import InputError
+
+    try:
+        parse_unit_id(args.unit_id)
+    except InputError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    with Memory(memory_dir(args), load_indexes=False) as m:
+        unit = m.unit(args.unit_id)
+        if unit is None:
+            return fail(f"unit {args.unit_id}: not in memory {m.directory}", EXIT_NOT_FOUND)
+        links = m.links_from(unit.id)
+    if args.json:
+        print(json.dumps({**unit.to_dict(), "links": links}, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"{unit.id}  [{unit.status}]")
+    if unit.superseded_by:
+        print(f"  superseded by  {unit.superseded_by}")
+    print(f"  document       {unit.kb}/{unit.doc_id} v{unit.doc_version}, characters "
+          f"{unit.offset_start}-{unit.offset_end}")
+    print(f"  kind           {unit.kind}" + (f", parent {unit.parent_id}" if unit.parent_id else ""))
+    if unit.section_path:
+        print(f"  section        {' > '.join(unit.section_path)}")
+    print(f"  created        {unit.created_at}, effective {unit.effective_at}, embedded by {unit.embed_model}")
+    for ln in links:
+        print(f"  links to       {ln['kind']} {ln['target']!r}" + (f" (document {ln['target_doc']})"
+                                                                  if ln["target_doc"] else ""))
+    print()
+    print(unit.content)
+    return EXIT_OK
+
+
+def cmd_doc_history(args) -> int:
+    from ..store import Memory
+
+    with Memory(memory_dir(args), load_indexes=False) as m:
+        kbs = [args.kb] if args.kb else m.find_documents(args.doc_id)
+        if len(kbs) > 1:
+            return fail(f"document {args.doc_id!r} is in several knowledge bases ({', '.join(kbs)}); pass --kb",
+                         EXIT_BAD_INPUT)
+        history = m.history(kbs[0], args.doc_id) if kbs else []
+    if not history:
+        return fail(f"document {args.doc_id!r}: not in memory {m.directory}", EXIT_NOT_FOUND)
+    if args.json:
+        print(json.dumps([v.to_dict() for v in history], indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"{history[0].kb}/{args.doc_id}: {len(history)} version(s)")
+    for v in history:
+        print(f"  v{v.version}  {v.ingested_at}  effective {v.effective_date}  {v.doc_type}  {v.title!r}")
+        print(f"       {v.units_total} units: {v.units_added} added, {v.units_kept} kept, {v.units_superseded} "
+              f"superseding, {v.units_deprecated} deprecated  (from {v.source})")
+    return EXIT_OK
+
+
+def cmd_search(args) -> int:
+    from ..embed import get_embedder
+    from ..retrieve import Retriever
+    from ..store import Memory
+
+    try:
+        config = retrieve_config(args)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    if not args.question.strip():
+        return fail("question: empty", EXIT_BAD_INPUT)
+    with Memory(memory_dir(args)) as m:
+        if m.generation == 0:
+            return fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
+        retriever = Retriever(m, get_embedder(m.embed_model), config)
+        result = retriever.search(args.question)
+        units = {u.id: u for u in m.units_at_rows([h.row for h in result.hits])}
+    if args.json:
+        print(json.dumps({**result.to_dict(), "params": config.to_dict()}, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not result.found:
+        print(f"not found ({result.reason})" + ("; the closest candidates:" if result.hits else ""))
+    else:
+        print(f"confidence {result.confidence:.2f}")
+    for rank, h in enumerate(result.hits, 1):
+        u = units[h.unit_id]
+        print(f"{rank:2}. {h.score:.3f}  {h.unit_id}  ({u.kind}, {' > '.join(u.section_path) or u.doc_id})")
+        print(f"      similarity {h.similarity:.3f}, path strength {h.strength:.3f}, hop {h.hop}, "
+              f"effective {h.effective_at}")
+        if h.alternative_to:
+            print(f"      ALTERNATIVE: older than {h.alternative_to}, which says otherwise")
+        if h.previous_version:
+            print(f"      replaces {h.previous_version} (superseded)")
+        if h.hop:
+            path = " -> ".join(f"[{p.edge_kind} {p.edge_weight:.2f}] {p.node}" if p.edge_kind else p.node
+                               for p in h.path)
+            print(f"      path: {path}")
+        text = u.content.replace("\n", " ")
+        print(f"      {text[:200]}{'...' if len(text) > 200 else ''}")
+    print(f"({result.seconds * 1000:.1f} ms)")
+    return EXIT_OK
+
+
+
+def cmd_check(args) -> int:
+    from ..store import check_memory
+
+    report = check_memory(memory_dir(args))
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        counts = ", ".join(f"{k} {v}" for k, v in report.counts.items())
+        for p in report.problems:
+            print(f"PROBLEM  {p}")
+        for n in report.notes:
+            print(f"note     {n}")
+        print(("ok" if report.ok else f"{len(report.problems)} problem(s)") + f": {counts}")
+    return EXIT_OK if report.ok else EXIT_CHECK_FAILED
+
