@@ -87,15 +87,13 @@ def _count(name: str, value, *, maximum: int = _I32_MAX) -> int:
 
 def _check_range(name: str, idx: np.ndarray, upper: int, what: str) -> None:
     if idx.size:
-        check = _cpu.first_out_of_range_i32 if idx.dtype == np.int32 else _cpu.first_out_of_range_i64
-        bad = check(idx, upper)
+        bad = _cpu.first_out_of_range(idx, upper)
         if bad >= 0:
             raise ValueError(f"{name} holds index {int(idx[bad])} at position {bad}, out of range for {upper} {what}")
 
 
 def _check_monotone(name: str, idx: np.ndarray) -> None:
-    check = _cpu.first_decrease_i32 if idx.dtype == np.int32 else _cpu.first_decrease_i64
-    bad = check(idx)
+    bad = _cpu.first_decrease(idx)
     if bad >= 0:
         raise ValueError(f"{name} must be monotone non-decreasing, but drops from {int(idx[bad - 1])} to {int(idx[bad])} at position {bad}")
 
@@ -193,8 +191,8 @@ class CSRGraph:
             t.weights = np.empty_like(self.weights)
             t.num_nodes = self.num_nodes
             t._tiles = {}
-            fn = _cpu.transpose_i32 if self.indices.dtype == np.int32 else _cpu.transpose_i64
-            fn(self.indptr, self.indices, self.weights, self.num_nodes, t.indptr, t.indices, t.weights)
+            _cpu.transpose(self.indptr, self.indices, self.weights, self.num_nodes, t.indptr,
+                           t.indices, t.weights)
             t._transpose = self
             self._transpose = t
         return self._transpose
@@ -231,9 +229,8 @@ class CSRGraph:
             group_ptr = np.empty(groups + 1, dtype=np.int64)
             packed = np.empty(indices.size, dtype=np.uint32)
             tile_weights = np.empty(indices.size, dtype=np.float32)
-            fn = _cpu.build_tiles_i32 if indices.dtype == np.int32 else _cpu.build_tiles_i64
-            fn(indptr, indices, weights, dst_shift, src_shift, group_ptr, packed, tile_weights,
-               num_threads)
+            _cpu.build_tiles(indptr, indices, weights, dst_shift, src_shift, group_ptr, packed,
+                             tile_weights, num_threads)
             while len(self._tiles) >= 2:
                 self._tiles.pop(next(iter(self._tiles)))
             tiles = self._tiles[key] = (group_ptr, packed, tile_weights)
@@ -399,9 +396,8 @@ def diffuse(graph, x, *, steps: int = 1, decay: float = 1.0, restart: float = 0.
                                decay, restart, 0.0, node_threshold, out, work, num_threads)
         else:
             t = g.transpose()
-            fn = _cpu.diffuse_i32 if t.indices.dtype == np.int32 else _cpu.diffuse_i64
-            fn(t.indptr, t.indices, t.weights, x0, p, steps, decay, restart, edge_threshold,
-               node_threshold, out, work, num_threads)
+            _cpu.diffuse(t.indptr, t.indices, t.weights, x0, p, steps, decay, restart,
+                         edge_threshold, node_threshold, out, work, num_threads)
     finally:
         if scratch is not None:
             _give_scratch(scratch)
@@ -523,10 +519,9 @@ def spread(graph, seed_ptr, seed_nodes, seed_scores, *, depth: int = 2, decay: f
     edge_threshold = _real("edge_threshold", edge_threshold)
     node_threshold = _real("node_threshold", node_threshold)
     num_threads = _count("num_threads", num_threads, maximum=4096)
-    fn = _cpu.spread_i32 if g.indices.dtype == np.int32 else _cpu.spread_i64
-    out = fn(g.indptr, g.indices, g.weights, seed_ptr.astype(np.int64, copy=False),
-             seed_nodes.astype(g.indices.dtype, copy=False), seed_scores, depth, decay, restart,
-             edge_threshold, node_threshold, num_threads)
+    out = _cpu.spread(g.indptr, g.indices, g.weights, seed_ptr.astype(np.int64, copy=False),
+                      seed_nodes.astype(g.indices.dtype, copy=False), seed_scores, depth, decay,
+                      restart, edge_threshold, node_threshold, num_threads)
     return SpreadResult(*out)
 
 
