@@ -430,20 +430,6 @@ cdef class CitationAllowlistHandle:
         cdef int32_t nxt = self.ptr.advance(state, token, eos_blocked, &closed)
         return nxt, closed
 
-    def advance_many(self, int32_t state, const int32_t[::1] tokens, bint eos_blocked):
-        """Feed tokens in order: (state, markers closed, tokens accepted); stops at the first refused."""
-        cdef int32_t closed = 0, nxt
-        cdef int64_t i
-        with nogil:
-            for i in range(tokens.shape[0]):
-                nxt = self.ptr.advance(state, tokens[i], eos_blocked and closed == 0, &closed)
-                if nxt < 0:
-                    break
-                state = nxt
-            else:
-                i = tokens.shape[0]
-        return state, closed, i
-
     def fill_row(self, int32_t state, bint eos_blocked, int32_t[:, ::1] out, Py_ssize_t row):
         """out[row] = the mask at state; checks the width and the row (the per-token path, kept lean)."""
         if out.shape[1] != self.vocab.ptr.words():
