@@ -2,10 +2,10 @@
 # distutils: language = c++
 """Typed entry points of the CPU kernels.
 
-Nothing here validates: asmr_kernels.cpu checks shapes, dtypes and ranges and
-hands over contiguous arrays. These functions only take pointers and release
-the GIL around the C++ call. Index arrays are int32 or int64 (the fused
-index_t); asmr_kernels.cpu passes arrays of one index type per call.
+Nothing here validates: the faces gathered by asmr_kernels.cpu check shapes,
+dtypes and ranges and hand over contiguous arrays. These functions only take
+pointers and release the GIL around the C++ call. Index arrays are int32 or
+int64 (the fused index_t); the faces pass arrays of one index type per call.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
@@ -130,7 +130,7 @@ def has_openmp():
 
 # ---- checks: one pass in C over the arrays, reporting the first offender ----------
 # Each returns -1 when the array is fine, else the position of the first bad entry;
-# asmr_kernels.cpu turns that into a ValueError that names the argument.
+# asmr_kernels.checks turns that into a ValueError that names the argument.
 
 def first_out_of_range(const index_t[::1] a, int64_t upper):
     """First entry outside [0, upper)."""

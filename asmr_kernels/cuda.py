@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .cpu import _count, _real  # scalar arguments follow the CPU rules
+from .checks import count as _count, real as _real  # scalar arguments follow the CPU rules
 
 try:
     from . import _cuda

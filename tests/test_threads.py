@@ -15,12 +15,18 @@ import time
 import numpy as np
 import pytest
 
-import asmr_kernels.cpu
+import asmr_kernels.cpu_cosine
+import asmr_kernels.cpu_graph
+import asmr_kernels.cpu_spread
 from asmr_kernels import CSRGraph, diffuse, pack_seeds, pair_cosine, spread
 
 
 def _in_kernel(native, *args, **kwargs):
     return native(*args, **kwargs)
+
+
+# The modules that call the kernels, each through its own `_cpu` name.
+_KERNEL_MODULES = (asmr_kernels.cpu_graph, asmr_kernels.cpu_spread, asmr_kernels.cpu_cosine)
 
 
 class _NativeSpy:
@@ -43,7 +49,8 @@ class _NativeSpy:
 def _seen_in_kernel(monkeypatch, work, kernels, replacement=None, attempts=3):
     """True when this thread saw the worker running `work` inside one of `kernels`."""
     work()  # warm-up outside the check: cached layouts and workspaces get built
-    monkeypatch.setattr(asmr_kernels.cpu, "_cpu", _NativeSpy(asmr_kernels.cpu._cpu, kernels, replacement))
+    for module in _KERNEL_MODULES:
+        monkeypatch.setattr(module, "_cpu", _NativeSpy(module._cpu, kernels, replacement))
     old = sys.getswitchinterval()
     sys.setswitchinterval(1000.0)
     try:
