@@ -363,7 +363,7 @@ def pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,
 # ---- citation masks ------------------------------------------------------------------
 
 cdef class CitationVocabHandle:
-    """A tokenizer's byte strings and the markers, prepared once (asmr.decoding.CitationGrammar)."""
+    """A tokenizer's byte strings and the markers, prepared once (cpu_citation.CitationVocab)."""
     cdef CitationVocab* ptr
 
     def __cinit__(self, const int64_t[::1] offsets, const uint8_t[::1] data, const uint8_t[::1] kinds,

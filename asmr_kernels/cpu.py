@@ -6,13 +6,14 @@ contiguous arrays handed to the typed Cython layer, which releases the GIL and
 calls C++. A graph is validated once, when its CSRGraph is built.
 
 One module per kernel family (cpu_graph, cpu_spread, cpu_cosine, cpu_bm25,
-cpu_facts); this one gathers them.
+cpu_facts, cpu_citation); this one gathers them.
 """
 
 from __future__ import annotations
 
 from . import _cpu
 from .cpu_bm25 import Postings
+from .cpu_citation import CitationAllowlist, CitationVocab, apply_token_bitmask, fill_citation_masks
 from .cpu_cosine import pair_cosine
 from .cpu_facts import KeyFactExtractor
 from .cpu_graph import CSRGraph, as_graph, diffuse
@@ -20,12 +21,16 @@ from .cpu_spread import SpreadQuery, SpreadResult, pack_seeds, spread
 
 __all__ = [
     "CSRGraph",
+    "CitationAllowlist",
+    "CitationVocab",
     "KeyFactExtractor",
     "Postings",
     "SpreadQuery",
     "SpreadResult",
+    "apply_token_bitmask",
     "as_graph",
     "diffuse",
+    "fill_citation_masks",
     "max_threads",
     "pack_seeds",
     "pair_cosine",
