@@ -3,9 +3,11 @@ activation from seeds, batched pair cosine, BM25 top-k over posting lists,
 citation token masks, and the key facts of ASCII text (``cpu.KeyFactExtractor``,
 the fast path of ``asmr.redundancy.facts``).
 
-The CPU kernels (C++/OpenMP) are always built. The CUDA kernels live in
-:mod:`asmr_kernels.cuda`, which reports why it is unavailable when the package
-was built without CUDA or no GPU is present.
+The CPU kernels (C++/OpenMP) are always built; :mod:`asmr_kernels.cpu` gathers
+them (one module per kernel family, cpu_*.py), including the citation masks
+that ``asmr.decoding`` drives. The CUDA kernels live in :mod:`asmr_kernels.cuda`
+(cuda_*.py), which reports why it is unavailable when the package was built
+without CUDA or no GPU is present.
 """
 
 from .cpu import (

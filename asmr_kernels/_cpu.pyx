@@ -2,15 +2,19 @@
 # distutils: language = c++
 """Typed entry points of the CPU kernels.
 
-Nothing here validates: asmr_kernels.cpu checks shapes, dtypes and ranges and
-hands over contiguous arrays. These functions only take pointers and release
-the GIL around the C++ call.
+Nothing here validates: the faces gathered by asmr_kernels.cpu check shapes,
+dtypes and ranges and hand over contiguous arrays. These functions only take
+pointers and release the GIL around the C++ call. Index arrays are int32 or
+int64 (the fused index_t); the faces pass arrays of one index type per call.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from cpython.buffer cimport PyBUF_FORMAT
+from cpython.unicode cimport PyUnicode_DecodeASCII
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
+from libcpp.string cimport string
+from libcpp.unordered_set cimport unordered_set
 from libcpp.vector cimport vector
 
 import numpy as np
@@ -31,9 +35,11 @@ cdef extern from "asmr/diffuse.h" namespace "asmr" nogil:
     void transpose_csr[I](int64_t n_rows, int64_t n_cols, const I* indptr, const I* indices,
                           const float* weights, I* t_indptr, I* t_indices, float* t_weights,
                           int num_threads)
-    void build_tiles[I](int64_t n, const I* indptr, const I* indices, const float* weights,
-                        int dst_shift, int src_shift, int64_t* group_ptr, uint32_t* packed,
-                        float* t_weights, int num_threads)
+    void build_tiles_kernel "asmr::build_tiles"[I](int64_t n, const I* indptr, const I* indices,
+                                                   const float* weights, int dst_shift,
+                                                   int src_shift, int64_t* group_ptr,
+                                                   uint32_t* packed, float* t_weights,
+                                                   int num_threads)
     void diffuse_tiled(int64_t n, int dst_shift, int src_shift, const int64_t* group_ptr,
                        const uint32_t* packed, const float* weights, int64_t b, const float* x0,
                        const float* p, int steps, float decay, float restart,
@@ -59,6 +65,47 @@ cdef extern from "asmr/pair_cosine.h" nogil:
                                 const I* claim_idx, const I* unit_idx, cbool prenormalized,
                                 float* out, int num_threads)
 
+cdef extern from "asmr/bm25.h" nogil:
+    int64_t bm25_top_k_kernel "asmr::bm25_top_k"[I](int64_t num_units, const int64_t* indptr,
+                                                     const I* indices, const float* data,
+                                                     const float* upper, const int64_t* tokens,
+                                                     int64_t num_tokens, const int64_t* rows,
+                                                     const uint8_t* active, int64_t k,
+                                                     int64_t* out_units, float* out_scores,
+                                                     cbool* pruned) except +
+
+cdef extern from "asmr/citation_mask.h" namespace "asmr" nogil:
+    cdef cppclass CitationVocab:
+        CitationVocab(int64_t vocab_size, const int64_t* offsets, const uint8_t* data,
+                      const uint8_t* kinds, int num_markers, const int64_t* opener_offsets,
+                      const uint8_t* opener_bytes, const int64_t* closer_offsets,
+                      const uint8_t* closer_bytes) except +
+        int64_t vocab_size()
+        int64_t words()
+        int32_t num_free_states()
+        int64_t trie_nodes()
+    cdef cppclass CitationAllowlist:
+        CitationAllowlist(const CitationVocab* vocab, int64_t num_ids, const int64_t* id_offsets,
+                          const uint8_t* id_bytes) except +
+        int64_t num_states()
+        cbool is_free(int32_t state)
+        int32_t advance(int32_t state, int32_t token, cbool eos_blocked, int32_t* closed)
+        void fill_mask(int32_t state, cbool eos_blocked, int32_t* out)
+    void fill_citation_masks(int64_t batch, const CitationAllowlist* const* lists,
+                             const int32_t* states, const uint8_t* eos_blocked, int32_t* out,
+                             int64_t words, int num_threads)
+    void apply_token_bitmask(int64_t batch, int64_t vocab, float* logits, const int32_t* mask,
+                             int64_t words, const int32_t* rows, int num_threads)
+
+cdef extern from "asmr/key_facts.h" namespace "asmr" nogil:
+    cdef cppclass FactWords:
+        unordered_set[string] common
+    cdef cppclass KeyFact:
+        int32_t kind
+        string text
+        string norm
+    cbool key_facts_ascii(const char* text, int64_t n, const FactWords& words, vector[KeyFact]* out) except +
+
 ctypedef fused index_t:
     int32_t
     int64_t
@@ -83,50 +130,28 @@ def has_openmp():
 
 # ---- checks: one pass in C over the arrays, reporting the first offender ----------
 # Each returns -1 when the array is fine, else the position of the first bad entry;
-# asmr_kernels.cpu turns that into a ValueError that names the argument.
+# asmr_kernels.checks turns that into a ValueError that names the argument.
 
-cdef int64_t _first_out_of_range(const index_t[::1] a, int64_t upper) noexcept nogil:
-    cdef int64_t i
-    for i in range(a.shape[0]):
-        if a[i] < 0 or a[i] >= upper:
-            return i
-    return -1
-
-
-def first_out_of_range_i32(const int32_t[::1] a, int64_t upper):
-    cdef int64_t r
+def first_out_of_range(const index_t[::1] a, int64_t upper):
+    """First entry outside [0, upper)."""
+    cdef int64_t i, bad = -1
     with nogil:
-        r = _first_out_of_range(a, upper)
-    return r
+        for i in range(a.shape[0]):
+            if a[i] < 0 or a[i] >= upper:
+                bad = i
+                break
+    return bad
 
 
-def first_out_of_range_i64(const int64_t[::1] a, int64_t upper):
-    cdef int64_t r
+def first_decrease(const index_t[::1] a):
+    """First entry smaller than the one before it."""
+    cdef int64_t i, bad = -1
     with nogil:
-        r = _first_out_of_range(a, upper)
-    return r
-
-
-cdef int64_t _first_decrease(const index_t[::1] a) noexcept nogil:
-    cdef int64_t i
-    for i in range(1, a.shape[0]):
-        if a[i] < a[i - 1]:
-            return i
-    return -1
-
-
-def first_decrease_i32(const int32_t[::1] a):
-    cdef int64_t r
-    with nogil:
-        r = _first_decrease(a)
-    return r
-
-
-def first_decrease_i64(const int64_t[::1] a):
-    cdef int64_t r
-    with nogil:
-        r = _first_decrease(a)
-    return r
+        for i in range(1, a.shape[0]):
+            if a[i] < a[i - 1]:
+                bad = i
+                break
+    return bad
 
 
 def first_bad_value(const float[::1] a, bint allow_negative):
@@ -144,10 +169,11 @@ def first_bad_value(const float[::1] a, bint allow_negative):
 
 # ---- kernels: typed, GIL released -------------------------------------------------
 
-cdef void _diffuse(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
-                   const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay,
-                   float restart, float edge_threshold, float node_threshold, float[:, ::1] out,
-                   float[:, ::1] work, int num_threads):
+def diffuse(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
+            const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay, float restart,
+            float edge_threshold, float node_threshold, float[:, ::1] out, float[:, ::1] work,
+            int num_threads):
+    """Pulls over the in-edges: (indptr, indices, weights) is the transposed graph."""
     cdef int64_t n = x0.shape[0], b = x0.shape[1]
     cdef const index_t* ix = NULL
     cdef const float* w = NULL
@@ -167,25 +193,9 @@ cdef void _diffuse(const index_t[::1] indptr, const index_t[::1] indices, const 
                      edge_threshold, node_threshold, &out[0, 0], wk, num_threads)
 
 
-def diffuse_i32(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] weights,
-                const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay, float restart,
-                float edge_threshold, float node_threshold, float[:, ::1] out, float[:, ::1] work,
-                int num_threads):
-    _diffuse(indptr, indices, weights, x0, p, steps, decay, restart, edge_threshold,
-             node_threshold, out, work, num_threads)
-
-
-def diffuse_i64(const int64_t[::1] indptr, const int64_t[::1] indices, const float[::1] weights,
-                const float[:, ::1] x0, const float[:, ::1] p, int steps, float decay, float restart,
-                float edge_threshold, float node_threshold, float[:, ::1] out, float[:, ::1] work,
-                int num_threads):
-    _diffuse(indptr, indices, weights, x0, p, steps, decay, restart, edge_threshold,
-             node_threshold, out, work, num_threads)
-
-
-cdef void _transpose(const index_t[::1] indptr, const index_t[::1] indices,
-                     const float[::1] weights, int64_t n_cols, index_t[::1] t_indptr,
-                     index_t[::1] t_indices, float[::1] t_weights):
+def transpose(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
+              int64_t n_cols, index_t[::1] t_indptr, index_t[::1] t_indices, float[::1] t_weights):
+    """The CSR of the reversed graph (n_cols nodes) into the t_ arrays."""
     cdef int64_t n_rows = indptr.shape[0] - 1
     cdef const index_t* ix = NULL
     cdef const float* w = NULL
@@ -200,22 +210,10 @@ cdef void _transpose(const index_t[::1] indptr, const index_t[::1] indices,
         transpose_csr(n_rows, n_cols, &indptr[0], ix, w, &t_indptr[0], tix, tw, 0)
 
 
-def transpose_i32(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] weights,
-                  int64_t n_cols, int32_t[::1] t_indptr, int32_t[::1] t_indices,
-                  float[::1] t_weights):
-    _transpose(indptr, indices, weights, n_cols, t_indptr, t_indices, t_weights)
-
-
-def transpose_i64(const int64_t[::1] indptr, const int64_t[::1] indices, const float[::1] weights,
-                  int64_t n_cols, int64_t[::1] t_indptr, int64_t[::1] t_indices,
-                  float[::1] t_weights):
-    _transpose(indptr, indices, weights, n_cols, t_indptr, t_indices, t_weights)
-
-
-cdef void _build_tiles(const index_t[::1] indptr, const index_t[::1] indices,
-                       const float[::1] weights, int dst_shift, int src_shift,
-                       int64_t[::1] group_ptr, uint32_t[::1] packed, float[::1] t_weights,
-                       int num_threads):
+def build_tiles(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
+                int dst_shift, int src_shift, int64_t[::1] group_ptr, uint32_t[::1] packed,
+                float[::1] t_weights, int num_threads):
+    """Tiled in-edge layout from the out-edge CSR (see asmr/diffuse.h)."""
     cdef int64_t n = indptr.shape[0] - 1
     cdef const index_t* ix = NULL
     cdef const float* w = NULL
@@ -227,26 +225,8 @@ cdef void _build_tiles(const index_t[::1] indptr, const index_t[::1] indices,
         pk = &packed[0]
         tw = &t_weights[0]
     with nogil:
-        build_tiles(n, &indptr[0], ix, w, dst_shift, src_shift, &group_ptr[0], pk, tw,
-                    num_threads)
-
-
-def build_tiles_i32(const int32_t[::1] indptr, const int32_t[::1] indices,
-                    const float[::1] weights, int dst_shift, int src_shift,
-                    int64_t[::1] group_ptr, uint32_t[::1] packed, float[::1] t_weights,
-                    int num_threads):
-    """Tiled in-edge layout from the out-edge CSR (see asmr/diffuse.h)."""
-    _build_tiles(indptr, indices, weights, dst_shift, src_shift, group_ptr, packed, t_weights,
-                 num_threads)
-
-
-def build_tiles_i64(const int64_t[::1] indptr, const int64_t[::1] indices,
-                    const float[::1] weights, int dst_shift, int src_shift,
-                    int64_t[::1] group_ptr, uint32_t[::1] packed, float[::1] t_weights,
-                    int num_threads):
-    """Tiled in-edge layout from the out-edge CSR (see asmr/diffuse.h)."""
-    _build_tiles(indptr, indices, weights, dst_shift, src_shift, group_ptr, packed, t_weights,
-                 num_threads)
+        build_tiles_kernel(n, &indptr[0], ix, w, dst_shift, src_shift, &group_ptr[0], pk, tw,
+                           num_threads)
 
 
 def diffuse_tiles(int dst_shift, int src_shift, const int64_t[::1] group_ptr,
@@ -324,10 +304,11 @@ cdef class _Block:
         pass
 
 
-cdef tuple _spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
-                   const int64_t[::1] seed_ptr, const index_t[::1] seed_nodes,
-                   const float[::1] seed_scores, int depth, float decay, float restart,
-                   float edge_threshold, float node_threshold, int num_threads):
+def spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::1] weights,
+           const int64_t[::1] seed_ptr, const index_t[::1] seed_nodes,
+           const float[::1] seed_scores, int depth, float decay, float restart,
+           float edge_threshold, float node_threshold, int num_threads):
+    """Returns (ptr, node, activation, hop, strength, predecessor, elapsed_ns, edges_touched)."""
     cdef SpreadResult res
     cdef int64_t n = indptr.shape[0] - 1
     cdef int64_t q = seed_ptr.shape[0] - 1
@@ -367,24 +348,6 @@ cdef tuple _spread(const index_t[::1] indptr, const index_t[::1] indices, const 
             _vec_i64(res.elapsed_ns), int(res.edges_touched))
 
 
-def spread_i32(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] weights,
-               const int64_t[::1] seed_ptr, const int32_t[::1] seed_nodes,
-               const float[::1] seed_scores, int depth, float decay, float restart,
-               float edge_threshold, float node_threshold, int num_threads):
-    """Returns (ptr, node, activation, hop, strength, predecessor, elapsed_ns, edges_touched)."""
-    return _spread(indptr, indices, weights, seed_ptr, seed_nodes, seed_scores, depth, decay,
-                   restart, edge_threshold, node_threshold, num_threads)
-
-
-def spread_i64(const int64_t[::1] indptr, const int64_t[::1] indices, const float[::1] weights,
-               const int64_t[::1] seed_ptr, const int64_t[::1] seed_nodes,
-               const float[::1] seed_scores, int depth, float decay, float restart,
-               float edge_threshold, float node_threshold, int num_threads):
-    """Returns (ptr, node, activation, hop, strength, predecessor, elapsed_ns, edges_touched)."""
-    return _spread(indptr, indices, weights, seed_ptr, seed_nodes, seed_scores, depth, decay,
-                   restart, edge_threshold, node_threshold, num_threads)
-
-
 def pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,
                 const index_t[::1] claim_idx, const index_t[::1] unit_idx, cbool prenormalized,
                 float[::1] out, int num_threads):
@@ -399,32 +362,8 @@ def pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,
 
 # ---- citation masks ------------------------------------------------------------------
 
-cdef extern from "asmr/citation_mask.h" namespace "asmr" nogil:
-    cdef cppclass CitationVocab:
-        CitationVocab(int64_t vocab_size, const int64_t* offsets, const uint8_t* data,
-                      const uint8_t* kinds, int num_markers, const int64_t* opener_offsets,
-                      const uint8_t* opener_bytes, const int64_t* closer_offsets,
-                      const uint8_t* closer_bytes) except +
-        int64_t vocab_size()
-        int64_t words()
-        int32_t num_free_states()
-        int64_t trie_nodes()
-    cdef cppclass CitationAllowlist:
-        CitationAllowlist(const CitationVocab* vocab, int64_t num_ids, const int64_t* id_offsets,
-                          const uint8_t* id_bytes) except +
-        int64_t num_states()
-        cbool is_free(int32_t state)
-        int32_t advance(int32_t state, int32_t token, cbool eos_blocked, int32_t* closed)
-        void fill_mask(int32_t state, cbool eos_blocked, int32_t* out)
-    void fill_citation_masks(int64_t batch, const CitationAllowlist* const* lists,
-                             const int32_t* states, const uint8_t* eos_blocked, int32_t* out,
-                             int64_t words, int num_threads)
-    void apply_token_bitmask(int64_t batch, int64_t vocab, float* logits, const int32_t* mask,
-                             int64_t words, const int32_t* rows, int num_threads)
-
-
 cdef class CitationVocabHandle:
-    """A tokenizer's byte strings and the markers, prepared once (asmr.decoding.CitationGrammar)."""
+    """A tokenizer's byte strings and the markers, prepared once (cpu_citation.CitationVocab)."""
     cdef CitationVocab* ptr
 
     def __cinit__(self, const int64_t[::1] offsets, const uint8_t[::1] data, const uint8_t[::1] kinds,
@@ -491,20 +430,6 @@ cdef class CitationAllowlistHandle:
         cdef int32_t nxt = self.ptr.advance(state, token, eos_blocked, &closed)
         return nxt, closed
 
-    def advance_many(self, int32_t state, const int32_t[::1] tokens, bint eos_blocked):
-        """Feed tokens in order: (state, markers closed, tokens accepted); stops at the first refused."""
-        cdef int32_t closed = 0, nxt
-        cdef int64_t i
-        with nogil:
-            for i in range(tokens.shape[0]):
-                nxt = self.ptr.advance(state, tokens[i], eos_blocked and closed == 0, &closed)
-                if nxt < 0:
-                    break
-                state = nxt
-            else:
-                i = tokens.shape[0]
-        return state, closed, i
-
     def fill_row(self, int32_t state, bint eos_blocked, int32_t[:, ::1] out, Py_ssize_t row):
         """out[row] = the mask at state; checks the width and the row (the per-token path, kept lean)."""
         if out.shape[1] != self.vocab.ptr.words():
@@ -543,16 +468,6 @@ def apply_token_bitmask_rows(float[:, ::1] logits, const int32_t[:, ::1] mask, c
 
 # ---- BM25 top-k ------------------------------------------------------------------------
 
-cdef extern from "asmr/bm25.h" nogil:
-    int64_t bm25_top_k_kernel "asmr::bm25_top_k"[I](int64_t num_units, const int64_t* indptr,
-                                                     const I* indices, const float* data,
-                                                     const float* upper, const int64_t* tokens,
-                                                     int64_t num_tokens, const int64_t* rows,
-                                                     const uint8_t* active, int64_t k,
-                                                     int64_t* out_units, float* out_scores,
-                                                     cbool* pruned) except +
-
-
 def bm25_top_k(int64_t num_units, const int64_t[::1] indptr, const index_t[::1] indices,
                const float[::1] data, const float[::1] upper, const int64_t[::1] tokens,
                const int64_t[::1] rows, const uint8_t[::1] active, int64_t k,
@@ -577,20 +492,6 @@ def bm25_top_k(int64_t num_units, const int64_t[::1] indptr, const index_t[::1] 
 
 
 # ---- key facts of ASCII text -----------------------------------------------------------
-
-from cpython.unicode cimport PyUnicode_DecodeASCII
-from libcpp.string cimport string
-from libcpp.unordered_set cimport unordered_set
-
-cdef extern from "asmr/key_facts.h" namespace "asmr" nogil:
-    cdef cppclass FactWords:
-        unordered_set[string] common
-    cdef cppclass KeyFact:
-        int32_t kind
-        string text
-        string norm
-    cbool key_facts_ascii(const char* text, int64_t n, const FactWords& words, vector[KeyFact]* out) except +
-
 
 cdef class KeyFactExtractor:
     """Holds the common words; ``extract(text)`` returns the facts as ``fact_type(kind, text, norm)``."""

@@ -2,10 +2,11 @@
 # distutils: language = c++
 """Typed entry points of the CUDA kernels (csrc/include/asmr/cuda.h).
 
-Nothing here validates: asmr_kernels.cuda checks its inputs on the device and
-hands over raw device pointers (Python ints), sizes and a stream handle. Each
-function releases the GIL around the C++ call and raises RuntimeError when the
-CUDA side reports an error.
+Nothing here validates: the faces gathered by asmr_kernels.cuda check their
+inputs on the device and hand over raw device pointers (Python ints), sizes and
+a stream handle. Each function releases the GIL around the C++ call and raises
+RuntimeError when the CUDA side reports an error. Index and real types travel
+as the tags of cuda.h (asmr_kernels.cuda_runtime).
 """
 
 from libc.stdint cimport int32_t, int64_t, uintptr_t
@@ -57,13 +58,6 @@ cdef extern from "asmr/cuda.h" nogil:
     const char* c_apply_token_bitmask "asmr::cuda::apply_token_bitmask"(
         int device, int real_type, int64_t batch, int64_t vocab, void* logits, int64_t logits_ld,
         const int32_t* mask, int64_t words, const int32_t* rows, uintptr_t stream)
-
-# Type tags of cuda.h (IndexType, RealType).
-INT32 = 0
-INT64 = 1
-FLOAT32 = 0
-FLOAT16 = 1
-
 
 cdef inline int _check(const char* err) except -1:
     if err != NULL:

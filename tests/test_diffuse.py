@@ -79,7 +79,7 @@ def test_transpose_is_cached_and_stable():
 # Large graphs take the tiled path on their own; these tests force it onto small
 # graphs with tiny tiles, so that a few nodes span many tiles (and empty ones).
 
-import asmr_kernels.cpu as cpu_mod  # noqa: E402
+import asmr_kernels.cpu_graph as graph_mod  # noqa: E402
 
 TILE_SHAPES = [(0, 1), (1, 1), (2, 1), (1, 3), (3, 2), (4, 4), (6, 1), (8, 2)]
 
@@ -87,7 +87,7 @@ TILE_SHAPES = [(0, 1), (1, 1), (2, 1), (1, 3), (3, 2), (4, 4), (6, 1), (8, 2)]
 @pytest.fixture
 def force_tiles(monkeypatch):
     def force(shape):
-        monkeypatch.setattr(cpu_mod, "_TILE_OVERRIDE", shape)
+        monkeypatch.setattr(graph_mod, "_TILE_OVERRIDE", shape)
     return force
 
 
@@ -104,13 +104,13 @@ def test_tiled_diffuse_matches_reference(graph, shape, b, steps, decay, restart,
     x = rng.random(xshape, dtype=np.float32)
     p = rng.random(xshape, dtype=np.float32) if personalized else None
     g = CSRGraph(indptr, indices, weights)
-    old = cpu_mod._TILE_OVERRIDE
-    cpu_mod._TILE_OVERRIDE = shape
+    old = graph_mod._TILE_OVERRIDE
+    graph_mod._TILE_OVERRIDE = shape
     try:
         got = diffuse(g, x, steps=steps, decay=decay, restart=restart, personalization=p,
                       edge_threshold=edge_threshold, node_threshold=node_threshold)
     finally:
-        cpu_mod._TILE_OVERRIDE = old
+        graph_mod._TILE_OVERRIDE = old
     assert any(k[:2] == shape for k in g._tiles) and g._transpose is None
     want = diffuse_ref(indptr, indices, weights, x, steps=steps, decay=decay, restart=restart,
                        personalization=p, edge_threshold=edge_threshold,
@@ -171,14 +171,14 @@ def test_tile_layout_is_grouped_and_sorted(force_tiles):
 
 def test_automatic_choice_of_layout(force_tiles):
     force_tiles(None)  # whatever ASMR_DIFFUSE_TILES says
-    assert cpu_mod._tile_shifts(1_000_000, 10_000_000, 1) == (16, 14)
-    assert cpu_mod._tile_shifts(100_000, 1_000_000, 1) is None  # x fits in cache: pull
-    assert cpu_mod._tile_shifts(1_000_000, 10_000_000, 16) is None  # wide rows: prefetching pull
-    assert cpu_mod._tile_shifts(1_000_000, 0, 1) is None
-    assert cpu_mod._parse_tile_override("off") is False
-    assert cpu_mod._parse_tile_override(None) is None
-    assert cpu_mod._parse_tile_override("auto") is None
-    assert cpu_mod._parse_tile_override("3,2") == (3, 2)
+    assert graph_mod._tile_shifts(1_000_000, 10_000_000, 1) == (16, 14)
+    assert graph_mod._tile_shifts(100_000, 1_000_000, 1) is None  # x fits in cache: pull
+    assert graph_mod._tile_shifts(1_000_000, 10_000_000, 16) is None  # wide rows: prefetching pull
+    assert graph_mod._tile_shifts(1_000_000, 0, 1) is None
+    assert graph_mod._parse_tile_override("off") is False
+    assert graph_mod._parse_tile_override(None) is None
+    assert graph_mod._parse_tile_override("auto") is None
+    assert graph_mod._parse_tile_override("3,2") == (3, 2)
 
 
 def test_bad_tile_override(force_tiles):

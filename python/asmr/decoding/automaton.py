@@ -2,8 +2,9 @@
 
 Text is free until a marker's opener is complete; from there every token must
 keep the text a prefix of ``opener + allowed id + closer``, and the marker
-must close before the sequence may end. The work is native
-(``csrc/cpu/citation_mask.cpp``); this module validates and holds handles.
+must close before the sequence may end. The automaton is native
+(``asmr_kernels.cpu_citation``, ``csrc/cpu/citation_mask.cpp``); this module
+holds it per tokenizer, turn and sequence.
 
     grammar = CitationGrammar(qwen_vocabulary())          # once per tokenizer
     allowed = grammar.compile(allowlist.ids)              # once per turn
@@ -21,7 +22,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from asmr_kernels import _cpu
+from asmr_kernels.cpu import CitationAllowlist, CitationVocab, apply_token_bitmask, fill_citation_masks
 
 from .markers import DEFAULT_MARKERS, Marker, check_citable_id, check_markers
 from .vocab import EOS, TokenVocabulary
@@ -44,7 +45,7 @@ class CitationGrammar:
         self.markers = check_markers(markers)
         oo, ob = _packed([m.opener.encode("utf-8") for m in self.markers])
         co, cb = _packed([m.closer.encode("utf-8") for m in self.markers])
-        self._handle = _cpu.CitationVocabHandle(vocab.offsets, vocab.data, vocab.kinds, oo, ob, co, cb)
+        self._handle = CitationVocab(vocab.offsets, vocab.data, vocab.kinds, oo, ob, co, cb)
 
     @property
     def words(self) -> int:
@@ -60,7 +61,7 @@ class CitationGrammar:
                     m.closer in uid or m.opener in uid for m in self.markers):
                 check_citable_id(uid, self.markers)  # raises, naming the id and the reason
         offsets, data = _packed([uid.encode("utf-8") for uid in ids])
-        return CompiledAllowlist(self, ids, _cpu.CitationAllowlistHandle(self._handle, offsets, data))
+        return CompiledAllowlist(self, ids, CitationAllowlist(self._handle, offsets, data))
 
 
 class CompiledAllowlist:
@@ -123,11 +124,7 @@ class CitationMatcher:
 
     def fill_next_token_bitmask(self, bitmask: np.ndarray, row: int = 0) -> None:
         """Write the allowed-token mask of the next token into ``bitmask[row]`` (int32 [batch, words])."""
-        try:
-            self.allowed._handle.fill_row(self.state, self.require_citation and self.citations == 0, bitmask, row)
-        except (TypeError, BufferError) as exc:
-            raise ValueError(f"bitmask must be a C-contiguous int32 NumPy array [batch, "
-                             f"{self.allowed.grammar.words}]: {exc}") from None
+        self.allowed._handle.fill_row(self.state, self.require_citation and self.citations == 0, bitmask, row)
 
     def reset(self) -> None:
         self.state, self.citations, self.terminated = 0, 0, False
@@ -140,12 +137,6 @@ def allocate_token_bitmask(batch: int, vocab_size: int) -> np.ndarray:
     return np.full((batch, (vocab_size + 31) // 32), -1, dtype=np.int32)
 
 
-def _check_bitmask(arr: np.ndarray, words: int) -> None:
-    if arr.dtype != np.int32 or arr.ndim != 2 or arr.shape[1] != words or not arr.flags.c_contiguous:
-        raise ValueError(f"bitmask must be a C-contiguous int32 array of {words} words a row, "
-                         f"got {arr.dtype} {arr.shape}")
-
-
 def fill_next_token_bitmask(matchers: Sequence[CitationMatcher | None], bitmask, *,
                             num_threads: int = 0) -> None:
     """Fill row r of ``bitmask`` from ``matchers[r]`` (None: no constraint), in one native call."""
@@ -153,21 +144,19 @@ def fill_next_token_bitmask(matchers: Sequence[CitationMatcher | None], bitmask,
     if arr.ndim != 2 or arr.shape[0] != len(matchers):
         raise ValueError(f"bitmask must have one row per matcher ({len(matchers)}), got shape {arr.shape}")
     words = None
-    handles, states, blocked = [], np.zeros(len(matchers), np.int32), np.zeros(len(matchers), np.uint8)
+    allowlists, states, blocked = [], np.zeros(len(matchers), np.int32), np.zeros(len(matchers), np.uint8)
     for r, m in enumerate(matchers):
         if m is None:
-            handles.append(None)
+            allowlists.append(None)
             continue
         if words is None:
             words = m.allowed.grammar.words
         elif m.allowed.grammar.words != words:
             raise ValueError(f"matchers[{r}] belongs to a vocabulary of another width")
-        handles.append(m.allowed._handle)
+        allowlists.append(m.allowed._handle)
         states[r] = m.state
         blocked[r] = m.eos_blocked
-    if words is not None:
-        _check_bitmask(arr, words)
-    _cpu.fill_citation_masks_batch(handles, states, blocked, arr, num_threads)
+    fill_citation_masks(allowlists, states, blocked, arr, num_threads=num_threads)
 
 
 def apply_token_bitmask_inplace(logits, bitmask, indices: Sequence[int] | None = None, *,
@@ -192,29 +181,7 @@ def apply_token_bitmask_inplace(logits, bitmask, indices: Sequence[int] | None =
         logits = logits.numpy()
         if isinstance(bitmask, torch.Tensor):
             bitmask = bitmask.numpy()
-    rows2 = logits.reshape(1, -1) if logits.ndim == 1 else logits
-    mask2 = bitmask.reshape(1, -1) if bitmask.ndim == 1 else bitmask
-    if (logits.dtype != np.float32 or rows2.ndim != 2 or not logits.flags.c_contiguous
-            or not logits.flags.writeable):
-        raise ValueError(f"logits must be a writable C-contiguous 1-D or 2-D float32 array, "
-                         f"got {logits.dtype} {logits.shape}")
-    if mask2.dtype != np.int32 or mask2.ndim != 2 or not mask2.flags.c_contiguous:
-        raise ValueError(f"bitmask must be a C-contiguous 1-D or 2-D int32 array, got {bitmask.dtype} {bitmask.shape}")
-    if indices is None:
-        if mask2.shape[0] != rows2.shape[0]:
-            raise ValueError(f"bitmask has {mask2.shape[0]} rows for {rows2.shape[0]} logits rows; "
-                             "pass indices to pick rows")
-        rows = _NO_ROWS
-    else:
-        rows = np.asarray(indices, dtype=np.int64)
-        if rows.shape != (rows2.shape[0],) or (rows.size and (rows.min() < 0 or rows.max() >= mask2.shape[0])):
-            raise ValueError(f"indices must give one bitmask row in [0, {mask2.shape[0]}) "
-                             f"per logits row ({rows2.shape[0]})")
-        rows = rows.astype(np.int32)
-    _cpu.apply_token_bitmask_rows(rows2, mask2, rows, num_threads)
-
-
-_NO_ROWS = np.zeros(0, dtype=np.int32)
+    apply_token_bitmask(logits, bitmask, indices, num_threads=num_threads)
 
 
 def unpack_bitmask(bitmask: np.ndarray, vocab_size: int) -> np.ndarray:
