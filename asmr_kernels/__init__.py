@@ -1,7 +1,7 @@
 """ASMR's native kernels: diffusion over CSR graphs, frontier spreading
 activation from seeds, batched pair cosine, BM25 top-k over posting lists,
 citation token masks, and the key facts of ASCII text (``cpu.KeyFactExtractor``,
-the fast path of ``asmr.redundancy.facts``).
+the fast path of ``asmr.text.facts``).
 
 The CPU kernels (C++/OpenMP) are always built; :mod:`asmr_kernels.cpu` gathers
 them (one module per kernel family, cpu_*.py), including the citation masks

@@ -1,4 +1,4 @@
-"""Key facts of ASCII text (CPU): the fast path of ``asmr.redundancy.facts``."""
+"""Key facts of ASCII text (CPU): the fast path of ``asmr.text.facts``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from . import _cpu
 
 
 class KeyFactExtractor:
-    """Key facts of ASCII text, found natively (the fast path of asmr.redundancy.facts).
+    """Key facts of ASCII text, found natively (the fast path of asmr.text.facts).
 
     ``common_words``: lower-case ASCII words that name nothing when capitalised;
     ``fact_type(kind, text, norm)`` builds each fact, ``kind`` taken from ``kinds`` by index

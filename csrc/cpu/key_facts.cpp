@@ -1,4 +1,4 @@
-// Key facts of ASCII text: a port of asmr.redundancy.facts (_codes, _numeric,
+// Key facts of ASCII text: a port of asmr.text.facts (_codes, _numeric,
 // _entities). Each regular expression there is matched here by hand, trying its
 // alternatives in the order Python's backtracking engine tries them; comments
 // name the pattern each function stands for.

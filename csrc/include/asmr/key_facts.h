@@ -1,6 +1,6 @@
 // Key facts of ASCII text: numbers with units, dates, versions, codes, named entities.
 //
-// The native path of asmr.redundancy.facts.key_facts, for the text every cited
+// The native path of asmr.text.facts.key_facts, for the text every cited
 // sentence and every unit is checked with. It finds what the Python extractor's
 // regular expressions find, in the same order (codes, then dates, versions and
 // numbers in text order, then entities), with the same text and norm for each
@@ -15,10 +15,10 @@
 
 namespace asmr {
 
-// The index of a fact's kind in asmr.redundancy.facts.KINDS.
+// The index of a fact's kind in asmr.text.facts.KINDS.
 enum FactKind : int32_t { kFactNumber = 0, kFactDate = 1, kFactVersion = 2, kFactCode = 3, kFactEntity = 4 };
 
-// Words that name nothing when capitalised (asmr.redundancy.facts._COMMON), lower case.
+// Words that name nothing when capitalised (asmr.text.facts._COMMON), lower case.
 struct FactWords {
     std::unordered_set<std::string> common;
 };
