@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asmr.redundancy import facts as F
+from asmr.text import facts as F
 from asmr_kernels.cpu import KeyFactExtractor
 
 ROOT = Path(__file__).resolve().parents[1]
