@@ -170,3 +170,21 @@ def test_default_embedder_needs_no_flags(tmp_path, docs, capsys):
     assert conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()[0] == "all-MiniLM-L6-v2"
     assert conn.execute("SELECT value FROM meta WHERE key='dim'").fetchone()[0] == "384"
     conn.close()
+
+
+@pytest.mark.parametrize("flags, line", [
+    (["--k", "0"], "asmr: --k 0: must be at least 1"),
+    (["--seeds", "-2"], "asmr: --seeds -2: must be at least 1"),
+    (["--depth", "9"], "asmr: --depth 9: must be in 0..8"),
+    (["--confidence-threshold", "1.5"], "asmr: --confidence-threshold 1.5: must be in [0, 1]"),
+    (["--edge-threshold", "nan"], "asmr: --edge-threshold nan: must be a finite number"),
+    (["--mix", "1,x,1"], "asmr: --mix '1,x,1': must be three non-negative numbers, not all zero"),
+    (["--mix", "0,0,0"], "asmr: --mix '0,0,0': must be three non-negative numbers, not all zero"),
+    (["--k", "0", "--confidence-threshold", "2"], "asmr: --confidence-threshold 2.0: must be in [0, 1]"),
+])
+@pytest.mark.parametrize("command", [["search", "a question"], ["serve"],
+                                     ["eval", "retrieval", "--corpus", "c.jsonl", "--queries", "q.jsonl"]])
+def test_retrieval_flags_refused_by_retrieve_config_name_the_flag(tmp_path, capsys, command, flags, line):
+    # RetrieveConfig checks the values; the command line says which flag, in one line, and exits 2
+    code, out, err = asmr(capsys, *command, "--memory", tmp_path / "none", *flags)
+    assert (code, out, err) == (2, "", line + "\n")

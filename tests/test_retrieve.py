@@ -387,6 +387,35 @@ def test_phrase_coverage_counts_the_question_s_phrases_that_one_unit_states():
     assert phrase_coverage("Who is it that they were with?", ["who is it"]) == 0.5  # only stop words
 
 
+# One value out of range for every field of RetrieveConfig.
+OUT_OF_RANGE = {
+    "k": 0, "seeds": 0, "seed_pool": 0, "rrf_k": -1, "seed_rank_scale": 0.0, "depth": 9,
+    "edge_threshold": float("nan"), "decay": -0.5, "mix": (0.0, 0.0, 0.0), "recency": -0.1, "fact_boost": -0.1,
+    "fact_pool": 0, "cache_size": -1, "confidence_threshold": 1.5, "confidence_weights": (1.0, 2.0),
+    "coverage_units": -1, "phrase_units": -1, "field_units": -1, "field_lexical": -1,
+    "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
+    "bridge_units": -1, "graph": {"alpha": 0.6},
+}
+
+
+def test_every_config_field_is_checked_and_named():
+    from dataclasses import fields
+
+    from asmr.retrieve import ConfigError
+
+    assert set(OUT_OF_RANGE) == {f.name for f in fields(RetrieveConfig)}
+    for name, bad in OUT_OF_RANGE.items():
+        for value in (bad, "3"):  # out of range; of the wrong type
+            with pytest.raises(ConfigError, match=f"^{name} must be ") as caught:
+                RetrieveConfig(**{name: value})
+            assert caught.value.field == name and caught.value.reason.startswith("must be ")
+    # replace() checks too: the CLI and the server build their configs with it
+    with pytest.raises(ConfigError, match="^depth must be in 0..8, got -1$"):
+        replace(RetrieveConfig(), depth=-1)
+    # the edges of the ranges are allowed; edge_threshold above 1 turns the edges off
+    RetrieveConfig(depth=0, k=1, confidence_threshold=0.0, mix=(1, 0, 0), edge_threshold=1.01, bridge_from=0)
+
+
 def test_confidence_weights_must_match_the_features():
     from asmr.retrieve.confidence import FEATURES as CONFIDENCE_FEATURES
 

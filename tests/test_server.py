@@ -369,6 +369,33 @@ def test_serve_refuses_bad_settings_without_echoing_keys(tmp_path, capsys, monke
     assert "keys:1: expected 'KEY [read|write]'" in err and READ_KEY not in err and "short" not in err
 
 
+def test_retrieve_config_errors_are_422_naming_the_field(tmp_path):
+    # RetrieveConfig checks its fields; the server does not check them again but answers its
+    # refusal as any invalid request: 422 in the one error shape, naming the field
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from asmr.retrieve import ConfigError, RetrieveConfig
+    from asmr.server import errors
+    from asmr.server.context import ServerConfig
+
+    app = FastAPI()
+    errors.install(app)
+
+    @app.get("/configured")
+    def configured(depth: int):
+        return RetrieveConfig(depth=depth).to_dict()
+
+    with TestClient(app) as c:
+        assert c.get("/configured", params={"depth": 3}).json()["depth"] == 3
+        r = c.get("/configured", params={"depth": 9})
+    err = _error(r, 422, "depth")
+    assert err == {**err, "code": "invalid_request", "message": "depth: must be in 0..8"}
+    # the settings a server starts with (asmr serve --workers N hands them to each worker) too
+    with pytest.raises(ConfigError, match="^mix must be three non-negative numbers"):
+        ServerConfig(memory=str(tmp_path), retrieve={"mix": [0, 0, 0]}).retrieve_config()
+
+
 def test_serve_makes_openmp_threads_wait_passively_unless_told_otherwise(tmp_path, monkeypatch):
     # set before the native libraries load (they read it once), so it must be in the environment
     # by the time the serve handler runs; a value the user set is kept

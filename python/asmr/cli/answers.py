@@ -56,6 +56,7 @@ def add_audit(sub) -> None:
 
 
 def _answer_args(p) -> None:
+    """The flags of ask and chat: generator, redundancy block, verification, retrieval."""
     generator_args(p, "local", "local: SmolLM2-135M with the citation processor (default); extractive: no "
                                "model, the units' own sentences; openai: an OpenAI-compatible endpoint")
     p.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
@@ -68,7 +69,6 @@ def _answer_args(p) -> None:
     p.add_argument("--no-verify", action="store_true", help="show the generator's answer unverified")
     p.add_argument("--no-audit", action="store_true", help="do not append the audit record to <memory>/audit")
     retrieve_args(p)
-
 
 
 def _answerer(args, memory):
@@ -182,7 +182,6 @@ def cmd_chat(args) -> int:
     return EXIT_OK
 
 
-
 def cmd_audit(args) -> int:
     from ..verify import audit
 
@@ -197,4 +196,3 @@ def cmd_audit(args) -> int:
         return EXIT_OK
     print("\n\n".join(audit.format_record(r) for r in records))
     return EXIT_OK
-

@@ -65,31 +65,33 @@ def retrieve_args(p) -> None:
 
 
 def retrieve_config(args):
-    """The RetrieveConfig of the retrieval flags; raises ValueError naming the flag at fault."""
+    """The RetrieveConfig of the retrieval flags. RetrieveConfig checks the values; its ConfigError
+    becomes a ValueError naming the flag (``--k 0: must be at least 1``)."""
     from dataclasses import replace
 
-    from ..retrieve import RetrieveConfig
+    from ..retrieve import ConfigError, RetrieveConfig
 
     cfg = RetrieveConfig()
-    changes = {name: getattr(args, name) for name in ("k", "seeds", "depth", "edge_threshold",
-                                                      "confidence_threshold")
-               if getattr(args, name) is not None}
-    if not 0.0 <= changes.get("confidence_threshold", 0.0) <= 1.0:
-        raise ValueError(f"--confidence-threshold {changes['confidence_threshold']}: must be in [0, 1]")
-    for name in ("k", "seeds"):
-        if name in changes and changes[name] < 1:
-            raise ValueError(f"--{name} {changes[name]}: must be at least 1")
-    if "depth" in changes and not 0 <= changes["depth"] <= 8:
-        raise ValueError(f"--depth {changes['depth']}: must be in 0..8")
-    if args.mix is not None:
+    # one flag at a time, in this order, so that of several bad flags the same one is reported first
+    for name in ("confidence_threshold", "k", "seeds", "depth", "edge_threshold", "mix"):
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name == "mix":  # "SIM,PATH,CENT"; a part that is not a number is left for RetrieveConfig to refuse
+            value = tuple(_float_or_text(x) for x in value.split(","))
         try:
-            mix = tuple(float(x) for x in args.mix.split(","))
-        except ValueError:
-            mix = ()
-        if len(mix) != 3 or any(x < 0 for x in mix) or sum(mix) <= 0:
-            raise ValueError(f"--mix {args.mix!r}: must be three non-negative numbers, not all zero")
-        changes["mix"] = mix
-    return replace(cfg, **changes)
+            cfg = replace(cfg, **{name: value})
+        except ConfigError as exc:
+            shown = repr(args.mix) if name == "mix" else value
+            raise ValueError(f"--{name.replace('_', '-')} {shown}: {exc.reason}") from None
+    return cfg
+
+
+def _float_or_text(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def generator_args(p, default: str, help: str) -> None:

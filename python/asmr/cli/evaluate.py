@@ -104,7 +104,6 @@ def _check_answers_data(parser, args) -> None:
         parser.error("--queries: only with --corpus; --synth DIR reads DIR/queries.jsonl")
 
 
-
 def cmd_eval_retrieval(args) -> int:
     from ..embed import get_embedder
     from ..eval.retrieval import (METHODS, evaluate, load_queries, refusal_features, refusal_report,
@@ -190,7 +189,6 @@ def cmd_eval_verifier(args) -> int:
         for miss in s["missed"]:
             print(f"MISSED {miss['kind']}: {miss['answer']!r} -> {miss['text']!r}")
     return EXIT_OK if s["caught"] == s["injected"] else EXIT_CHECK_FAILED
-
 
 
 def cmd_eval_synth(args) -> int:
@@ -288,4 +286,3 @@ def cmd_eval_answers(args) -> int:
         if args.out:
             print(f"report: {args.out / 'report.md'}")
     return EXIT_OK
-

@@ -209,7 +209,6 @@ def cmd_search(args) -> int:
     return EXIT_OK
 
 
-
 def cmd_check(args) -> int:
     from ..store import check_memory
 
@@ -224,4 +223,3 @@ def cmd_check(args) -> int:
             print(f"note     {n}")
         print(("ok" if report.ok else f"{len(report.problems)} problem(s)") + f": {counts}")
     return EXIT_OK if report.ok else EXIT_CHECK_FAILED
-

@@ -1,5 +1,5 @@
 """cache -> seeds -> spread -> score -> bridge -> conflicts -> confidence."""
 from .pipeline import Retriever
-from .types import Hit, PathStep, Result, RetrieveConfig
+from .types import ConfigError, Hit, PathStep, Result, RetrieveConfig
 
-__all__ = ["Hit", "PathStep", "Result", "RetrieveConfig", "Retriever"]
+__all__ = ["ConfigError", "Hit", "PathStep", "Result", "RetrieveConfig", "Retriever"]

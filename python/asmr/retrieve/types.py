@@ -1,10 +1,80 @@
 """What recall is configured by and what it returns: ``RetrieveConfig``, ``Hit``, ``PathStep``, ``Result``."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+import numbers
+from dataclasses import asdict, dataclass, field, fields
 
 from ..graph import GraphConfig
 from .confidence import DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, FEATURES as CONFIDENCE_FEATURES
+
+MIN_K = 1  # the HTTP API's schemas declare it too, for the OpenAPI document
+MAX_DEPTH = 8  # spreading hops
+
+
+class ConfigError(ValueError):
+    """A RetrieveConfig field with a value it cannot take. ``field`` and ``reason`` ("must be at
+    least 1") let each face say it in its own words (the CLI names the flag, the server the
+    request field); the message is "<field> <reason>, got <value>"."""
+
+    def __init__(self, field: str, value, reason: str):
+        super().__init__(f"{field} {reason}, got {value!r}")
+        self.field, self.value, self.reason = field, value, reason
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _count(low: int, high: int | None = None):
+    """An integer in [low, high]."""
+    reason = f"must be at least {low}" if high is None else f"must be in {low}..{high}"
+
+    def check(value) -> str | None:
+        if not _is_int(value):
+            return "must be an integer"
+        return None if low <= value and (high is None or value <= high) else reason
+    return check
+
+
+def _number(low: float | None = None, high: float | None = None, *, above: bool = False):
+    """A finite real number, at least ``low`` (above it if ``above``) and at most ``high``."""
+    if low is not None and high is not None:
+        reason = f"must be in [{low:g}, {high:g}]"
+    elif low is not None:
+        reason = f"must be a finite number {'>' if above else '>='} {low:g}"
+    else:
+        reason = "must be a finite number"
+
+    def check(value) -> str | None:
+        if not _is_real(value):
+            return reason
+        if low is not None and (value <= low if above else value < low):
+            return reason
+        return reason if high is not None and value > high else None
+    return check
+
+
+def _mix(value) -> str | None:
+    reason = "must be three non-negative numbers, not all zero"
+    if not isinstance(value, (tuple, list)) or len(value) != 3 or not all(_is_real(x) for x in value):
+        return reason
+    return reason if any(x < 0 for x in value) or sum(value) <= 0 else None
+
+
+def _weights(value) -> str | None:
+    n = len(CONFIDENCE_FEATURES) + 1
+    if isinstance(value, (tuple, list)) and len(value) == n and all(_is_real(x) for x in value):
+        return None
+    return f"must be {n} numbers (a bias, then {', '.join(CONFIDENCE_FEATURES)})"
+
+
+def _graph(value) -> str | None:
+    return None if isinstance(value, GraphConfig) else "must be an asmr.graph.GraphConfig"
 
 
 @dataclass(frozen=True)
@@ -43,16 +113,29 @@ class RetrieveConfig:
     graph: GraphConfig = field(default_factory=GraphConfig)
 
     def __post_init__(self) -> None:
-        if not self.fact_boost >= 0:
-            raise ValueError(f"fact_boost must be >= 0, got {self.fact_boost}")
-        if isinstance(self.fact_pool, bool) or not isinstance(self.fact_pool, int) or self.fact_pool < 1:
-            raise ValueError(f"fact_pool must be an integer of at least 1, got {self.fact_pool!r}")
-        if len(self.confidence_weights) != len(CONFIDENCE_FEATURES) + 1:
-            raise ValueError(f"confidence_weights must be {len(CONFIDENCE_FEATURES) + 1} numbers (a bias, then "
-                             f"{', '.join(CONFIDENCE_FEATURES)}), got {self.confidence_weights!r}")
+        """Every field is checked here, and only here: the CLI and the server turn a ConfigError into
+        their own error form."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            reason = _RULES[f.name](value)
+            if reason is not None:
+                raise ConfigError(f.name, value, reason)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+# What each field may be. 0 turns a count off where it limits optional work (bridging, the cache,
+# the coverage searches); edge_threshold and conflict_similarity above 1 turn edges and conflicts off.
+_RULES = {
+    "k": _count(MIN_K), "seeds": _count(1), "seed_pool": _count(1), "rrf_k": _count(0),
+    "seed_rank_scale": _number(0, above=True), "depth": _count(0, MAX_DEPTH), "edge_threshold": _number(),
+    "decay": _number(0), "mix": _mix, "recency": _number(0), "fact_boost": _number(0), "fact_pool": _count(1),
+    "cache_size": _count(0), "confidence_threshold": _number(0, 1), "confidence_weights": _weights,
+    "coverage_units": _count(0), "phrase_units": _count(0), "field_units": _count(0), "field_lexical": _count(0),
+    "conflict_similarity": _number(), "bridge_from": _count(0), "bridge_hits": _count(0),
+    "bridge_decay": _number(0), "bridge_units": _count(0), "graph": _graph,
+}
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ Every 4xx and 5xx body is ``{"error": {"code", "type", "field", "param", "messag
 ``code`` and ``field`` are ASMR's (``field`` names the request field at fault, dotted:
 ``documents.0.id``); ``type`` and ``param`` (= ``field``) are there so that OpenAI clients,
 which read those keys, show a useful message for ``/v1/chat/completions`` too.
-Request validation fails with 422. A server error says only that it happened: the
-traceback goes to the server log, never to the client.
+Request validation fails with 422, and so does a retrieval setting that RetrieveConfig refuses
+(it checks its own fields; the message names the field). A server error says only that it
+happened: the traceback goes to the server log, never to the client.
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..retrieve.types import ConfigError
 
 log = logging.getLogger("asmr.server")
 
@@ -78,6 +81,10 @@ def install(app: FastAPI) -> None:
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more problem(s))"
         return error_response(422, "invalid_request", message, field)
+
+    @app.exception_handler(ConfigError)
+    async def _config(request: Request, exc: ConfigError):
+        return error_response(422, "invalid_request", f"{exc.field}: {exc.reason}", exc.field)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):

@@ -12,8 +12,12 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..retrieve.types import MIN_K
 from ..units.model import DOC_TYPES
 
+# A request's k: at least RetrieveConfig's MIN_K, at most MAX_K, a limit of this API (the server's
+# own --k has none). Declared in the schemas so that the OpenAPI document shows the bounds.
+MAX_K = 100
 CONVERSATION_ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 NAME = r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$"  # a kb or document name (asmr.units.ids.check_name)
 Generator = Literal["extractive", "local", "openai"]
@@ -38,7 +42,8 @@ class ErrorResponse(BaseModel):
 class SearchRequest(BaseModel):
     question: str = Field(min_length=1, description="the question; at most the server's question limit "
                                                     "(default 2000 characters)")
-    k: Optional[int] = Field(None, ge=1, le=100, description="units returned (default: the server's k, 10)")
+    k: Optional[int] = Field(None, ge=MIN_K, le=MAX_K,
+                             description="units returned (default: the server's k, 10)")
 
 
 class PathStep(BaseModel):
@@ -86,7 +91,7 @@ class AnswerRequest(BaseModel):
                                                     "own allowlists; a new id starts a conversation, none "
                                                     "starts an anonymous one")
     generator: Optional[Generator] = Field(None, description="default: the server's --generator")
-    k: Optional[int] = Field(None, ge=1, le=100)
+    k: Optional[int] = Field(None, ge=MIN_K, le=MAX_K)
 
 
 class Citation(BaseModel):
