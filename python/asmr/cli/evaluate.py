@@ -156,7 +156,7 @@ def cmd_eval_retrieval(args) -> int:
 
 def cmd_eval_verifier(args) -> int:
     from ..embed import DEFAULT_EMBEDDER, check_embedder_name
-    from ..eval.verifier import evaluate
+    from ..eval.verification import evaluate
 
     attribution = args.attribution
     try:

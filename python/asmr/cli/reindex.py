@@ -76,7 +76,7 @@ def cmd_reindex(args) -> int:
     from ..embed import check_embedder_name
     from ..units.model import InputError
     from ..units.read import check_date
-    from ..reindex.pipeline import SHARD_UNITS, NoDocuments, ReindexOptions, reindex
+    from ..reindex.run import SHARD_UNITS, NoDocuments, ReindexOptions, reindex
     from ..reindex.tasks import ReadOptions
 
     try:

@@ -2,6 +2,6 @@
 
 ``tasks`` splits the inputs into units of work and turns one into the texts to embed,
 ``local`` and ``ray_backend`` embed them, ``shards`` keeps the vectors between the stages
-(resumable), ``precomputed`` serves them to ``Writer.ingest`` at commit, ``pipeline`` runs the
+(resumable), ``precomputed`` serves them to ``Writer.ingest`` at commit, ``run`` runs the
 stages. The command is ``asmr.cli.reindex``.
 """
