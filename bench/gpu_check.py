@@ -162,7 +162,7 @@ def compare_spread(got, want, n):
 
 
 def small_checks(ak, cuda, cp, torch, checks, rng):
-    """Cheap cases the big rows do not cover (tests/test_cuda.py has the full set)."""
+    """Cheap cases the big rows do not cover (tests/kernels/test_cuda.py has the full set)."""
     n = 3000
     deg = rng.integers(0, 12, n)
     deg[rng.random(n) < 0.2] = 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU check: build ASMR with its CUDA kernels in place, then in one run compare
 # the CUDA results with the CPU ones and time them against cuSPARSE, torch and
-# CuPy (bench/gpu_check.py), then run tests/test_cuda.py if pytest is there.
+# CuPy (bench/gpu_check.py), then run tests/kernels/test_cuda.py if pytest is there.
 # Meant for a machine with a GPU, nvcc, CuPy, torch, Cython, CMake and ninja,
 # and no network; finishes in well under 5 minutes.
 #
@@ -47,13 +47,13 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 echo "== bench/gpu_check.py"
 "$PY" bench/gpu_check.py "$@" || status=$?
 
-echo "== tests/test_cuda.py"
+echo "== tests/kernels/test_cuda.py"
 if [ "${ASMR_GPU_CHECK_TESTS:-1}" = 0 ]; then
   echo "skipped (ASMR_GPU_CHECK_TESTS=0)"
 elif "$PY" -c "import pytest" 2>/dev/null; then
   # --noconftest: tests/conftest.py needs hypothesis, which test_cuda.py does not.
-  timeout 120 "$PY" -m pytest tests/test_cuda.py -q -rs --noconftest -p no:cacheprovider --maxfail=20 \
-    || { s=$?; echo "tests/test_cuda.py exited with $s"; [ "$status" -ne 0 ] || status=$s; }
+  timeout 120 "$PY" -m pytest tests/kernels/test_cuda.py -q -rs --noconftest -p no:cacheprovider --maxfail=20 \
+    || { s=$?; echo "tests/kernels/test_cuda.py exited with $s"; [ "$status" -ne 0 ] || status=$s; }
 else
   echo "pytest is not installed: skipped (bench/gpu_check.py ran its own checks above)"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs tests/test_cuda.py with the CUDA kernels emulated on the CPU (see README.md).
+# Runs tests/kernels/test_cuda.py with the CUDA kernels emulated on the CPU (see README.md).
 #   tests/cuda_emu/run.sh [pytest options]      e.g. -k spread
 #   EMU_FLAGS="-fsanitize=address" tests/cuda_emu/run.sh   (AddressSanitizer; preloaded)
 set -euo pipefail
@@ -13,4 +13,4 @@ preload=""
 case "${EMU_FLAGS:-}" in *sanitize=address*) preload=$(g++ -print-file-name=libasan.so);; esac
 cd "$out"  # not the repository: its asmr_kernels must not shadow the copy
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} LD_PRELOAD="$preload" \
-  PYTHONPATH="$out:$repo/tests/cuda_emu/fake" "$PY" -m pytest "$repo/tests/test_cuda.py" -q -p no:cacheprovider "$@"
+  PYTHONPATH="$out:$repo/tests/cuda_emu/fake" "$PY" -m pytest "$repo/tests/kernels/test_cuda.py" -q -p no:cacheprovider "$@"

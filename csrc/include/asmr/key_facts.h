@@ -4,7 +4,7 @@
 // sentence and every unit is checked with. It finds what the Python extractor's
 // regular expressions find, in the same order (codes, then dates, versions and
 // numbers in text order, then entities), with the same text and norm for each
-// fact; tests/test_facts_native.py compares the two on real and generated text.
+// fact; tests/kernels/test_facts_native.py compares the two on real and generated text.
 // Non-ASCII text (CJK names, curly quotes, currency signs other than $) stays with
 // the Python extractor.
 #pragma once

@@ -16,7 +16,7 @@ two texts can be compared by:
 state. Extraction is regular expressions, with no model: cheap enough to run on
 every cited sentence and unit. ASCII text goes to a native port of the same
 patterns (``csrc/cpu/key_facts.cpp``), which finds the same facts several times
-faster; tests/test_facts_native.py holds the two to each other. English and CJK text are both handled; CJK entities
+faster; tests/kernels/test_facts_native.py holds the two to each other. English and CJK text are both handled; CJK entities
 are quoted titles (《》「」“”), organisation and place names ending in a
 suffix such as 大学, 公司 or 市, and katakana runs.
 """

@@ -1,4 +1,4 @@
-"""A NumPy stand-in for the part of CuPy that asmr_kernels.cuda, tests/test_cuda.py
+"""A NumPy stand-in for the part of CuPy that asmr_kernels.cuda, tests/kernels/test_cuda.py
 and bench/gpu_check.py use, for running them against the CPU emulation of the
 CUDA kernels: "device" pointers are host pointers, everything is synchronous."""
 

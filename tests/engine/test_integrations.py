@@ -14,7 +14,7 @@ from asmr.store import Memory, MemoryStateError, Writer, ingest
 from asmr.units.model import Document
 from asmr.units.read import read_path
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # refusal is calibrated for MiniLM; with hashing vectors a lower bar keeps these questions answerable
 CONFIG = RetrieveConfig(confidence_threshold=0.1)
 QUESTIONS = ["What does release 2.3 add?", "Which port does the API server listen on?",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 READ_KEY = "reader-key-0123456789abcdef"
 WRITE_KEY = "writer-key-0123456789abcdef"

@@ -16,7 +16,7 @@ from asmr.store.writer import ingest
 from asmr.units.read import read_path
 from asmr.verify.allowlist import Conversation
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _docs(root: Path):

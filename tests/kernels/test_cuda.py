@@ -1,7 +1,7 @@
 """The CUDA kernels against the CPU kernels, and their input checks.
 
 Skips as a whole, with the reason, when the CUDA backend is unavailable (built
-without CUDA, no device, neither CuPy nor torch); tests/test_cuda_unavailable.py
+without CUDA, no device, neither CuPy nor torch); tests/kernels/test_cuda_unavailable.py
 covers that case. Each test runs once per installed framework (CuPy, torch).
 """
 

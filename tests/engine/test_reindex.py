@@ -21,7 +21,7 @@ from asmr.reindex.shards import VectorTable, WorkDir
 from asmr.reindex.tasks import ReadOptions, Task, plan_tasks, task_texts
 from asmr.units.read import iter_jsonl
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HANDBOOK = ROOT / "examples" / "handbook"
 HANDBOOK_V2 = ROOT / "examples" / "handbook-v2"
 EMPTY = np.empty(0, tasks_mod.KEY_DTYPE)

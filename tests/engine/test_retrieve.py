@@ -126,7 +126,7 @@ def test_search_command(memory, capsys):
     assert main(["search", "x", "--memory", str(memory), "--mix", "1,2"]) == 2
 
 
-HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "data"
+HOTPOT = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 @pytest.mark.skipif(not (HOTPOT / "hotpotqa_train.corpus.jsonl").exists(),

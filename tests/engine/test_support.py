@@ -8,7 +8,7 @@ import pytest
 from asmr.text.facts import Fact, key_facts, missing_facts
 from asmr.verify.support import DEFAULT_MODEL_PATH, FEATURES, SupportModel, core_claim, pair_features
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "attributionbench_dev.jsonl"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "attributionbench_dev.jsonl"
 
 
 def norms(text, kind):

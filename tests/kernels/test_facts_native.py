@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from asmr.text import facts as F
 from asmr_kernels.cpu import KeyFactExtractor
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT.parent / "shared" / "data" / "attributionbench_dev.jsonl"
 NATIVE = KeyFactExtractor(sorted(F._COMMON), F.Fact, F.KINDS)
 

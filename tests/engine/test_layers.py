@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python" / "asmr"
 
 # Lowest first: a package may import the packages before it in this list, and itself.
@@ -111,3 +111,13 @@ def test_kernels_know_nothing_of_the_engine():
              for path, module in _modules(ROOT / "asmr_kernels")
              for line, target, _ in _imports(path, module) if target.split(".")[0] == "asmr"]
     assert not wrong, "\n".join(wrong)
+
+
+def test_sql_only_in_the_store():
+    """No module outside asmr/store runs a statement: the store owns every query of its schema."""
+    calls = {"execute", "executemany", "executescript"}
+    wrong = [f"{path.relative_to(ROOT)}:{node.lineno} calls .{node.func.attr}()"
+             for path, module in _modules(PACKAGE) if module[1:2] != ("store",)
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in calls]
+    assert not wrong, "SQL outside the store:\n" + "\n".join(wrong)
