@@ -24,7 +24,8 @@ of every dataset), ROC AUC, and a reliability table. ``--holdout`` knowledge
 bases and the corpus with another seed's unanswerable share (``--holdout-seed``:
 the same questions, other ones made unanswerable, its memory beside
 ``--memory``) are not fitted on: they are scored by the weights fitted on all
-the rest. Put weights in python/asmr/retrieve/confidence_model.json only from tuning data.
+the rest. ``--write`` puts the fitted weights into python/asmr/retrieve/confidence_model.json:
+use it only on tuning data.
 
 The shipped weights came from (HotpotQA tuning sample, 30 % unanswerable,
 seed 0; the generated KB of seed 0, as ``asmr eval answers --synth`` builds
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +49,7 @@ from asmr.embed import get_embedder
 from asmr.eval.retrieval import (load_queries, refusal_features, refusal_report, reliability_table,
                                  split_unanswerable, synth_refusal_queries)
 from asmr.retrieve import RetrieveConfig
-from asmr.retrieve.confidence import FEATURES
+from asmr.retrieve.confidence import FEATURES, MODEL_PATH
 from asmr.store import Memory, Writer
 from asmr.units.read import iter_jsonl, read_path
 
@@ -125,6 +127,9 @@ def main() -> None:
     ap.add_argument("--holdout-seed", type=int, action="append", default=[], metavar="N",
                     help="the corpus with another seed's unanswerable share, only scored (repeatable)")
     ap.add_argument("--embedder", default=None)
+    ap.add_argument("--write", action="store_true",
+                    help=f"write the fitted weights into {MODEL_PATH.relative_to(MODEL_PATH.parents[3])} "
+                         "(the threshold is kept)")
     args = ap.parse_args()
     if (args.corpus is None) != (args.queries is None):
         ap.error("--corpus and --queries go together")
@@ -148,6 +153,12 @@ def main() -> None:
     w = fit_logistic(x, y, weight)
     print(f"fitted weights (bias, {', '.join(FEATURES)}): {np.round(w, 2).tolist()}")
     print("shipped weights", RetrieveConfig().confidence_weights, "threshold", RetrieveConfig().confidence_threshold)
+    if args.write:
+        model = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+        model["weights"] = [round(float(v), 2) for v in w]
+        model["fitted_by"] = "bench/calibrate_confidence.py " + " ".join(sys.argv[1:])
+        MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {MODEL_PATH}")
 
     folds = np.zeros(len(y), int)
     rng = np.random.default_rng(args.seed)
