@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from asmr.verify.support import FEATURES, SupportModel, pair_features
+from asmr.verify.support import FEATURES, pair_features
+from asmr.verify.support_model import SupportModel
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "attributionbench_dev.jsonl"

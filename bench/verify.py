@@ -167,7 +167,8 @@ def main() -> None:
     from asmr.store import Memory
     from asmr.verify.allowlist import Allowlist
     from asmr.verify.citations import parse_answer
-    from asmr.verify.support import SupportModel, clear_core_claims, core_claim
+    from asmr.verify.claims import clear_core_claims, core_claim
+    from asmr.verify.support_model import SupportModel
     from asmr.verify.verifier import Verifier
 
     memory_dir = args.workdir / f"memory-{args.units}-{args.seed}"

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from asmr.text.facts import Fact, key_facts, missing_facts
-from asmr.verify.support import DEFAULT_MODEL_PATH, FEATURES, SupportModel, core_claim, pair_features
+from asmr.verify.claims import core_claim
+from asmr.verify.support import FEATURES, pair_features
+from asmr.verify.support_model import DEFAULT_MODEL_PATH, SupportModel
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "attributionbench_dev.jsonl"
 

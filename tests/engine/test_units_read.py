@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from asmr.units.model import InputError
-from asmr.units.read import BLOCK_BYTES, chunk_document, html_to_text, iter_jsonl, read_path
+from asmr.units.html_text import html_to_text
+from asmr.units.read import BLOCK_BYTES, chunk_document, iter_jsonl, read_path
 
 HOTPOTQA = Path("/work/shared/data/hotpotqa_train.corpus.jsonl")
 

@@ -286,7 +286,7 @@ def test_cjk_answer_and_bad_input(memory, ids):
 
 def test_real_support_model(memory, ids):
     """The shipped SupportModel (it embeds with its own model: this memory's vectors are hash vectors)."""
-    from asmr.verify.support import SupportModel
+    from asmr.verify.support_model import SupportModel
     port = ids["port"]
     v = verifier(memory, support=SupportModel.load()).verify(
         f"The server listens on port 9090 by default [cite:{port.id}]. "

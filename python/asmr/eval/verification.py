@@ -48,7 +48,8 @@ from ..text.sentences import sentence_ends
 from ..verify.allowlist import Conversation
 from .jsonl import records
 from ..verify.citations import scan_markers
-from ..verify.support import SupportModel, core_claim
+from ..verify.claims import core_claim
+from ..verify.support_model import SupportModel
 from ..verify.verifier import Verifier, VerifierConfig
 
 FAULTS = ("invented", "deprecated", "superseded", "earlier_turn", "truncated", "malformed", "hidden")

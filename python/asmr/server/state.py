@@ -139,7 +139,7 @@ class SnapshotHolder:
     def __init__(self, directory: str | Path, *, retrieve_config=None, poll_seconds: float = 0.2,
                  embedder_factory: Callable | None = None, new_embedder: str | None = None):
         from ..embed import get_embedder
-        from ..verify.support import SupportModel
+        from ..verify.support_model import SupportModel
 
         self.directory = Path(directory)
         self.new_embedder = new_embedder

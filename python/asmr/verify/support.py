@@ -1,7 +1,7 @@
 """The "supports" check: the probability that a piece of evidence supports a claim.
 
-A cited sentence is first reduced to its core claim (:func:`core_claim`: hedges such
-as "according to the analysis above" and citation markers removed). Each (claim,
+A cited sentence is first reduced to its core claim (``verify.claims.core_claim``: hedges
+such as "according to the analysis above" and citation markers removed). Each (claim,
 evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
 
 - meaning: the cosine between the claim and its best-matching evidence sentences, and
@@ -14,7 +14,7 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   of non-support;
 - contradiction cues: a negation on one side only, antonyms ("increase"/"decrease").
 
-A logistic regression over standardised features (:class:`SupportModel`, weights in
+A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
 dev split) turns them into a probability. Two thresholds split it three ways: at or
 above ``hard`` keep the citation; at or above ``soft`` ask the generator for one
@@ -26,124 +26,21 @@ kernel call for all the cosines; the rest is string work on short texts.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from asmr.decoding.markers import marker_pattern
 from asmr.text.facts import key_facts, missing_facts
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
-DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
-
-# ---- the core claim ---------------------------------------------------------------------------
-
-_SOURCE = (r"(?:the\s+|this\s+|that\s+|these\s+|our\s+|my\s+)?(?:above\s+|previous\s+|preceding\s+|cited\s+|given\s+|"
-           r"provided\s+|following\s+|retrieved\s+)?(?:source|document|article|passage|text|report|analysis|"
-           r"study|studies|unit|reference|evidence|context|information|data|material|research|paper|author|"
-           r"website|page|record|excerpt|search\s+results?|results?|findings)s?(?:\s+(?:above|below|provided))?")
-_SAYS = (r"(?:says|said|states|stated|notes|noted|shows|showed|indicates|indicated|suggests|suggested|reports|"
-         r"reported|mentions|mentioned|explains|explained|claims|claimed|confirms|confirmed|finds|found|"
-         r"describes|described|reveals|revealed|highlights|argues|points\s+out|tells\s+us)")
-_LEADING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
-    r"^(?:according\s+to|based\s+on|as\s+per|in\s+light\s+of|judging\s+(?:by|from))"
-    r"(?:\s+[^,，]{0,80})?[,，]\s*",
-    r"^as\s+(?:noted|stated|mentioned|described|shown|reported|explained|discussed|indicated|seen|"
-    r"outlined|cited|suggested)(?:\s+(?:in|by|above|below|earlier|previously|before))?[^,，]{0,60}[,，]\s*",
-    rf"^{_SOURCE}\s+{_SAYS}\s+(?:that\s+)?",
-    r"^(?:it\s+(?:is|was|has\s+been)\s+(?:reported|noted|stated|said|claimed|shown|known|mentioned|suggested|"
-    r"found|believed|estimated|argued|established)\s+(?:that\s+)?)",
-    r"^(?:reportedly|apparently|allegedly|notably|importantly|interestingly|specifically|essentially|"
-    r"basically|indeed|in\s+fact|in\s+summary|in\s+conclusion|in\s+short|overall|additionally|"
-    r"furthermore|moreover|also|however|therefore|thus|hence|so|then|finally|similarly|likewise|"
-    r"in\s+addition|for\s+example|for\s+instance|on\s+the\s+other\s+hand|meanwhile)\s*[,，]?\s+",
-    r"^(?:根据|依据|按照|据)(?:上文|上述|以上|前文|资料|来源|文档|文献|分析|报道|报告|材料|信息|研究)[^，,。]{0,20}[，,]\s*",
-    r"^(?:如上所述|如前所述|综上所述|总之|此外|另外|然而|因此|据报道|据悉|据了解|据称|资料显示|研究表明|报告显示|"
-    r"数据显示|文档显示|来源显示)[，,：:]?\s*",
-    r"^据[^，,。]{1,12}(?:称|介绍|报道|显示|表示)[，,]\s*",
-)]
-_TRAILING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
-    r"[,，]?\s*(?<!\w)(?:according\s+to|as\s+(?:noted|stated|reported|mentioned|described|shown)"
-    r"\s+(?:in|by))\s+[^,，.。]{0,80}(?=[.。!?！？]?\s*$)",
-    rf"[,，]?\s*(?<!\w)as\s+{_SOURCE}\s+{_SAYS}(?=[.。!?！？]?\s*$)",
-    r"\s*[(（](?:see|cf\.?|source|sources|参见|见|来源)[:：]?\s*[^)）]{0,80}[)）]",
-)]
-# First words (and CJK first characters) that can open a hedge: other sentences skip the patterns.
-_LEAD_WORDS = frozenset("""
-according based as per from in judging the this that these our my above previous preceding cited given
-provided following retrieved source sources document documents article articles passage passages text
-report reports analysis study studies unit reference references evidence context information data
-material research paper author website page record excerpt search results result findings it
-reportedly apparently allegedly notably importantly interestingly specifically essentially basically
-indeed overall additionally furthermore moreover also however therefore thus hence so then finally
-similarly likewise for on meanwhile
-""".split())
-_LEAD_CJK = frozenset("根依按据如综总此另然因资研报数文来")
-# Any leading hedge at all: one match decides whether the rounds below can change anything.
-_ANY_LEADING_HEDGE = re.compile("|".join(f"(?:{p.pattern})" for p in _LEADING_HEDGES), re.IGNORECASE)
-# Only text holding one of these can hold a trailing hedge: one search spares three patterns.
-# (On lower-cased text; the look-behind after the "a" lets the engine skip ahead to an "a" or a bracket.)
-_TRAILING_GATE = re.compile(r"a(?<!\wa)(?:ccording|[sſ])\s|[(（]")
-_NUMERIC_MARKERS = re.compile(r"\s*\[(?:\d+(?:\s*[,\-–]\s*\d+)*)\]|\s*【\d+】")
-_SPACE_RUN = re.compile(r"[ \t]{2,}")
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?。，；：！？])")
-_PUNCT_AFTER_SPACE = re.compile(r"[.,;:!?。，；：！？](?<=\s.)")  # where the pattern above can match
-
-
-@lru_cache(maxsize=1)
-def _markers() -> re.Pattern[str]:
-    return marker_pattern()
-
-
-def core_claim(sentence: str) -> str:
-    """``sentence`` without attributions, hedges and citation markers: what it asserts.
-
-    "According to the analysis above, the port is 8080 [cite:memo://kb/a/b]." → "the port is 8080."
-    Markers are the project's (``[cite:ID]``, ``【引用:ID】``) and numeric ones (``[2]``).
-    """
-    if not isinstance(sentence, str):
-        raise ValueError(f"core_claim: sentence must be a string, got {type(sentence).__name__}")
-    return _core_claim(sentence)
-
-
-def clear_core_claims() -> None:
-    """Forget the cached core claims (for benchmarks that time the support check from cold)."""
-    _core_claim.cache_clear()
-
-
-@lru_cache(maxsize=4096)  # the verifier asks for a sentence's core, then the support model does
-def _core_claim(sentence: str) -> str:
-    text = _markers().sub("", sentence)
-    if "[" in text or "【" in text:
-        text = _NUMERIC_MARKERS.sub("", text)
-    text = text.strip()
-    first = text[:12].split(" ", 1)[0].lower().rstrip(",")
-    lead = (first in _LEAD_WORDS or text[:1] in _LEAD_CJK) and _ANY_LEADING_HEDGE.match(text) is not None
-    for _ in range(3 if lead else 0):  # "Moreover, according to [2], the source says that …"
-        before = text
-        for p in _LEADING_HEDGES:
-            text = p.sub("", text, count=1)
-        if text == before:
-            break
-    if _TRAILING_GATE.search(text.lower()):
-        for p in _TRAILING_HEDGES:
-            text = p.sub("", text)
-    if "  " in text or "\t" in text:
-        text = _SPACE_RUN.sub(" ", text)
-    if _PUNCT_AFTER_SPACE.search(text):
-        text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
-    text = text.strip()
-    return text or sentence.strip()
-
+from .claims import core_claim
 
 # ---- words ------------------------------------------------------------------------------------
 
@@ -288,7 +185,7 @@ def _clauses(core: str) -> list[str]:
 
 
 def _claim(sentence: str) -> _Claim:
-    core = _core_claim(sentence)
+    core = core_claim(sentence)
     words = claim_words(core)
     stems = list(map(light_stem, words))
     return _Claim(core=core, words=words, stems=stems, content=_content(words, stems),
@@ -407,7 +304,7 @@ def _fact_features(claim: _Claim, evidence: str) -> dict[str, float]:
     }
 
 
-class _VectorCache:
+class VectorCache:
     """Sentence vectors by text, least recently used dropped first."""
 
     def __init__(self, capacity: int = 50_000):
@@ -462,7 +359,7 @@ def _clause_best(cl: list[_Claim], counts: list[int], offsets: list[int], clause
 
 def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=None,
                   claim_vecs: np.ndarray | None = None, evidence_vecs: np.ndarray | None = None,
-                  cache: _VectorCache | None = None) -> np.ndarray:
+                  cache: VectorCache | None = None) -> np.ndarray:
     """The feature matrix ``(len(claims), len(FEATURES))`` of (claim, evidence) pairs.
 
     ``claim_vecs`` are the vectors of the claims' core text (:func:`core_claim`) and
@@ -482,7 +379,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     for name, vecs in (("claim_vecs", claim_vecs), ("evidence_vecs", evidence_vecs)):
         if vecs is not None and (np.ndim(vecs) != 2 or len(vecs) != n):
             raise ValueError(f"pair_features: {name} must have one row per pair ({n}), got shape {np.shape(vecs)}")
-    cache = cache if cache is not None else _VectorCache()
+    cache = cache if cache is not None else VectorCache()
     cl = [_claim(c) for c in claims]
     evs = [_evidence(e) for e in evidences]
     cands = [_candidates(c, e) for c, e in zip(cl, evs)]
@@ -559,131 +456,3 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
             f["clause_min_recall"] = f["recall"]
         out[i] = [f[k] for k in FEATURES]
     return out
-
-
-# ---- the model --------------------------------------------------------------------------------
-
-
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
-
-
-@dataclass
-class SupportModel:
-    """Logistic regression over standardised :data:`FEATURES`, with the keep/rewrite thresholds.
-
-    ``hard``: a probability at or above it keeps the citation. ``soft`` (<= ``hard``): at or
-    above it, below ``hard``, the generator is asked for one rewrite; below it the check fails.
-    """
-
-    features: tuple[str, ...]
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: float
-    hard: float
-    soft: float
-    embedder: str = "all-MiniLM-L6-v2"
-    meta: dict = field(default_factory=dict)
-    _cache: _VectorCache = field(default_factory=_VectorCache, repr=False)
-    _embedder: object = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        self.features = tuple(self.features)
-        unknown = [f for f in self.features if f not in FEATURES]
-        if unknown:
-            raise ValueError(f"support model: unknown features {unknown}; known: {list(FEATURES)}")
-        self.mean, self.scale, self.weights = (np.asarray(a, np.float64) for a in (self.mean, self.scale,
-                                                                                  self.weights))
-        k = len(self.features)
-        if not (self.mean.shape == self.scale.shape == self.weights.shape == (k,)):
-            raise ValueError(f"support model: mean, scale and weights need {k} values each")
-        if not np.all(self.scale > 0):
-            raise ValueError("support model: every scale must be > 0")
-        if not 0.0 <= self.soft <= self.hard <= 1.0:
-            raise ValueError(f"support model: thresholds must satisfy 0 <= soft ({self.soft}) <= "
-                             f"hard ({self.hard}) <= 1")
-        self._columns = np.array([FEATURES.index(f) for f in self.features], np.int64)
-
-    # -- persistence
-    @classmethod
-    def load(cls, path: str | Path | None = None) -> "SupportModel":
-        """The model in ``path``, by default the one shipped with asmr (``support_model.json``)."""
-        p = Path(path) if path is not None else DEFAULT_MODEL_PATH
-        try:
-            d = json.loads(p.read_text())
-        except FileNotFoundError:
-            raise ValueError(f"support model {p}: no such file") from None
-        except json.JSONDecodeError as e:
-            raise ValueError(f"support model {p}: not JSON ({e})") from None
-        try:
-            return cls(features=d["features"], mean=d["mean"], scale=d["scale"], weights=d["weights"],
-                       bias=float(d["bias"]), hard=float(d["thresholds"]["hard"]),
-                       soft=float(d["thresholds"]["soft"]), embedder=d.get("embedder", "all-MiniLM-L6-v2"),
-                       meta={k: v for k, v in d.items() if k not in ("features", "mean", "scale", "weights",
-                                                                     "bias", "embedder")})
-        except KeyError as e:
-            raise ValueError(f"support model {p}: missing field {e}") from None
-
-    def to_dict(self) -> dict:
-        d = {"features": list(self.features), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
-             "weights": self.weights.tolist(), "bias": self.bias, "embedder": self.embedder}
-        d.update(self.meta)
-        d["thresholds"] = {**self.meta.get("thresholds", {}), "hard": self.hard, "soft": self.soft}
-        return d
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
-
-    # -- scoring
-    def _get_embedder(self, embedder):
-        if embedder is not None:
-            return embedder
-        if self._embedder is None:
-            from asmr.embed.models import get_embedder
-            self._embedder = get_embedder(self.embedder)
-        return self._embedder
-
-    def features_of(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None,
-                    evidence_vecs=None, embedder=None) -> np.ndarray:
-        """The full feature matrix (all of :data:`FEATURES`) of the pairs."""
-        need = claim_vecs is None or evidence_vecs is None or len(claims) > 0
-        return pair_features(claims, evidences, embedder=self._get_embedder(embedder) if need else None,
-                             claim_vecs=claim_vecs, evidence_vecs=evidence_vecs, cache=self._cache)
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""
-        z = ((np.asarray(x, np.float64)[:, self._columns] - self.mean) / self.scale) @ self.weights + self.bias
-        return _sigmoid(z)
-
-    def score(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
-              embedder=None) -> np.ndarray:
-        """The probability that ``evidences[i]`` supports ``claims[i]``, for every i (float64)."""
-        return self.predict(self.features_of(claims, evidences, claim_vecs=claim_vecs,
-                                             evidence_vecs=evidence_vecs, embedder=embedder))
-
-    def decide(self, p: float) -> str:
-        """``keep`` (>= hard), ``rewrite`` (>= soft) or ``fail``."""
-        return "keep" if p >= self.hard else "rewrite" if p >= self.soft else "fail"
-
-    def explain(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
-                embedder=None) -> list[dict]:
-        """Per pair: core claim, probability, decision, feature values, each feature's contribution to
-        the log-odds, and the claim's key facts missing from the evidence (for an audit record)."""
-        x = self.features_of(claims, evidences, claim_vecs=claim_vecs, evidence_vecs=evidence_vecs,
-                             embedder=embedder)
-        p = self.predict(x)
-        contrib = (x[:, self._columns] - self.mean) / self.scale * self.weights
-        out = []
-        for i, (c, e) in enumerate(zip(claims, evidences)):
-            core = core_claim(c)
-            out.append({
-                "claim": core,
-                "probability": round(float(p[i]), 4),
-                "decision": self.decide(float(p[i])),
-                "thresholds": {"hard": self.hard, "soft": self.soft},
-                "features": {k: round(float(v), 4) for k, v in zip(FEATURES, x[i])},
-                "contributions": {k: round(float(v), 4) for k, v in zip(self.features, contrib[i])},
-                "missing_facts": [{"kind": f.kind, "text": f.text} for f in missing_facts(core, e)],
-            })
-        return out

@@ -51,7 +51,8 @@ from ..text.cjk import CJK_CHAR
 from ..text.facts import KINDS as FACT_KINDS, missing_facts
 from .allowlist import Allowlist
 from .citations import CitationMarker, ParsedAnswer, Sentence, cut_spans, parse_answer, scan_markers, strip_markers
-from .support import SupportModel, core_claim
+from .claims import core_claim
+from .support_model import SupportModel
 
 DROPPED = "(The source for this part cannot be confirmed.)"
 DROPPED_CJK = "（此部分的来源无法确认。）"

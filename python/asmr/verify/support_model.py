@@ -1,0 +1,144 @@
+"""The support model: a logistic regression over the support features, with its thresholds.
+
+Weights in ``support_model.json``, fitted by ``bench/calibrate_support.py``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from asmr.text.facts import missing_facts
+
+from .claims import core_claim
+from .support import FEATURES, VectorCache, pair_features
+
+DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
+
+
+@dataclass
+class SupportModel:
+    """Logistic regression over standardised :data:`FEATURES`, with the keep/rewrite thresholds.
+
+    ``hard``: a probability at or above it keeps the citation. ``soft`` (<= ``hard``): at or
+    above it, below ``hard``, the generator is asked for one rewrite; below it the check fails.
+    """
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+    hard: float
+    soft: float
+    embedder: str = "all-MiniLM-L6-v2"
+    meta: dict = field(default_factory=dict)
+    _cache: VectorCache = field(default_factory=VectorCache, repr=False)
+    _embedder: object = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.features = tuple(self.features)
+        unknown = [f for f in self.features if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"support model: unknown features {unknown}; known: {list(FEATURES)}")
+        self.mean, self.scale, self.weights = (np.asarray(a, np.float64) for a in (self.mean, self.scale,
+                                                                                  self.weights))
+        k = len(self.features)
+        if not (self.mean.shape == self.scale.shape == self.weights.shape == (k,)):
+            raise ValueError(f"support model: mean, scale and weights need {k} values each")
+        if not np.all(self.scale > 0):
+            raise ValueError("support model: every scale must be > 0")
+        if not 0.0 <= self.soft <= self.hard <= 1.0:
+            raise ValueError(f"support model: thresholds must satisfy 0 <= soft ({self.soft}) <= "
+                             f"hard ({self.hard}) <= 1")
+        self._columns = np.array([FEATURES.index(f) for f in self.features], np.int64)
+
+    # -- persistence
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "SupportModel":
+        """The model in ``path``, by default the one shipped with asmr (``support_model.json``)."""
+        p = Path(path) if path is not None else DEFAULT_MODEL_PATH
+        try:
+            d = json.loads(p.read_text())
+        except FileNotFoundError:
+            raise ValueError(f"support model {p}: no such file") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"support model {p}: not JSON ({e})") from None
+        try:
+            return cls(features=d["features"], mean=d["mean"], scale=d["scale"], weights=d["weights"],
+                       bias=float(d["bias"]), hard=float(d["thresholds"]["hard"]),
+                       soft=float(d["thresholds"]["soft"]), embedder=d.get("embedder", "all-MiniLM-L6-v2"),
+                       meta={k: v for k, v in d.items() if k not in ("features", "mean", "scale", "weights",
+                                                                     "bias", "embedder")})
+        except KeyError as e:
+            raise ValueError(f"support model {p}: missing field {e}") from None
+
+    def to_dict(self) -> dict:
+        d = {"features": list(self.features), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+             "weights": self.weights.tolist(), "bias": self.bias, "embedder": self.embedder}
+        d.update(self.meta)
+        d["thresholds"] = {**self.meta.get("thresholds", {}), "hard": self.hard, "soft": self.soft}
+        return d
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
+
+    # -- scoring
+    def _get_embedder(self, embedder):
+        if embedder is not None:
+            return embedder
+        if self._embedder is None:
+            from asmr.embed.models import get_embedder
+            self._embedder = get_embedder(self.embedder)
+        return self._embedder
+
+    def features_of(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None,
+                    evidence_vecs=None, embedder=None) -> np.ndarray:
+        """The full feature matrix (all of :data:`FEATURES`) of the pairs."""
+        need = claim_vecs is None or evidence_vecs is None or len(claims) > 0
+        return pair_features(claims, evidences, embedder=self._get_embedder(embedder) if need else None,
+                             claim_vecs=claim_vecs, evidence_vecs=evidence_vecs, cache=self._cache)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""
+        z = ((np.asarray(x, np.float64)[:, self._columns] - self.mean) / self.scale) @ self.weights + self.bias
+        return _sigmoid(z)
+
+    def score(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
+              embedder=None) -> np.ndarray:
+        """The probability that ``evidences[i]`` supports ``claims[i]``, for every i (float64)."""
+        return self.predict(self.features_of(claims, evidences, claim_vecs=claim_vecs,
+                                             evidence_vecs=evidence_vecs, embedder=embedder))
+
+    def decide(self, p: float) -> str:
+        """``keep`` (>= hard), ``rewrite`` (>= soft) or ``fail``."""
+        return "keep" if p >= self.hard else "rewrite" if p >= self.soft else "fail"
+
+    def explain(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
+                embedder=None) -> list[dict]:
+        """Per pair: core claim, probability, decision, feature values, each feature's contribution to
+        the log-odds, and the claim's key facts missing from the evidence (for an audit record)."""
+        x = self.features_of(claims, evidences, claim_vecs=claim_vecs, evidence_vecs=evidence_vecs,
+                             embedder=embedder)
+        p = self.predict(x)
+        contrib = (x[:, self._columns] - self.mean) / self.scale * self.weights
+        out = []
+        for i, (c, e) in enumerate(zip(claims, evidences)):
+            core = core_claim(c)
+            out.append({
+                "claim": core,
+                "probability": round(float(p[i]), 4),
+                "decision": self.decide(float(p[i])),
+                "thresholds": {"hard": self.hard, "soft": self.soft},
+                "features": {k: round(float(v), 4) for k, v in zip(FEATURES, x[i])},
+                "contributions": {k: round(float(v), 4) for k, v in zip(self.features, contrib[i])},
+                "missing_facts": [{"kind": f.kind, "text": f.text} for f in missing_facts(core, e)],
+            })
+        return out
