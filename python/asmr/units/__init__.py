@@ -1,7 +1,7 @@
 """Parsing documents into memory units: unit ids, versions, lifecycle.
 
-``read`` turns files and JSONL records into ``Document``s (``html_text`` reads HTML pages), ``chunk`` cuts their
-text into units by meaning, ``ids`` gives each unit its address, and
+``read`` turns files and JSONL records into ``Document``s (``html_text`` reads HTML
+pages), ``chunk`` cuts their text into units by meaning, ``ids`` gives each unit its address, and
 ``lifecycle`` relates a revised document's units to the stored ones.
 """
 from .ids import parse_unit_id, unit_id
