@@ -60,8 +60,8 @@ _TITLE_WORDS = 8  # the longest title spelled out in a question that question_na
 
 def spelled_titles(question: str, titles: set[str] | frozenset[str]) -> set[str]:
     """The titles in ``titles`` that the question spells out as a capitalised span, small words and
-    punctuation included ("Welcome to the Show", "Jon L. Luther", "Edward Stafford, 4th Baron
-    Stafford"): spans of at most _TITLE_WORDS words that start with a capital and end with a capital
+    punctuation included ("Night at the Harbour", "Ilsa T. Marrowby", "Anselm Ashgrove, 2nd Warden
+    of Solby"): spans of at most _TITLE_WORDS words that start with a capital and end with a capital
     or a number, so "the Cobalt Lynx team" spells the team's name, not the title "Cobalt Lynx team"."""
     words = split_words(question)
     out = set()
@@ -82,7 +82,7 @@ def question_names(question: str, titles: set[str] | frozenset[str] = frozenset(
     ("Within what time ...") is no name, and "X of Y" that is no title in ``titles`` is two names
     ("What is the cache TTL of Ivrix?" names "ttl" and "ivrix", not "ttl of ivrix"). A title the
     question spells out (``spelled_titles``) is one name, and the mentions inside it are not names of
-    their own ("Welcome to the Show" is one name, not "welcome" and "show")."""
+    their own ("Night at the Harbour" is one name, not "night" and "harbour")."""
     spelled = spelled_titles(question, titles) if titles else set()
     out = set(spelled)
     for name in mentions(question):
@@ -142,8 +142,8 @@ def _phrase_word(word: str) -> str:
 def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
     """The share of the question's phrases (runs of ``n`` stemmed words, past forms such as "went"
     read as "go", not all stop words) that one of ``texts`` states. A unit that answers a question
-    mostly says it in the question's words ("the runner-up in the 1999 World Drivers'
-    Championship"); a memory without the answer holds the parts of a phrase in different units, or
+    mostly says it in the question's words ("the runner-up in the 1999 Lindenfeld
+    Regatta"); a memory without the answer holds the parts of a phrase in different units, or
     not at all. 0.5 for a question too short to have one."""
     words = [_phrase_word(w) for w in tokenize(question)]
     asked = {g for g in zip(*(words[i:] for i in range(n))) if not set(g) <= QUESTION_STOP_WORDS}

@@ -4,9 +4,9 @@ An entity is a normalised key (lower case, punctuation and a leading "the"
 removed). Three sources:
 
 - capitalised spans: runs of capitalised words, joined through particles of
-  names ("Bank of England", "Leland, North Carolina" gives two); a lone
+  names ("Bank of Norvale", "Harrowgate, North Averne" gives two); a lone
   capitalised word that opens a sentence and is a common word is not one;
-- codes: identifiers with digits or dashes (``BWV 1033``, ``ISO-8601``,
+- codes: identifiers with digits or dashes (``ERR 4471``, ``ISO-8601``,
   ``v2.3``, ``--port``);
 - CJK names: text in 《》「」『』“” quotes.
 
@@ -51,7 +51,7 @@ def normalize(text: str) -> str:
 
 
 def title_key(title: str) -> str:
-    """A document title as a name: "Lilu (mythology)" is named "lilu"."""
+    """A document title as a name: "Solby (harbour)" is named "solby"."""
     return normalize(_PAREN.sub("", title))
 
 
@@ -82,7 +82,7 @@ def mentions(text: str) -> set[str]:
 
 def unit_entities(text: str, titles: frozenset[str] | set[str], cjk_titles: list[str] = ()) -> set[str]:
     """Entity keys of a unit: its mentions, plus every document title named inside a capitalised span
-    ("Christopher Nolan's film The Prestige" names "christopher nolan" and "prestige")."""
+    ("Ilsa Marrowby's report The Lantern" names "ilsa marrowby" and "lantern")."""
     out = mentions(text)
     for m in _CAP_SPAN.finditer(text):
         words = normalize(m.group(0)).split()
