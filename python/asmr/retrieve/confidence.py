@@ -22,14 +22,17 @@ MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 FEATURES = ("top_similarity", "name_coverage", "title_coverage", "field_coverage", "phrase_coverage")
 
 
-def _load_model(path: Path = MODEL_PATH) -> tuple[tuple[float, ...], float]:
+def _load_model(path: Path = MODEL_PATH) -> tuple[tuple[float, ...], float, dict[str, float]]:
     model = json.loads(path.read_text(encoding="utf-8"))
     if tuple(model["features"]) != FEATURES:
         raise ValueError(f"{path}: features {model['features']} are not {list(FEATURES)}")
-    return tuple(float(w) for w in model["weights"]), float(model["threshold"])
+    baselines = {name: float(t) for name, t in model.get("baselines", {}).items()}
+    return tuple(float(w) for w in model["weights"]), float(model["threshold"]), baselines
 
 
-DEFAULT_WEIGHTS, DEFAULT_THRESHOLD = _load_model()
+# BASELINE_THRESHOLDS: the refusal thresholds of the evaluation's baselines ("dense", "hybrid") on the
+# cosine of the question and their best unit, fitted by the same script, on the same data, as ours.
+DEFAULT_WEIGHTS, DEFAULT_THRESHOLD, BASELINE_THRESHOLDS = _load_model()
 
 
 def confidence(features: dict, weights: tuple[float, ...]) -> float:
