@@ -122,7 +122,7 @@ def test_search_command(memory, capsys):
     assert 0 <= data["confidence"] <= 1 and isinstance(data["found"], bool)
     code = main(["search", "Who painted the Mona Lisa in Florence?", "--memory", str(memory)])
     out = capsys.readouterr().out
-    assert code == 0 and out.startswith("not found (confidence") and "names in the question" in out
+    assert code == 0 and out.startswith("not found (confidence") and "of the question's terms" in out
     assert main(["search", "x", "--memory", str(memory), "--mix", "1,2"]) == 2
 
 
@@ -317,69 +317,84 @@ def systems(tmp_path):
 def test_a_field_the_subject_lacks_is_refused_and_one_it_has_is_answered(systems):
     """Both questions name a stored system; only one asks for something a unit about it says.
     The weights are fitted for MiniLM, so the threshold here sits where hashing vectors put
-    confidences; what must hold is the order, and the reason naming the missing field."""
+    confidences; what must hold is the order, and the reason naming the unheld term."""
     with Memory(systems) as m:
-        r = Retriever(m, get_embedder("hash-64"))
         e = get_embedder("hash-64")
-        present = r.search("What is the request timeout of Ivrix?")
-        absent = r.search("What is the cache TTL of Ivrix?")
-        _, f_present = r.recall("What is the request timeout of Ivrix?", e.embed(["What is the request timeout of Ivrix?"])[0], 10)
-        _, f_absent = r.recall("What is the cache TTL of Ivrix?", e.embed(["What is the cache TTL of Ivrix?"])[0], 10)
-        assert f_present["name_coverage"] == f_absent["name_coverage"] == 1.0  # the subject is there both times
-        assert f_present["field_coverage"] == 1.0 and f_absent["field_coverage"] == 0.0
-        assert f_absent["field_missing"] == "cache"  # "TTL of Ivrix": no unit says TTL of Ivrix
+        r = Retriever(m, e)
+        present_q, absent_q = "What is the log retention of Ivrix?", "What is the cache TTL of Ivrix?"
+        present, absent = r.search(present_q), r.search(absent_q)
+        _, f_present = r.recall(present_q, e.embed([present_q])[0], 10)
+        _, f_absent = r.recall(absent_q, e.embed([absent_q])[0], 10)
+        # a unit about Ivrix states "log retention"; the units that state "cache TTL" are about others
+        assert f_present["subject_phrases"] > 0.0 == f_absent["subject_phrases"]
+        assert f_present["term_alignment"] == 1.0 > f_absent["term_alignment"]
         assert present.confidence > absent.confidence
         threshold = (present.confidence + absent.confidence) / 2
         r = Retriever(m, e, RetrieveConfig(confidence_threshold=threshold))
-        assert r.search("What is the request timeout of Ivrix?").found
-        refused = r.search("What is the cache TTL of Ivrix?")
-        assert not refused.found and "names ivrix and ttl also says 'cache'" in refused.reason and refused.hits
+        assert r.search(present_q).found
+        refused = r.search(absent_q)
+        assert not refused.found and "of the question's terms" in refused.reason and refused.hits
         # another system's cache TTL is no answer: the unit must also be about Ivrix
         assert r.search("What is the cache TTL of Brelova?").found
 
 
-def test_field_coverage_and_question_names():
-    from asmr.retrieve.confidence import field_coverage, question_names
+def test_term_alignment_weighs_rare_terms_and_meets_word_forms():
+    from asmr.retrieve.signals import alignment, question_terms, term_key
 
-    assert question_names("Which system raises error code ERR-9918?") == {"err 9918"}
-    assert question_names("Within what time must Yarade recover?") == {"yarade"}
-    assert question_names("Where was Grace Krilanovich's first novel published?") == {"grace krilanovich"}
-    assert question_names("What is the cache TTL of Ivrix?") == {"ttl", "ivrix"}
-    assert question_names("Who was Haymo of Faversham?", {"haymo of faversham"}) == {"haymo of faversham"}
+    assert term_key("founded") == term_key("founding") and term_key("went") == term_key("go")
+    idf = {"yarade": 5.0, "recovered": 1.0, "recover": 1.0, "escalated": 1.0}
+
+    def idf_of(tokens):
+        return [idf.get(t, 0.5) for t in tokens]
+    terms, weights = question_terms("When is a Yarade incident escalated if it does not recover?", idf_of)
+    assert "when" not in terms and term_key("yarade") in terms  # question words are no terms
     units = ["Yarade is recovered within 5 minutes or the incident is escalated.", "Brelova caches for 45 minutes."]
-    # word forms meet ("recover"/"recovered", "escalated"), and question words do not count
-    assert field_coverage("When is a Yarade incident escalated if it does not recover?", {"yarade"}, units, []) == (1.0, [])
-    # "cache" is known (another unit says it) but not of Yarade
-    cov, lacking = field_coverage("What is the cache size of Yarade?", {"yarade"}, units, [])
-    assert cov == 0.0 and lacking == ["cache"]
-    # nothing asked that any unit knows: no unit answers it; nothing asked beyond the name: no evidence
-    assert field_coverage("What is the colour of Yarade?", {"yarade"}, units, []) == (0.0, ["colour"])
-    assert field_coverage("What about Yarade?", {"yarade"}, units, []) == (1.0, [])
+    single, pair, order = alignment(terms, weights, units)
+    assert single == 1.0 and order[0] == 0
+    # the rare subject weighs most: a unit without it aligns less than one without a common word
+    without_subject, _, _ = alignment(terms, weights, ["The incident is escalated if it does not recover."])
+    without_common, _, _ = alignment(terms, weights, ["Yarade is recovered within 5 minutes."])
+    assert without_subject < without_common
+    # two units that share the question's terms between them: pair alignment sees both
+    single, pair, _ = alignment(terms, weights, ["Yarade runs on Tuesdays.", "An incident is escalated if it does "
+                                                 "not recover."])
+    assert pair == 1.0 > single
+    assert alignment([], weights[:0], units)[:2] == (0.5, 0.5)
 
 
-def test_a_title_the_question_spells_out_is_one_name():
-    from asmr.retrieve.confidence import question_names, spelled_titles
+def test_chinese_questions_have_terms_and_align():
+    from asmr.retrieve.signals import alignment, question_terms, subject_phrases
 
-    titles = {"welcome to the show", "jon l luther", "edward stafford 4th baron stafford", "cobalt lynx team"}
-    # mentions break at small words and at the period of an initial; the title holds them together
-    assert question_names("Who performed in both Welcome to the Show and the band f(x)?") == {"welcome", "show"}
-    assert question_names("Who performed in both Welcome to the Show and the band f(x)?", titles) == {"welcome to the show"}
-    assert question_names("Where is Jon L. Luther's company?", titles) == {"jon l luther"}
-    assert spelled_titles("Who was the mother of Edward Stafford, 4th Baron Stafford?", titles) == {
-        "edward stafford 4th baron stafford"}
-    # a span ends at a capital or a number: "the Cobalt Lynx team" names the team, not its page's title
-    assert spelled_titles("What is the headcount of the Cobalt Lynx team?", titles) == set()
-    assert question_names("What is the headcount of the Cobalt Lynx team?", titles) == {"cobalt lynx"}
+    def idf_of(tokens):
+        return [3.0 if "兴" in t or "吕" in t else 1.0 for t in tokens]
+    terms, weights = question_terms("吕志兴现在效力于哪个球队？", idf_of)
+    assert "吕志兴" in terms and "哪个" not in terms
+    unit = "吕志兴是香港足球运动员，现时效力香港超级联赛球队和富大埔。"
+    other = "陈伟豪是香港足球运动员，现时效力香港超级联赛球队。"
+    assert alignment(terms, weights, [unit])[0] > alignment(terms, weights, [other])[0]
+    assert subject_phrases(terms, weights, "吕志兴现在效力于哪个球队？", [other]) == 0.0
+
+
+def test_subject_phrases_needs_the_subject_and_the_asked_phrase_in_one_unit():
+    from asmr.retrieve.signals import question_terms, subject_phrases
+
+    def idf_of(tokens):
+        return [4.0 if t == "ivrix" else 1.0 for t in tokens]
+    q = "What is the cache TTL of Ivrix?"
+    terms, weights = question_terms(q, idf_of)
+    assert subject_phrases(terms, weights, q, ["Ivrix keeps its cache TTL at 5 minutes."]) > 0.0
+    assert subject_phrases(terms, weights, q, ["Ivrix keeps logs.", "Brelova has a cache TTL of 45 minutes."]) == 0.0
+    assert subject_phrases(terms, weights, "Ivrix?", ["Ivrix keeps logs."]) == 0.5  # no phrase asked
 
 
 def test_phrase_coverage_counts_the_question_s_phrases_that_one_unit_states():
-    from asmr.retrieve.confidence import phrase_coverage
+    from asmr.retrieve.signals import phrase_coverage
 
-    q = "Who finished runner-up in the 1999 World Drivers' Championship?"
-    # phrases: (finish, runner), (runner, up), ... word forms meet through the stemmer
-    assert phrase_coverage(q, ["Irvine was runner-up in the 1999 World Drivers' Championship."]) > 0.7
+    q = "Who finished runner-up in the 1999 Lindenfeld Regatta?"
+    # phrases: (finish, runner), (runner, up), ... word forms meet through the lemmatiser and stemmer
+    assert phrase_coverage(q, ["Irvine was runner-up in the 1999 Lindenfeld Regatta."]) > 0.7
     # the same words scattered over two units state no phrase of the question
-    assert phrase_coverage(q, ["Irvine was the runner-up.", "The championship of 1999 had world drivers."]) == 0.0
+    assert phrase_coverage(q, ["Irvine was the runner-up.", "The regatta of 1999 sailed from Lindenfeld."]) == 0.0
     assert phrase_coverage(q, []) == 0.0
     # a past form that no suffix makes meets its base form
     assert phrase_coverage("When did Ulment go into production?", ["Ulment went into production in 2016."]) == 0.5
@@ -392,7 +407,7 @@ OUT_OF_RANGE = {
     "k": 0, "seeds": 0, "seed_pool": 0, "rrf_k": -1, "seed_rank_scale": 0.0, "depth": 9,
     "edge_threshold": float("nan"), "decay": -0.5, "mix": (0.0, 0.0, 0.0), "recency": -0.1, "fact_boost": -0.1,
     "fact_pool": 0, "cache_size": -1, "confidence_threshold": 1.5, "confidence_weights": (1.0, 2.0),
-    "coverage_units": -1, "phrase_units": -1, "field_units": -1, "field_lexical": -1,
+    "phrase_units": -1, "alignment_units": -1, "alignment_lexical": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
     "bridge_units": -1, "graph": {"alpha": 0.6},
 }
@@ -420,5 +435,6 @@ def test_confidence_weights_must_match_the_features():
     from asmr.retrieve.confidence import FEATURES as CONFIDENCE_FEATURES
 
     assert len(RetrieveConfig().confidence_weights) == len(CONFIDENCE_FEATURES) + 1
-    with pytest.raises(ValueError, match="confidence_weights must be 6 numbers"):
-        RetrieveConfig(confidence_weights=(-6.87, 7.38, 1.04, 6.34, 3.49))
+    n = len(CONFIDENCE_FEATURES) + 1
+    with pytest.raises(ValueError, match=f"confidence_weights must be {n} numbers"):
+        RetrieveConfig(confidence_weights=(1.0,) * (n - 1))

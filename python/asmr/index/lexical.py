@@ -237,6 +237,13 @@ class LexicalIndex:
         units, scores = self._postings.top_k(ids, k, active=active)
         return np.asarray(self.rows[units], np.int64), scores
 
+    def inverse_document_frequencies(self, words: list[str]) -> np.ndarray:
+        """BM25's idf of each of ``words`` (tokens as ``tokenize`` gives) over the indexed units; a word
+        in no unit gets the largest idf there is (that of a word in none)."""
+        vocab, indptr = self._bm25.vocab_dict, self._bm25.scores["indptr"]
+        df = np.array([indptr[vocab[w] + 1] - indptr[vocab[w]] if w in vocab else 0 for w in words], np.float64)
+        return np.log1p((self.size - df + 0.5) / (df + 0.5))
+
     def rows_with_all(self, words: list[str]) -> np.ndarray:
         """Unit rows (ascending) whose text holds every one of ``words`` (tokens as ``tokenize`` gives);
         none when a word is in no unit, all of them when ``words`` is empty."""

@@ -28,12 +28,11 @@ import numpy as np
 from asmr_kernels import spread
 
 from ..graph import UnitGraph, load_or_build
-from ..text.entities import title_key
 from ..text.facts import key_facts, missing_from
 from .bridge import DocumentSubjects, bridge, document_subjects
-from .confidence import confidence, confidence_features, refusal_reason
+from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
-from .types import CONFIDENCE_FEATURES, Hit, PathStep, Result, RetrieveConfig
+from .types import Hit, PathStep, Result, RetrieveConfig
 
 
 def _day_number(iso: str) -> float:
@@ -60,7 +59,6 @@ class Retriever:
         self._cache: OrderedDict[tuple, Result] = OrderedDict()
         self._cache_lock = threading.Lock()  # servers search from many threads; recall itself needs no lock
         self._cache_generation = memory.generation
-        self._titles: set[str] | None = None
         self._subjects: tuple[dict[str, list[tuple[str, str]]], list[str]] | None = None
         self._days: np.ndarray | None = None
 
@@ -72,8 +70,9 @@ class Retriever:
         every seed at full strength; a seed's score falls with its fused rank instead."""
         return self._seeds(question, qvec, n)[:2]
 
-    def _seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """seeds(), and the BM25 ranking it fused."""
+    def _seeds(self, question: str, qvec: np.ndarray, n: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """seeds(), and the dense and BM25 rankings it fused."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
         dense_rows, _ = m.search_dense(qvec[None], depth)
@@ -83,12 +82,12 @@ class Retriever:
             for rank, row in enumerate(ranking):
                 fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (self.config.rrf_k + rank + 1)
         if not fused:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32), lex_rows
+            return np.zeros(0, np.int64), np.zeros(0, np.float32), dense_rows[0], lex_rows
         rows = np.fromiter(fused, np.int64, len(fused))
         scores = np.fromiter(fused.values(), np.float64, len(fused))
         top = np.argsort(-scores, kind="stable")[:n]
         return (rows[top], (1.0 / (1.0 + np.arange(len(top)) / self.config.seed_rank_scale)).astype(np.float32),
-                lex_rows)
+                dense_rows[0], lex_rows)
 
     def clear_cache(self) -> None:
         """Forget recent questions (benchmarks that time each method from cold)."""
@@ -129,10 +128,9 @@ class Retriever:
         """The top-k hits for a question whose vector is already known, and the confidence features
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
-        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds)
+        seed_rows, seed_scores, dense_rows, lex_rows = self._seeds(question, qvec, cfg.seeds)
         if not len(seed_rows):
-            return [], {**dict.fromkeys(CONFIDENCE_FEATURES, 0.0), "field_missing": "", "field_subject": "",
-                        "names": 0}
+            return [], no_features()
         res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
                      decay=cfg.decay, restart=1.0, edge_threshold=cfg.edge_threshold).query(0)
         is_unit = res.node < g.num_rows
@@ -170,20 +168,20 @@ class Retriever:
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity)
-        return hits, self._features(question, sim, units, lex_rows)
+        return hits, self._features(question, sim, units, dense_rows, lex_rows)
 
-    def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray) -> dict:
-        """``confidence_features``, with the memory's titles and the best BM25 units' texts."""
+    def _features(self, question: str, sim: np.ndarray, units: list, dense_rows: np.ndarray,
+                  lex_rows: np.ndarray) -> dict:
+        """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
-        if self._titles is None:
-            self._titles = {title_key(t) for t, _ in m.document_titles_and_types().values()}
         content = {u.row: u.content for u in units}
-        lexical = [int(r) for r in lex_rows[:cfg.field_lexical]]
+        lexical = [int(r) for r in lex_rows[:cfg.alignment_lexical]]
         missing = [r for r in lexical if r not in content]
         if missing:
             content.update((u.row, u.content) for u in m.units_at_rows(missing))
-        return confidence_features(question, self._titles, sim, units, [content[r] for r in lexical if r in content],
-                                   cfg)
+        return confidence_features(question, sim, [u.content for u in units],
+                                   [content[r] for r in lexical if r in content], dense_rows, lex_rows,
+                                   m.inverse_document_frequencies, cfg)
 
     def _document_subjects(self) -> DocumentSubjects:
         if self._subjects is None:  # once per snapshot

@@ -98,10 +98,9 @@ class RetrieveConfig:
     confidence_threshold: float = DEFAULT_THRESHOLD  # below it the result is "not found"
     # Logistic weights (a bias, then one for each of CONFIDENCE_FEATURES), from confidence_model.json
     confidence_weights: tuple[float, ...] = DEFAULT_WEIGHTS
-    coverage_units: int = 10  # recalled units searched for the question's names
     phrase_units: int = 5  # best recalled units searched for the question's phrases (phrase_coverage)
-    field_units: int = 5  # best recalled units, and
-    field_lexical: int = 3  # best BM25 units, searched for a unit that says what the question asks about its names
+    alignment_units: int = 5  # best recalled units, and
+    alignment_lexical: int = 3  # best BM25 units, read against the question (term and pair alignment, answer kind)
     conflict_similarity: float = 0.85  # recalled units this alike, with different dates, conflict
     # Bridging: the documents that the best hits name (and the question does not) are searched for the
     # question's other half; each of those hits adds its best such units, scored bridge_decay times its own.
@@ -132,7 +131,7 @@ _RULES = {
     "seed_rank_scale": _number(0, above=True), "depth": _count(0, MAX_DEPTH), "edge_threshold": _number(),
     "decay": _number(0), "mix": _mix, "recency": _number(0), "fact_boost": _number(0), "fact_pool": _count(1),
     "cache_size": _count(0), "confidence_threshold": _number(0, 1), "confidence_weights": _weights,
-    "coverage_units": _count(0), "phrase_units": _count(0), "field_units": _count(0), "field_lexical": _count(0),
+    "phrase_units": _count(0), "alignment_units": _count(0), "alignment_lexical": _count(0),
     "conflict_similarity": _number(), "bridge_from": _count(0), "bridge_hits": _count(0),
     "bridge_decay": _number(0), "bridge_units": _count(0), "graph": _graph,
 }

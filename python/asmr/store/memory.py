@@ -311,6 +311,13 @@ class Memory:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         return self.lexical.search(query, k)
 
+    def inverse_document_frequencies(self, words: list[str]) -> np.ndarray:
+        """The lexical index's idf of each of ``words`` (``LexicalIndex.inverse_document_frequencies``)."""
+        self.load_indexes()
+        if self.lexical is None:
+            return np.zeros(len(words), np.float64)
+        return self.lexical.inverse_document_frequencies(words)
+
 
 def stored_model(directory: str | os.PathLike) -> tuple[str | None, int | None]:
     """(embedding model, dim) recorded by the memory in ``directory``, else (None, None)."""

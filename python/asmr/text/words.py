@@ -9,8 +9,9 @@ Stemmers and stop lists: a fitted model's features depend on the exact variant i
 with, so each variant that a fitted model or a measured behaviour reads is kept here by name,
 and changing one means refitting its model (the script named beside it):
 
-- ``suffix_stem`` / ``STEM_SUFFIXES`` / ``QUESTION_STOP_WORDS``: recall's confidence
-  (``retrieve/confidence_model.json``, ``bench/calibrate_confidence.py``);
+- ``QUESTION_STOP_WORDS``: recall's confidence (``retrieve/confidence_model.json``,
+  ``bench/calibrate_confidence.py``), whose English terms are lemmatised and stemmed by libraries
+  (``retrieve.signals.term_key``);
 - ``light_stem`` / ``CLAIM_STOP_WORDS``: the support check (``verify/support_model.json``,
   ``bench/calibrate_support.py``);
 - ``plural_stem`` / ``content_words``: the extractive generator and the redundancy block.
@@ -68,51 +69,13 @@ def claim_words(text: str) -> list[str]:
 
 # ---- recall's confidence --------------------------------------------------------------------------
 
-# Words that ask rather than say what is asked for; left out of field and phrase coverage.
+# Words that ask rather than say what is asked for: no terms of a question for the confidence's signals.
 QUESTION_STOP_WORDS = frozenset("""
 a an the of in on at to for from by with about into over under and or but not no nor is are was were be been being am
 do does did done doing have has had having what which who whom whose when where why how that this these those it its
 there their they them he she his her him i we you your our my me us can could should would will shall may might must
 than then as if so such also any all each every some many much more most other same only very just
 within without before after during between through across""".split())
-
-STEM_SUFFIXES = ("", "s", "e", "es", "ed", "ing")  # what suffix_stem strips
-
-
-@lru_cache(maxsize=1 << 16)
-def suffix_stem(word: str) -> str:
-    """A crude suffix stripper, enough for "escalated" to meet "escalate" and "owns" to meet "owned"."""
-    n = len(word)
-    if n > 5 and word.endswith("ing"):
-        return word[:-3]
-    if n > 4 and word.endswith(("ed", "es")):
-        return word[:-2]
-    if n > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    if n > 4 and word.endswith("e"):
-        return word[:-1]
-    return word
-
-
-# Past forms that suffix stripping cannot reach, to their base form ("went" is "go"). Not in
-# suffix_stem: field coverage looks for the suffixed forms of a question's stems in units, and no
-# suffix of "go" reaches "went".
-_IRREGULAR_PAST = dict(pair.split(":") for pair in """
-went:go gone:go began:begin begun:begin wrote:write written:write built:build made:make led:lead held:hold
-took:take taken:take gave:give given:give won:win left:leave found:find became:become came:come sold:sell
-told:tell brought:bring bought:buy thought:think kept:keep met:meet paid:pay said:say sent:send spent:spend
-stood:stand grew:grow grown:grow knew:know known:know rose:rise risen:rise fell:fall fallen:fall chose:choose
-chosen:choose drove:drive driven:drive flew:fly flown:fly spoke:speak spoken:speak broke:break broken:break
-shot:shoot sang:sing sung:sing taught:teach caught:catch fought:fight sought:seek struck:strike drew:draw
-drawn:draw wore:wear worn:wear born:bear borne:bear ran:run saw:see seen:see lost:lose felt:feel heard:hear
-meant:mean sat:sit ate:eat eaten:eat hid:hide hidden:hide rode:ride ridden:ride threw:throw thrown:throw
-""".split())
-
-
-def base_form(word: str) -> str:
-    """An irregular past form as its base ("went" -> "go"); any other word as it is."""
-    return _IRREGULAR_PAST.get(word, word)
-
 
 # ---- the support check ----------------------------------------------------------------------------
 

@@ -1,0 +1,209 @@
+"""What recall reads off a question and the units it recalled, for the confidence.
+
+Each signal asks whether the memory *states* the answer, by reading the best units against the
+question, never how a corpus was put together (titles and file names play no part):
+
+- ``term_alignment``: how much of the question one unit says, each content term weighed by its
+  idf in the memory (a name the memory never mentions weighs most, a word every unit has least);
+- ``pair_alignment``: the same for the best two units together, since a two-hop question's
+  terms are split between the unit that names the bridge and the unit that answers;
+- ``answer_kind``: the kind of span the question asks for (a number, a date, a name) and whether
+  one of the best aligned units holds such a span beyond what the question gives;
+- ``ranker_agreement``: how much the dense and the BM25 rankings agree on their best units.
+
+English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "founded" meets
+"founding" and "went" meets "go"; Chinese questions are cut into words by jieba, and a word is
+held by a unit that contains it. The question words that ask rather than say (``QUESTION_STOP_WORDS``
+and their Chinese counterparts) are no terms.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from itertools import combinations
+
+import numpy as np
+
+from ..text.cjk import CJK_CHAR
+from ..text.entities import mentions
+from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize
+
+# Chinese words that ask, or that say nothing on their own: no terms of a question.
+CJK_QUESTION_WORDS = frozenset("""
+什么 哪 哪个 哪些 哪里 哪儿 哪位 哪一 哪年 哪一年 哪种 哪家 哪所 哪部 哪座 谁 多少 几 是 的 了 吗 呢 如何 怎么 怎样 为什么
+为何 何时 何地 何 什么时候 什么样 有 在 和 与 及 被 于 为 对 从 以 之 其 该 这 那 这个 那个 一个 哪一个 所 也 都 又 还 会 能
+可以 曾 曾经 主要 分别 叫 叫做 称为 名为 是否 有没有 多 之一 一 个 位 中 上 下 时 后 前 年 月 日
+""".split())
+
+_PAIR_UNITS = 5  # the best units whose pairs pair_alignment tries
+_KIND_UNITS = 3  # the best aligned units answer_kind looks in
+_AGREEMENT_DEPTH = 10  # the best units of each ranking ranker_agreement compares
+
+
+@lru_cache(maxsize=1 << 16)
+def term_key(word: str) -> str:
+    """A lower-cased English word's lemma, stemmed: the form two wordings of one term share."""
+    import simplemma  # loaded on first use: its tables are large
+    return _stemmer().stemWord(simplemma.lemmatize(word, lang="en"))
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=1 << 12)
+def _unit_keys(text: str) -> frozenset[str]:
+    return frozenset(term_key(w) for w in tokenize(CJK_CHAR.sub(" ", text)) if not CJK_CHAR.match(w))
+
+
+def _cjk_words(question: str) -> list[str]:
+    """The content words of a question's CJK text (jieba's cut, question words and single characters out)."""
+    import jieba  # its dictionary loads on first use (about a second, cached on disk after)
+    jieba.setLogLevel(60)
+    return [w for w in jieba.lcut(question) if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w)
+            and w not in CJK_QUESTION_WORDS]
+
+
+def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
+    """The question's content terms and their idf weights. ``idf_of(tokens)`` gives the memory's idf of
+    index tokens (``Memory.inverse_document_frequencies``); a CJK word weighs as its rarest bigram."""
+    keys: dict[str, list[str]] = {}  # term -> the index tokens it weighs as
+    latin = CJK_CHAR.sub(" ", question)
+    for w in tokenize(latin):
+        if w not in QUESTION_STOP_WORDS:
+            keys.setdefault(term_key(w), []).append(w)
+    if CJK_CHAR.search(question):
+        for w in _cjk_words(question):
+            keys.setdefault(w, cjk_bigrams([w]))
+    if not keys:
+        return [], np.zeros(0)
+    tokens = sorted({t for ts in keys.values() for t in ts})
+    idf = dict(zip(tokens, idf_of(tokens)))
+    terms = list(keys)
+    return terms, np.array([max(idf[t] for t in keys[k]) for k in terms], np.float64)
+
+
+def held(terms: list[str], text: str) -> np.ndarray:
+    """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, a CJK word as a substring."""
+    keys = _unit_keys(text)
+    return np.array([(t in text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
+
+
+def alignment(terms: list[str], weights: np.ndarray, texts: list[str]) -> tuple[float, float, list[int]]:
+    """(term_alignment, pair_alignment, the texts in order of their own alignment, best first).
+
+    A question without content terms is neither aligned nor not: 0.5, 0.5."""
+    if not terms or not texts or weights.sum() <= 0:
+        return 0.5, 0.5, list(range(len(texts)))
+    total = float(weights.sum())
+    masks = [held(terms, t) for t in texts]
+    single = np.array([weights[m].sum() / total for m in masks])
+    order = [int(i) for i in np.argsort(-single, kind="stable")]
+    pair = float(single.max())
+    for i, j in combinations(range(min(_PAIR_UNITS, len(masks))), 2):
+        pair = max(pair, float(weights[masks[i] | masks[j]].sum() / total))
+    return float(single.max()), pair, order
+
+
+_NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twenty|thirty|forty|fifty|" \
+                r"hundred|thousand|million|billion)"
+_MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+# What a question asks for, by its question words; the first that matches decides.
+_ASKS = (
+    ("number", re.compile(r"\bhow (?:many|much|old|long|far|tall|big|large|high|often)\b|\bwhat (?:number|percentage|"
+                          r"percent|amount|age|size|population)\b|多少|几[个年岁次名位天月条种项人]|多大|多长|多久|多高|多远|多重",
+                          re.IGNORECASE)),
+    ("date", re.compile(r"\bwhen\b|\b(?:what|which|in what) (?:year|date|day|month|decade|century|time)\b|何时|什么时候|"
+                        r"哪一?年|哪个年代|几月|几号|哪一天|什么时间|何年", re.IGNORECASE)),
+    ("name", re.compile(r"\b(?:who|whom|whose|where)\b|\b(?:what|which) (?:city|country|state|town|place|county|"
+                        r"region|company|person|team|university|band|club)\b", re.IGNORECASE)),
+)
+_SPANS = {
+    "number": re.compile(rf"\d|\b{_NUMBER_WORDS}\b|[零一二三四五六七八九十百千万亿两]", re.IGNORECASE),
+    "date": re.compile(rf"\b\d{{3,4}}s?\b|\b{_MONTHS}\b|\bcentury\b|\d+\s*[年月日]|[〇零一二三四五六七八九十]+[年月日]",
+                       re.IGNORECASE),
+}
+
+
+def asked_kind(question: str) -> str | None:
+    """What the question asks for: "number", "date", "name" or None (another kind, or none we read)."""
+    for kind, pattern in _ASKS:
+        if pattern.search(question):
+            return kind
+    return None
+
+
+def holds_kind(kind: str, text: str, question: str) -> bool:
+    """Whether ``text`` holds a span of ``kind`` that the question does not give already."""
+    if kind == "name":
+        return bool(mentions(text) - mentions(question))
+    given = {m.group(0).lower() for m in _SPANS[kind].finditer(question)}
+    return any(m.group(0).lower() not in given for m in _SPANS[kind].finditer(text))
+
+
+def answer_kind(question: str, texts: list[str], order: list[int]) -> float:
+    """1 when one of the best aligned ``texts`` (``order`` from ``alignment``) holds a span of the kind the
+    question asks for, 0 when none does, 0.5 when the kind is unknown or cannot be read (a name in CJK text,
+    which has no capitals)."""
+    kind = asked_kind(question)
+    if kind is None or (kind == "name" and CJK_CHAR.search(question)):
+        return 0.5
+    return float(any(holds_kind(kind, texts[i], question) for i in order[:_KIND_UNITS]))
+
+
+def ranker_agreement(dense_rows, lexical_rows) -> float:
+    """The share of the dense ranking's best units that BM25 also ranks among its best (0 when either is empty)."""
+    dense = [int(r) for r in dense_rows[:_AGREEMENT_DEPTH] if r >= 0]
+    lexical = {int(r) for r in lexical_rows[:_AGREEMENT_DEPTH]}
+    return len(lexical.intersection(dense)) / len(dense) if dense and lexical else 0.0
+
+
+def _phrase_word(word: str) -> str:
+    return word if CJK_CHAR.match(word) else term_key(word)
+
+
+def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
+    """The share of the question's phrases (runs of ``n`` words as ``term_key`` gives them, CJK text as
+    its bigrams, not all question words) that one of ``texts`` states: a unit that answers a question
+    mostly says it in the question's words, a memory without the answer holds the parts of a phrase in
+    different units or not at all. 0.5 for a question too short to have one."""
+    words = [_phrase_word(w) for w in tokenize(question)]
+    asked = {g for g in zip(*(words[i:] for i in range(n)))
+             if not set(g) <= QUESTION_STOP_WORDS | CJK_QUESTION_WORDS}
+    if not asked:
+        return 0.5
+    vocab = set(words)
+    stated = set()
+    for text in texts:  # a word the question lacks breaks every phrase it is in: it need not be kept
+        found = [s if (s := _phrase_word(w)) in vocab else None for w in tokenize(text)]
+        stated.update(g for g in zip(*(found[i:] for i in range(n))) if g in asked)
+    return len(stated) / len(asked)
+
+
+def _content_sequence(text: str) -> list[str]:
+    """``text``'s words as ``term_key`` gives them (CJK as bigrams), question words left out."""
+    return [k for w in tokenize(text) if (k := _phrase_word(w)) not in QUESTION_STOP_WORDS
+            and w not in QUESTION_STOP_WORDS and k not in CJK_QUESTION_WORDS]
+
+
+def subject_phrases(terms: list[str], weights: np.ndarray, question: str, texts: list[str]) -> float:
+    """Whether a unit that names the question's subject also says what the question asks about it.
+
+    The subject is the question's rarest term (the largest idf); the asked-about phrases are the pairs
+    of neighbouring content words of the question. Among ``texts`` that hold the subject, the best
+    share of those pairs that the text states as neighbours too; 0 when no text holds the subject,
+    0.5 when the question has no pair."""
+    words = _content_sequence(question)
+    asked = set(zip(words, words[1:]))
+    if not asked or not terms or not texts:
+        return 0.5
+    subject = terms[int(np.argmax(weights))]
+    best = 0.0
+    for text in texts:
+        if not held([subject], text)[0]:
+            continue
+        seq = _content_sequence(text)
+        best = max(best, len(asked & set(zip(seq, seq[1:]))) / len(asked))
+    return best
