@@ -21,14 +21,23 @@ def add_eval(sub) -> None:
                                      "Recall@2, Recall@5 over gold documents and P50/P95 latency. The settings "
                                      "are the shipped defaults unless flags say otherwise; never refitted.")
     pe.add_argument("--corpus", required=True, type=Path, help='JSONL of {"pid"|"id", "title", "text"}')
-    pe.add_argument("--queries", required=True, type=Path, help='JSONL of {"qid", "question", "gold_pids"}')
+    pe.add_argument("--queries", required=True, type=Path,
+                    help='JSONL of {"qid", "question", "gold_pids", "answers"?, "answerable"?, "category"?}; '
+                         'gold_pids [] or "answerable": false is a question without an answer (scored for '
+                         "refusal, left out of recall); with category, recall is also reported per category")
     memory_arg(pe)
     pe.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
     pe.add_argument("--methods", default=",".join(("bm25", "dense", "hybrid", "ppr", "asmr")),
                     help="comma-separated subset of bm25,dense,hybrid,ppr,asmr")
     pe.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
-                    help="also remove the gold documents of this share of the questions (in a second memory) "
-                         "and report refusal precision, recall and false-refusal rate")
+                    help="also make this share of the answerable questions unanswerable (--unanswerable-mode) "
+                         "and report refusal precision, recall, false-refusal rate and ROC AUC of dense, "
+                         "hybrid and asmr (questions without an answer in --queries are reported without it)")
+    pe.add_argument("--unanswerable-mode", choices=("removed", "sentence", "swap", "all"), default=None,
+                    help="removed: their gold passages left out of a second memory (default); sentence: the "
+                         "sentences of their gold passages that state an answer cut out (a second memory); "
+                         "swap: the name of a gold passage in the question replaced by another passage's "
+                         "title (same memory); all: each, reported apart (refusal = removed's)")
     pe.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     retrieve_args(pe)
     pe.add_argument("--json", action="store_true", help="print one JSON object")
@@ -73,9 +82,16 @@ def add_eval(sub) -> None:
     src = pa.add_mutually_exclusive_group(required=True)
     src.add_argument("--synth", type=Path, metavar="DIR", help="output of asmr eval synth")
     src.add_argument("--corpus", type=Path, help='JSONL of {"pid"|"id", "title", "text"} (with --queries)')
-    pa.add_argument("--queries", type=Path, help='JSONL of {"qid", "question", "answers", "gold_pids"}')
+    pa.add_argument("--queries", type=Path,
+                    help='JSONL of {"qid", "question", "answers", "gold_pids", "answerable"?}; gold_pids [] or '
+                         '"answerable": false is a question without an answer (the right answer is a refusal)')
     pa.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
-                    help="with --corpus: remove the gold passages of this share of the questions")
+                    help="with --corpus: make this share of the answerable questions unanswerable "
+                         "(--unanswerable-mode)")
+    pa.add_argument("--unanswerable-mode", choices=("removed", "sentence", "swap"), default=None,
+                    help="removed: their gold passages left out of the memory (default); sentence: the sentences "
+                         "of their gold passages that state an answer cut out; swap: the name of a gold passage "
+                         "in the question replaced by another passage's title")
     pa.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     memory_arg(pa)
     pa.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
@@ -97,8 +113,9 @@ def _check_answers_data(parser, args) -> None:
     """Flags that only --corpus reads are an error with --synth, not silently dropped."""
     if args.synth is None:
         return
-    if args.unanswerable is not None:
-        parser.error("--unanswerable: only with --corpus/--queries; --synth DIR brings its own unanswerable "
+    if args.unanswerable is not None or args.unanswerable_mode is not None:
+        flag = "--unanswerable" if args.unanswerable is not None else "--unanswerable-mode"
+        parser.error(f"{flag}: only with --corpus/--queries; --synth DIR brings its own unanswerable "
                      "questions (the fields asmr eval synth leaves out)")
     if args.queries is not None:
         parser.error("--queries: only with --corpus; --synth DIR reads DIR/queries.jsonl")
@@ -106,8 +123,8 @@ def _check_answers_data(parser, args) -> None:
 
 def cmd_eval_retrieval(args) -> int:
     from ..embed import get_embedder
-    from ..eval.retrieval import (METHODS, evaluate, load_queries, refusal_features, refusal_report,
-                                 split_unanswerable)
+    from ..eval.retrieval import BASELINES, METHODS, evaluate, load_queries, refusal_by_method, refusal_features
+    from ..eval.unanswerable import make
     from ..store import Memory, Writer
     from ..units.read import iter_jsonl
 
@@ -119,8 +136,9 @@ def cmd_eval_retrieval(args) -> int:
             raise ValueError(f"--methods {args.methods!r}: unknown {unknown or 'none given'}; "
                              f"choose from {','.join(METHODS)}")
         queries = load_queries(args.queries)
-        if args.unanswerable is not None:
-            unanswerable, removed = split_unanswerable(queries, args.unanswerable, args.seed)
+        modes = _unanswerable_modes(args)
+        docs = list(iter_jsonl(args.corpus)) if set(modes) - {"removed"} else []
+        built = {mode: make(mode, queries, docs, args.unanswerable, args.seed) for mode in modes}
     except (ValueError, OSError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
@@ -129,29 +147,80 @@ def cmd_eval_retrieval(args) -> int:
     with Memory(memory) as m:
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
-    if args.unanswerable is not None:
-        reduced = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}")
-        with Writer(reduced, embedder=args.embedder, progress=False) as w:
-            w.ingest((d for d in iter_jsonl(args.corpus) if d.doc_id not in removed), kb="eval")
-        with Memory(reduced) as m:
-            rows = refusal_features(m, get_embedder(m.embed_model), queries, config)
-        report["refusal"] = refusal_report(rows, unanswerable)
-        report["params"]["unanswerable"] = {"fraction": args.unanswerable, "seed": args.seed,
-                                            "memory": str(reduced)}
+    natural = {q.qid for q in queries if not q.answerable}
+
+    def rows_over(directory, asked):
+        with Memory(directory) as m:
+            return refusal_features(m, get_embedder(m.embed_model), list(asked), config, baselines=BASELINES)
+
+    primary = None  # (rows, unanswerable qids) of report["refusal"]: the first mode, or the natural ones alone
+    if modes:
+        report["refusal_modes"], report["params"]["unanswerable"] = {}, {
+            "fraction": args.unanswerable, "seed": args.seed, "mode": args.unanswerable_mode, "modes": {}}
+        for mode, made in built.items():
+            where = memory
+            if made.changes_memory:  # beside the main memory, reused when present
+                where = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}" if mode == "removed" else
+                             f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}")
+                with Writer(where, embedder=args.embedder, progress=False) as w:
+                    w.ingest(made.documents(iter_jsonl(args.corpus)), kb="eval")
+            rows = rows_over(where, made.queries)
+            report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
+                                                              set(made.qids))
+            report["params"]["unanswerable"]["modes"][mode] = {"memory": str(where), "questions": len(made.qids)}
+            if primary is None:
+                primary = rows, natural | made.qids
+                report["params"]["unanswerable"]["memory"] = str(where)
+        if natural:
+            report["refusal_modes"]["natural"] = refusal_by_method(
+                [r for r in primary[0] if r["qid"] not in primary[1] - natural], natural)
+    elif natural:
+        primary = rows_over(memory, queries), natural
+    if primary is not None:
+        report["refusal_by_method"] = refusal_by_method(*primary)
+        report["refusal"] = report["refusal_by_method"]["asmr"]
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK
-    print(f"{len(queries)} questions, memory {memory}, embedder {report['params']['embedder']}")
+    print(f"{len(queries)} questions ({report['params']['answerable']} answerable), memory {memory}, "
+          f"embedder {report['params']['embedder']}")
     print(f"{'method':8} {'R@2':>6} {'R@5':>6} {'P50 ms':>8} {'P95 ms':>8}")
     for name, r in report["methods"].items():
-        print(f"{name:8} {r['recall@2']:6.3f} {r['recall@5']:6.3f} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
+        print(f"{name:8} {_num(r['recall@2'])} {_num(r['recall@5'])} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
+    for category, by_method in report.get("by_category", {}).items():
+        print(f"category {category}: " + ", ".join(f"{name} R@2 {_num(r['recall@2'], 0)} R@5 {_num(r['recall@5'], 0)}"
+                                                   for name, r in by_method.items()))
     if "refusal" in report:
         r = report["refusal"]
-        print(f"refusal on {r['unanswerable']} unanswerable / {r['answerable']} answerable questions: "
-              f"precision {r['precision']:.3f}, recall {r['recall']:.3f}, "
-              f"false-refusal rate {r['false_refusal_rate']:.3f}")
+        print(f"refusal on {r['unanswerable']} unanswerable / {r['answerable']} answerable questions:")
+        _print_refusal(report["refusal_by_method"])
+        for mode, by_method in report.get("refusal_modes", {}).items():
+            print(f"refusal, unanswerable by {mode} ({by_method['asmr']['unanswerable']} questions):")
+            _print_refusal(by_method)
     print("params: " + json.dumps(report["params"]["retrieve"]))
     return EXIT_OK
+
+
+def _num(value: float | None, width: int = 6) -> str:
+    """A rate for the plain-text tables; "-" where there is none (no question to average)."""
+    return f"{'-':>{width}}" if value is None else f"{value:{width}.3f}"
+
+
+def _print_refusal(by_method: dict) -> None:
+    for name, r in by_method.items():
+        print(f"  {name:8} precision {r['precision']:.3f}, recall {r['recall']:.3f}, "
+              f"false-refusal rate {r['false_refusal_rate']:.3f}, ROC AUC {_num(r.get('roc_auc'), 0)}")
+
+
+def _unanswerable_modes(args) -> tuple[str, ...]:
+    """The constructions --unanswerable/--unanswerable-mode ask for; () without --unanswerable."""
+    from ..eval.unanswerable import MODES
+    if args.unanswerable is None:
+        if args.unanswerable_mode is not None:
+            raise ValueError(f"--unanswerable-mode {args.unanswerable_mode}: needs --unanswerable FRACTION")
+        return ()
+    mode = args.unanswerable_mode or "removed"
+    return MODES if mode == "all" else (mode,)
 
 
 def cmd_eval_verifier(args) -> int:
