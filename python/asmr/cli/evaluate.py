@@ -201,6 +201,11 @@ def cmd_eval_retrieval(args) -> int:
     return EXIT_OK
 
 
+# Column heads that stay apart in 14 characters.
+_SHORT = {"answerable_accuracy": "acc answerable", "unanswerable_accuracy": "acc unanswer.",
+          "hallucination_answerable": "halluc answer.", "hallucination_unanswerable": "halluc unanswer"}
+
+
 def _num(value: float | None, width: int = 6) -> str:
     """A rate for the plain-text tables; "-" where there is none (no question to average)."""
     return f"{'-':>{width}}" if value is None else f"{value:{width}.3f}"
@@ -278,7 +283,7 @@ def cmd_eval_answers(args) -> int:
     from tqdm import tqdm
 
     from ..embed import get_embedder
-    from ..eval.answers import METHODS, AnswerEval, queries_from_corpus, queries_from_synth, write_report
+    from ..eval.answers import METHODS, AnswerEval, answer_queries, queries_from_synth, write_report
     from ..generate import GeneratorError, get_generator
     from ..store import Memory
     from ..store.schema import DB_FILE, never_committed
@@ -307,15 +312,26 @@ def cmd_eval_answers(args) -> int:
     else:
         if args.queries is None:
             return fail("--corpus needs --queries", EXIT_BAD_INPUT)
-        from ..eval.retrieval import load_queries, split_unanswerable
+        from ..eval.retrieval import load_queries
+        from ..eval.unanswerable import make
         from ..units.read import iter_jsonl
-        drop: set[str] = set()
-        if args.unanswerable is not None:
-            unanswerable, drop = split_unanswerable(load_queries(args.queries), args.unanswerable, args.seed)
-        memory_dir = memory_dir or Path(f"{args.corpus}.answers-memory")
-        ingest(memory_dir, [d for d in iter_jsonl(args.corpus) if d.doc_id not in drop],
+        try:
+            asked = load_queries(args.queries)
+            modes = _unanswerable_modes(args)
+            made = (make(modes[0], asked, list(iter_jsonl(args.corpus)) if modes[0] != "removed" else [],
+                         args.unanswerable, args.seed) if modes else None)
+            if made is not None:
+                asked, unanswerable = list(made.queries), set(made.qids)
+            queries = answer_queries(asked, unanswerable, args.queries)
+        except (ValueError, OSError) as exc:
+            return fail(str(exc), EXIT_BAD_INPUT)
+        # A memory of its own for each construction: one built without some passages, or with some
+        # sentences cut, must not be reused for another.
+        memory_dir = memory_dir or Path(f"{args.corpus}.answers-memory" + (
+            f"-{made.mode}-{args.unanswerable}-{args.seed}" if made is not None and made.changes_memory else ""))
+        docs = iter_jsonl(args.corpus)
+        ingest(memory_dir, list(made.documents(docs) if made is not None else docs),
                embedder=args.embedder, progress=not args.no_progress)
-        queries = queries_from_corpus(args.queries, unanswerable)
     if args.limit:
         queries = queries[:args.limit]
     with Memory(memory_dir) as m:
@@ -347,11 +363,14 @@ def cmd_eval_answers(args) -> int:
     if args.json:
         print(json.dumps(slim, indent=2))
     else:
-        from ..eval.answers import METRICS
-        print(f"{report['questions']} questions, generator {report['generator']}")
-        print(f"{'method':<26}" + "".join(f"{k[:14]:>15}" for k in METRICS))
-        for name, row in report["methods"].items():
-            print(f"{name:<26}" + "".join(f"{row[k]:>15.3f}" for k in METRICS))
+        from ..eval.answers import METRICS, SPLIT_METRICS
+        first = next(iter(report["methods"].values()))
+        print(f"{report['questions']} questions ({first['answerable']} answerable, {first['unanswerable']} "
+              f"unanswerable), generator {report['generator']}")
+        for columns in (METRICS, SPLIT_METRICS):
+            print(f"{'method':<26}" + "".join(f"{_SHORT.get(k, k)[:14]:>15}" for k in columns))
+            for name, row in report["methods"].items():
+                print(f"{name:<26}" + "".join(_num(row[k], 15) for k in columns))
         if args.out:
             print(f"report: {args.out / 'report.md'}")
     return EXIT_OK
