@@ -283,3 +283,18 @@ def test_eval_answers_builds_the_mode_it_is_asked_for(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["methods"]["dense_rag"]["unanswerable"] == 2 + 2
     assert (tmp_path / "corpus.jsonl.answers-memory-sentence-0.5-0").is_dir()
+
+
+def test_sentence_mode_never_empties_a_passage(tmp_path):
+    c, q = write(tmp_path, corpus=[{"pid": "zed", "title": "Zed", "text": "Zed is tall."}],
+                 queries=[{"qid": "z", "question": "How is Zed?", "answers": ["tall"], "gold_pids": ["zed"]}])
+    with pytest.raises(ValueError, match="sentence"):  # cutting would remove the passage, not keep it
+        make("sentence", load_queries(q), list(iter_jsonl(c)), 0.5)
+
+
+def test_swap_mode_finds_names_in_unspaced_chinese(tmp_path):
+    c, q = write(tmp_path, corpus=[{"pid": "li", "title": "李明（作家）", "text": "李明在北京工作。"},
+                                   {"pid": "wang", "title": "王芳", "text": "王芳是一名医生。"}],
+                 queries=[{"qid": "1", "question": "李明在哪里工作？", "answers": ["北京"], "gold_pids": ["li"]}])
+    made = make("swap", load_queries(q), list(iter_jsonl(c)), 0.5)
+    assert made.qids == {"1"} and made.queries[0].question == "王芳在哪里工作？"

@@ -18,8 +18,11 @@ def add_eval(sub) -> None:
     pe = esub.add_parser("retrieval", help="Recall@2/@5 and latency of bm25, dense, hybrid, ppr and asmr",
                          description="Ingests the corpus (or reuses a memory that already holds it; unchanged "
                                      "documents are skipped), runs every question with each method and reports "
-                                     "Recall@2, Recall@5 over gold documents and P50/P95 latency. The settings "
-                                     "are the shipped defaults unless flags say otherwise; never refitted.")
+                                     "Recall@2, Recall@5 over gold documents (answerable questions only) and "
+                                     "P50/P95 latency. Where questions have no answer (in --queries, or made by "
+                                     "--unanswerable), it reports refusal of dense, hybrid and asmr: precision, "
+                                     "recall, false-refusal rate and ROC AUC. The settings are the shipped "
+                                     "defaults unless flags say otherwise; never refitted.")
     pe.add_argument("--corpus", required=True, type=Path, help='JSONL of {"pid"|"id", "title", "text"}')
     pe.add_argument("--queries", required=True, type=Path,
                     help='JSONL of {"qid", "question", "gold_pids", "answers"?, "answerable"?, "category"?}; '
@@ -76,8 +79,9 @@ def add_eval(sub) -> None:
     pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
                          description="Answers every question with each method and the same generator and "
                                      "reports memory accuracy, hallucination rate, refusal rates, citation "
-                                     "precision and recall, key-fact recall and latency (definitions in the "
-                                     "report). Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
+                                     "precision and recall, key-fact recall and latency, answerable and "
+                                     "unanswerable questions apart, and the conflict rate (definitions in the "
+                                     "report). Dense and hybrid RAG refuse below their similarity threshold. Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
                                      "or --corpus/--queries in the format of ../shared/data.")
     src = pa.add_mutually_exclusive_group(required=True)
     src.add_argument("--synth", type=Path, metavar="DIR", help="output of asmr eval synth")

@@ -134,6 +134,12 @@ def _joins(a: str, b: str) -> bool:
 
 def _occurs(form: str, text: str) -> bool:
     """``form`` occurs in ``text`` as whole words and numbers (both normalised)."""
+    return find_whole(form, text) >= 0
+
+
+def find_whole(form: str, text: str) -> int:
+    """Where ``form`` first occurs in ``text`` as whole words and numbers (CJK text: anywhere); -1
+    if it does not. Case and spacing count: normalise both first to ignore them."""
     start = text.find(form)
     while start >= 0:
         end = start + len(form)
@@ -143,9 +149,9 @@ def _occurs(form: str, text: str) -> bool:
         number_before = form[0].isdigit() and before in ".," and text[start - 2:start - 1].isdigit()
         number_after = form[-1].isdigit() and after in ".," and text[end + 1:end + 2].isdigit()
         if not (_joins(before, form[0]) or _joins(form[-1], after) or number_before or number_after):
-            return True
+            return start
         start = text.find(form, start + 1)
-    return False
+    return -1
 
 
 def states(text: str, forms: Sequence[str]) -> bool:

@@ -10,7 +10,8 @@ builds each and reports them apart (``MODES``):
   sentences stay word for word, so the entity and its other facts are still in memory. Only
   questions whose answer is found that way are chosen: a gold passage states it, and no other
   passage of the corpus does (else the memory would still hold it); a yes/no answer is stated by
-  no sentence, so such questions are not chosen.
+  no sentence, and a passage with nothing left but its answer would be removed, not kept, so
+  such questions are not chosen.
 - ``swap``: the memory is unchanged; the question's name of one of its gold passages (the
   passage's title, without a trailing "(...)" qualifier) is replaced by the title of another
   passage of the corpus that is not gold for it and does not state the accepted answer. The
@@ -30,12 +31,12 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..text.sentences import sentence_ends
-from .answers import states
+from .answers import find_whole, states
 from .retrieval import Query, split_unanswerable
 
 MODES = ("removed", "sentence", "swap")
 _YES_NO = {"yes", "no"}
-_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # "Mercury (planet)": the name is "Mercury"
+_QUALIFIER = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")  # "Mercury (planet)": the name is "Mercury"
 
 
 @dataclass(frozen=True)
@@ -112,24 +113,31 @@ def _sentence(queries: list[Query], docs: list, fraction: float, seed: int) -> U
         return any(doc not in q.gold and any(f in low for f in forms) and states(text[doc], q.answers)
                    for doc, low in lowered.items())
 
+    def cuts(q: Query, texts: dict[str, str]) -> dict[str, str] | None:
+        """The gold passages of ``q`` without its answering sentences; None if one would be left empty."""
+        out = {d: c for d in q.gold if d in texts and (c := cut_sentences(texts[d], q.answers)) is not None}
+        return None if any(not c for c in out.values()) else out
+
     eligible = [q for q in queries if q.answerable and q.answers and {a.strip().lower() for a in q.answers} - _YES_NO
-                and any(d in text and cut_sentences(text[d], q.answers) is not None for d in q.gold)
-                and not stated_elsewhere(q)]
+                and cuts(q, text) and not stated_elsewhere(q)]
     chosen = _pick(eligible, queries, fraction, np.random.default_rng(seed), "sentence")
     rewritten: dict[str, str] = {}
+    qids = set()
     for q in chosen:  # a passage gold for several chosen questions loses each one's sentences
-        for d in q.gold:
-            if d in text and (cut := cut_sentences(rewritten.get(d, text[d]), q.answers)) is not None:
-                rewritten[d] = cut
-    return Unanswerable("sentence", frozenset(q.qid for q in chosen), tuple(queries), rewritten=rewritten)
+        cut = cuts(q, {**text, **rewritten})
+        if cut is not None:  # None: the others' cuts left too little of a passage for this one
+            rewritten.update(cut)
+            qids.add(q.qid)
+    return Unanswerable("sentence", frozenset(qids), tuple(queries), rewritten=rewritten)
 
 
 def _name(title: str) -> str:
     return _QUALIFIER.sub("", title).strip()
 
 
-def _spelled(name: str, question: str) -> re.Match | None:
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question) if name else None
+def _spelled(name: str, question: str) -> int:
+    """Where the question spells ``name`` out as whole words (CJK: anywhere); -1 if it does not."""
+    return find_whole(name, question) if name else -1
 
 
 def _swap(queries: list[Query], docs: list, fraction: float, seed: int) -> Unanswerable:
@@ -137,7 +145,7 @@ def _swap(queries: list[Query], docs: list, fraction: float, seed: int) -> Unans
     names = {d.doc_id: _name(d.title) for d in docs}
 
     def gold_name(q: Query) -> str | None:  # the longest gold title the question spells out
-        spelled = [names[d] for d in q.gold if d in names and _spelled(names[d], q.question)]
+        spelled = [names[d] for d in q.gold if d in names and _spelled(names[d], q.question) >= 0]
         return max(spelled, key=len) if spelled else None
 
     eligible = [q for q in queries if q.answerable and gold_name(q)]
@@ -150,10 +158,10 @@ def _swap(queries: list[Query], docs: list, fraction: float, seed: int) -> Unans
         for i in rng.permutation(len(others)):
             d = others[int(i)]
             new = names[d.doc_id]
-            if (d.doc_id not in q.gold and new not in gold_names and not _spelled(new, q.question)
+            if (d.doc_id not in q.gold and new not in gold_names and _spelled(new, q.question) < 0
                     and not (q.answers and states(d.text, q.answers))):
-                m = _spelled(old, q.question)
-                rewritten[q.qid] = replace(q, question=q.question[:m.start()] + new + q.question[m.end():],
+                at = _spelled(old, q.question)
+                rewritten[q.qid] = replace(q, question=q.question[:at] + new + q.question[at + len(old):],
                                            gold=(), answerable=False)
                 break
     if not rewritten:
