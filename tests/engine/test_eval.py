@@ -215,6 +215,7 @@ def test_every_mode_is_reported_apart(tmp_path, capsys):
 @pytest.mark.parametrize("flags, says", [
     (["--unanswerable-mode", "swap"], "needs --unanswerable"),
     (["--unanswerable", "1.5"], "between 0 and 1"),
+    (["--unanswerable", "0.5", "--seed", "-1"], "--seed -1"),
 ])
 def test_bad_unanswerable_flags_are_one_line_and_exit_2(tmp_path, capsys, flags, says):
     code, err = retrieval(tmp_path, capsys, *flags)
@@ -298,3 +299,15 @@ def test_swap_mode_finds_names_in_unspaced_chinese(tmp_path):
                  queries=[{"qid": "1", "question": "李明在哪里工作？", "answers": ["北京"], "gold_pids": ["li"]}])
     made = make("swap", load_queries(q), list(iter_jsonl(c)), 0.5)
     assert made.qids == {"1"} and made.queries[0].question == "王芳在哪里工作？"
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--unanswerable-mode", "sentence"], "needs --unanswerable"),
+    (["--limit", "-2"], "--limit -2"),
+])
+def test_bad_eval_answers_flags_are_one_line_and_exit_2(tmp_path, capsys, flags, says):
+    c, q = write(tmp_path)
+    code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64", "--no-progress", *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1

@@ -228,6 +228,8 @@ def _unanswerable_modes(args) -> tuple[str, ...]:
         if args.unanswerable_mode is not None:
             raise ValueError(f"--unanswerable-mode {args.unanswerable_mode}: needs --unanswerable FRACTION")
         return ()
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: must be 0 or more")
     mode = args.unanswerable_mode or "removed"
     return MODES if mode == "all" else (mode,)
 
@@ -298,6 +300,8 @@ def cmd_eval_answers(args) -> int:
     bad = [x for x in methods if x not in METHODS]
     if bad or not methods:
         return fail(f"--methods: unknown {bad}; choose from {', '.join(METHODS)}", EXIT_BAD_INPUT)
+    if args.limit is not None and args.limit < 1:
+        return fail(f"--limit {args.limit}: must be 1 or more", EXIT_BAD_INPUT)
     memory_dir = args.memory
     unanswerable: set[str] = set()
     if args.synth:
