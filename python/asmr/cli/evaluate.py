@@ -81,7 +81,8 @@ def add_eval(sub) -> None:
                                      "reports memory accuracy, hallucination rate, refusal rates, citation "
                                      "precision and recall, key-fact recall and latency, answerable and "
                                      "unanswerable questions apart, and the conflict rate (definitions in the "
-                                     "report). Dense and hybrid RAG refuse below their similarity threshold. Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
+                                     "report). Dense and hybrid RAG refuse below their similarity threshold. "
+                                     "Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
                                      "or --corpus/--queries in the format of ../shared/data.")
     src = pa.add_mutually_exclusive_group(required=True)
     src.add_argument("--synth", type=Path, metavar="DIR", help="output of asmr eval synth")
@@ -127,7 +128,7 @@ def _check_answers_data(parser, args) -> None:
 
 def cmd_eval_retrieval(args) -> int:
     from ..embed import get_embedder
-    from ..eval.retrieval import BASELINES, METHODS, evaluate, load_queries, refusal_by_method, refusal_features
+    from ..eval.retrieval import METHODS, evaluate, load_queries
     from ..eval.unanswerable import make
     from ..store import Memory, Writer
     from ..units.read import iter_jsonl
@@ -151,38 +152,7 @@ def cmd_eval_retrieval(args) -> int:
     with Memory(memory) as m:
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
-    natural = {q.qid for q in queries if not q.answerable}
-
-    def rows_over(directory, asked):
-        with Memory(directory) as m:
-            return refusal_features(m, get_embedder(m.embed_model), list(asked), config, baselines=BASELINES)
-
-    primary = None  # (rows, unanswerable qids) of report["refusal"]: the first mode, or the natural ones alone
-    if modes:
-        report["refusal_modes"], report["params"]["unanswerable"] = {}, {
-            "fraction": args.unanswerable, "seed": args.seed, "mode": args.unanswerable_mode, "modes": {}}
-        for mode, made in built.items():
-            where = memory
-            if made.changes_memory:  # beside the main memory, reused when present
-                where = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}" if mode == "removed" else
-                             f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}")
-                with Writer(where, embedder=args.embedder, progress=False) as w:
-                    w.ingest(made.documents(iter_jsonl(args.corpus)), kb="eval")
-            rows = rows_over(where, made.queries)
-            report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
-                                                              set(made.qids))
-            report["params"]["unanswerable"]["modes"][mode] = {"memory": str(where), "questions": len(made.qids)}
-            if primary is None:
-                primary = rows, natural | made.qids
-                report["params"]["unanswerable"]["memory"] = str(where)
-        if natural:
-            report["refusal_modes"]["natural"] = refusal_by_method(
-                [r for r in primary[0] if r["qid"] not in primary[1] - natural], natural)
-    elif natural:
-        primary = rows_over(memory, queries), natural
-    if primary is not None:
-        report["refusal_by_method"] = refusal_by_method(*primary)
-        report["refusal"] = report["refusal_by_method"]["asmr"]
+    _refusal(report, args, memory, queries, built, config)
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK
@@ -203,6 +173,50 @@ def cmd_eval_retrieval(args) -> int:
             _print_refusal(by_method)
     print("params: " + json.dumps(report["params"]["retrieve"]))
     return EXIT_OK
+
+
+def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> None:
+    """Adds refusal to an ``eval retrieval`` report where some questions have no answer: ``refusal``
+    (asmr's) and ``refusal_by_method`` over the first construction together with the file's own
+    no-answer questions; ``refusal_modes``, each construction (and the file's own, ``natural``)
+    against the answerable questions alone."""
+    from ..embed import get_embedder
+    from ..eval.retrieval import BASELINES, refusal_by_method, refusal_features
+    from ..store import Memory, Writer
+    from ..units.read import iter_jsonl
+
+    natural = {q.qid for q in queries if not q.answerable}
+
+    def rows_over(directory, asked):
+        with Memory(directory) as m:
+            return refusal_features(m, get_embedder(m.embed_model), list(asked), config, baselines=BASELINES)
+
+    primary = None  # (rows, unanswerable qids) of report["refusal"]
+    if built:
+        report["refusal_modes"], report["params"]["unanswerable"] = {}, {
+            "fraction": args.unanswerable, "seed": args.seed, "mode": args.unanswerable_mode, "modes": {}}
+    for mode, made in built.items():
+        where = memory
+        if made.changes_memory:  # beside the main memory, reused when present
+            where = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}" if mode == "removed" else
+                         f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}")
+            with Writer(where, embedder=args.embedder, progress=False) as w:
+                w.ingest(made.documents(iter_jsonl(args.corpus)), kb="eval")
+        rows = rows_over(where, made.queries)
+        report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
+                                                          set(made.qids))
+        report["params"]["unanswerable"]["modes"][mode] = {"memory": str(where), "questions": len(made.qids)}
+        if primary is None:
+            primary = rows, natural | made.qids
+            report["params"]["unanswerable"]["memory"] = str(where)
+    if natural and primary is not None:
+        report["refusal_modes"]["natural"] = refusal_by_method(
+            [r for r in primary[0] if r["qid"] not in primary[1] - natural], natural)
+    elif natural:
+        primary = rows_over(memory, queries), natural
+    if primary is not None:
+        report["refusal_by_method"] = refusal_by_method(*primary)
+        report["refusal"] = report["refusal_by_method"]["asmr"]
 
 
 # Column heads that stay apart in 14 characters.

@@ -218,11 +218,13 @@ def synth_refusal_queries(path: str | Path) -> tuple[list[Query], set[str]]:
 
 
 def refusal_features(memory, embedder, queries: list[Query], config: RetrieveConfig | None = None, *,
-                     baselines: tuple[str, ...] = ()) -> list[dict]:
+                     baselines: tuple[str, ...] = (), baseline_k: int | None = None) -> list[dict]:
     """Per question: the confidence features, the confidence and whether the result was "not found";
     for each of ``baselines`` ("dense", "hybrid") also its ``baseline_score`` as ``"<name>_score"``,
-    over the same source budget (the config's k)."""
+    over ``baseline_k`` units (default the config's k, ASMR's budget here; ``eval answers`` gives
+    the baselines its ``max_sources``)."""
     retriever = Retriever(memory, embedder, config or RetrieveConfig())
+    k = retriever.config.k if baseline_k is None else baseline_k
     out = []
     for q in queries:
         qvec = embedder.embed([q.question])[0]
@@ -230,8 +232,7 @@ def refusal_features(memory, embedder, queries: list[Query], config: RetrieveCon
         conf = retriever.confidence(features)
         out.append({**features, "qid": q.qid, "confidence": conf,
                     "refused": conf < retriever.config.confidence_threshold,
-                    **{f"{b}_score": baseline_score(b, memory, retriever, q.question, qvec, retriever.config.k)
-                       for b in baselines}})
+                    **{f"{b}_score": baseline_score(b, memory, retriever, q.question, qvec, k) for b in baselines}})
     return out
 
 
