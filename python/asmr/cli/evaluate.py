@@ -18,17 +18,29 @@ def add_eval(sub) -> None:
     pe = esub.add_parser("retrieval", help="Recall@2/@5 and latency of bm25, dense, hybrid, ppr and asmr",
                          description="Ingests the corpus (or reuses a memory that already holds it; unchanged "
                                      "documents are skipped), runs every question with each method and reports "
-                                     "Recall@2, Recall@5 over gold documents and P50/P95 latency. The settings "
-                                     "are the shipped defaults unless flags say otherwise; never refitted.")
+                                     "Recall@2, Recall@5 over gold documents (answerable questions only) and "
+                                     "P50/P95 latency. Where questions have no answer (in --queries, or made by "
+                                     "--unanswerable), it reports refusal of dense, hybrid and asmr: precision, "
+                                     "recall, false-refusal rate and ROC AUC. The settings are the shipped "
+                                     "defaults unless flags say otherwise; never refitted.")
     pe.add_argument("--corpus", required=True, type=Path, help='JSONL of {"pid"|"id", "title", "text"}')
-    pe.add_argument("--queries", required=True, type=Path, help='JSONL of {"qid", "question", "gold_pids"}')
+    pe.add_argument("--queries", required=True, type=Path,
+                    help='JSONL of {"qid", "question", "gold_pids", "answers"?, "answerable"?, "category"?}; '
+                         'gold_pids [] or "answerable": false is a question without an answer (scored for '
+                         "refusal, left out of recall); with category, recall is also reported per category")
     memory_arg(pe)
     pe.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
     pe.add_argument("--methods", default=",".join(("bm25", "dense", "hybrid", "ppr", "asmr")),
                     help="comma-separated subset of bm25,dense,hybrid,ppr,asmr")
     pe.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
-                    help="also remove the gold documents of this share of the questions (in a second memory) "
-                         "and report refusal precision, recall and false-refusal rate")
+                    help="also make this share of the answerable questions unanswerable (--unanswerable-mode) "
+                         "and report refusal precision, recall, false-refusal rate and ROC AUC of dense, "
+                         "hybrid and asmr (questions without an answer in --queries are reported without it)")
+    pe.add_argument("--unanswerable-mode", choices=("removed", "sentence", "swap", "all"), default=None,
+                    help="removed: their gold passages left out of a second memory (default); sentence: the "
+                         "sentences of their gold passages that state an answer cut out (a second memory); "
+                         "swap: the name of a gold passage in the question replaced by another passage's "
+                         "title (same memory); all: each, reported apart (refusal = removed's)")
     pe.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     retrieve_args(pe)
     pe.add_argument("--json", action="store_true", help="print one JSON object")
@@ -67,15 +79,24 @@ def add_eval(sub) -> None:
     pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
                          description="Answers every question with each method and the same generator and "
                                      "reports memory accuracy, hallucination rate, refusal rates, citation "
-                                     "precision and recall, key-fact recall and latency (definitions in the "
-                                     "report). Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
+                                     "precision and recall, key-fact recall and latency, answerable and "
+                                     "unanswerable questions apart, and the conflict rate (definitions in the "
+                                     "report). Dense and hybrid RAG refuse below their similarity threshold. "
+                                     "Data: --synth DIR from `asmr eval synth` (v1 then v2 are ingested) "
                                      "or --corpus/--queries in the format of ../shared/data.")
     src = pa.add_mutually_exclusive_group(required=True)
     src.add_argument("--synth", type=Path, metavar="DIR", help="output of asmr eval synth")
     src.add_argument("--corpus", type=Path, help='JSONL of {"pid"|"id", "title", "text"} (with --queries)')
-    pa.add_argument("--queries", type=Path, help='JSONL of {"qid", "question", "answers", "gold_pids"}')
+    pa.add_argument("--queries", type=Path,
+                    help='JSONL of {"qid", "question", "answers", "gold_pids", "answerable"?}; gold_pids [] or '
+                         '"answerable": false is a question without an answer (the right answer is a refusal)')
     pa.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
-                    help="with --corpus: remove the gold passages of this share of the questions")
+                    help="with --corpus: make this share of the answerable questions unanswerable "
+                         "(--unanswerable-mode)")
+    pa.add_argument("--unanswerable-mode", choices=("removed", "sentence", "swap"), default=None,
+                    help="removed: their gold passages left out of the memory (default); sentence: the sentences "
+                         "of their gold passages that state an answer cut out; swap: the name of a gold passage "
+                         "in the question replaced by another passage's title")
     pa.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     memory_arg(pa)
     pa.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
@@ -97,8 +118,9 @@ def _check_answers_data(parser, args) -> None:
     """Flags that only --corpus reads are an error with --synth, not silently dropped."""
     if args.synth is None:
         return
-    if args.unanswerable is not None:
-        parser.error("--unanswerable: only with --corpus/--queries; --synth DIR brings its own unanswerable "
+    if args.unanswerable is not None or args.unanswerable_mode is not None:
+        flag = "--unanswerable" if args.unanswerable is not None else "--unanswerable-mode"
+        parser.error(f"{flag}: only with --corpus/--queries; --synth DIR brings its own unanswerable "
                      "questions (the fields asmr eval synth leaves out)")
     if args.queries is not None:
         parser.error("--queries: only with --corpus; --synth DIR reads DIR/queries.jsonl")
@@ -106,8 +128,8 @@ def _check_answers_data(parser, args) -> None:
 
 def cmd_eval_retrieval(args) -> int:
     from ..embed import get_embedder
-    from ..eval.retrieval import (METHODS, evaluate, load_queries, refusal_features, refusal_report,
-                                 split_unanswerable)
+    from ..eval.retrieval import METHODS, evaluate, load_queries
+    from ..eval.unanswerable import make
     from ..store import Memory, Writer
     from ..units.read import iter_jsonl
 
@@ -119,8 +141,9 @@ def cmd_eval_retrieval(args) -> int:
             raise ValueError(f"--methods {args.methods!r}: unknown {unknown or 'none given'}; "
                              f"choose from {','.join(METHODS)}")
         queries = load_queries(args.queries)
-        if args.unanswerable is not None:
-            unanswerable, removed = split_unanswerable(queries, args.unanswerable, args.seed)
+        modes = _unanswerable_modes(args)
+        docs = list(iter_jsonl(args.corpus)) if set(modes) - {"removed"} else []
+        built = {mode: make(mode, queries, docs, args.unanswerable, args.seed) for mode in modes}
     except (ValueError, OSError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
@@ -129,29 +152,100 @@ def cmd_eval_retrieval(args) -> int:
     with Memory(memory) as m:
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
-    if args.unanswerable is not None:
-        reduced = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}")
-        with Writer(reduced, embedder=args.embedder, progress=False) as w:
-            w.ingest((d for d in iter_jsonl(args.corpus) if d.doc_id not in removed), kb="eval")
-        with Memory(reduced) as m:
-            rows = refusal_features(m, get_embedder(m.embed_model), queries, config)
-        report["refusal"] = refusal_report(rows, unanswerable)
-        report["params"]["unanswerable"] = {"fraction": args.unanswerable, "seed": args.seed,
-                                            "memory": str(reduced)}
+    _refusal(report, args, memory, queries, built, config)
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK
-    print(f"{len(queries)} questions, memory {memory}, embedder {report['params']['embedder']}")
+    print(f"{len(queries)} questions ({report['params']['answerable']} answerable), memory {memory}, "
+          f"embedder {report['params']['embedder']}")
     print(f"{'method':8} {'R@2':>6} {'R@5':>6} {'P50 ms':>8} {'P95 ms':>8}")
     for name, r in report["methods"].items():
-        print(f"{name:8} {r['recall@2']:6.3f} {r['recall@5']:6.3f} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
+        print(f"{name:8} {_num(r['recall@2'])} {_num(r['recall@5'])} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
+    for category, by_method in report.get("by_category", {}).items():
+        print(f"category {category}: " + ", ".join(f"{name} R@2 {_num(r['recall@2'], 0)} R@5 {_num(r['recall@5'], 0)}"
+                                                   for name, r in by_method.items()))
     if "refusal" in report:
         r = report["refusal"]
-        print(f"refusal on {r['unanswerable']} unanswerable / {r['answerable']} answerable questions: "
-              f"precision {r['precision']:.3f}, recall {r['recall']:.3f}, "
-              f"false-refusal rate {r['false_refusal_rate']:.3f}")
+        print(f"refusal on {r['unanswerable']} unanswerable / {r['answerable']} answerable questions:")
+        _print_refusal(report["refusal_by_method"])
+        for mode, by_method in report.get("refusal_modes", {}).items():
+            print(f"refusal, unanswerable by {mode} ({by_method['asmr']['unanswerable']} questions):")
+            _print_refusal(by_method)
     print("params: " + json.dumps(report["params"]["retrieve"]))
     return EXIT_OK
+
+
+def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> None:
+    """Adds refusal to an ``eval retrieval`` report where some questions have no answer: ``refusal``
+    (asmr's) and ``refusal_by_method`` over the first construction together with the file's own
+    no-answer questions; ``refusal_modes``, each construction (and the file's own, ``natural``)
+    against the answerable questions alone."""
+    from ..embed import get_embedder
+    from ..eval.retrieval import BASELINES, refusal_by_method, refusal_features
+    from ..store import Memory, Writer
+    from ..units.read import iter_jsonl
+
+    natural = {q.qid for q in queries if not q.answerable}
+
+    def rows_over(directory, asked):
+        with Memory(directory) as m:
+            return refusal_features(m, get_embedder(m.embed_model), list(asked), config, baselines=BASELINES)
+
+    primary = None  # (rows, unanswerable qids) of report["refusal"]
+    if built:
+        report["refusal_modes"], report["params"]["unanswerable"] = {}, {
+            "fraction": args.unanswerable, "seed": args.seed, "mode": args.unanswerable_mode, "modes": {}}
+    for mode, made in built.items():
+        where = memory
+        if made.changes_memory:  # beside the main memory, reused when present
+            where = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}" if mode == "removed" else
+                         f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}")
+            with Writer(where, embedder=args.embedder, progress=False) as w:
+                w.ingest(made.documents(iter_jsonl(args.corpus)), kb="eval")
+        rows = rows_over(where, made.queries)
+        report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
+                                                          set(made.qids))
+        report["params"]["unanswerable"]["modes"][mode] = {"memory": str(where), "questions": len(made.qids)}
+        if primary is None:
+            primary = rows, natural | made.qids
+            report["params"]["unanswerable"]["memory"] = str(where)
+    if natural and primary is not None:
+        report["refusal_modes"]["natural"] = refusal_by_method(
+            [r for r in primary[0] if r["qid"] not in primary[1] - natural], natural)
+    elif natural:
+        primary = rows_over(memory, queries), natural
+    if primary is not None:
+        report["refusal_by_method"] = refusal_by_method(*primary)
+        report["refusal"] = report["refusal_by_method"]["asmr"]
+
+
+# Column heads that stay apart in 14 characters.
+_SHORT = {"answerable_accuracy": "acc answerable", "unanswerable_accuracy": "acc unanswer.",
+          "hallucination_answerable": "halluc answer.", "hallucination_unanswerable": "halluc unanswer"}
+
+
+def _num(value: float | None, width: int = 6) -> str:
+    """A rate for the plain-text tables; "-" where there is none (no question to average)."""
+    return f"{'-':>{width}}" if value is None else f"{value:{width}.3f}"
+
+
+def _print_refusal(by_method: dict) -> None:
+    for name, r in by_method.items():
+        print(f"  {name:8} precision {r['precision']:.3f}, recall {r['recall']:.3f}, "
+              f"false-refusal rate {r['false_refusal_rate']:.3f}, ROC AUC {_num(r.get('roc_auc'), 0)}")
+
+
+def _unanswerable_modes(args) -> tuple[str, ...]:
+    """The constructions --unanswerable/--unanswerable-mode ask for; () without --unanswerable."""
+    from ..eval.unanswerable import MODES
+    if args.unanswerable is None:
+        if args.unanswerable_mode is not None:
+            raise ValueError(f"--unanswerable-mode {args.unanswerable_mode}: needs --unanswerable FRACTION")
+        return ()
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: must be 0 or more")
+    mode = args.unanswerable_mode or "removed"
+    return MODES if mode == "all" else (mode,)
 
 
 def cmd_eval_verifier(args) -> int:
@@ -209,7 +303,7 @@ def cmd_eval_answers(args) -> int:
     from tqdm import tqdm
 
     from ..embed import get_embedder
-    from ..eval.answers import METHODS, AnswerEval, queries_from_corpus, queries_from_synth, write_report
+    from ..eval.answers import METHODS, AnswerEval, answer_queries, queries_from_synth, write_report
     from ..generate import GeneratorError, get_generator
     from ..store import Memory
     from ..store.schema import DB_FILE, never_committed
@@ -220,6 +314,8 @@ def cmd_eval_answers(args) -> int:
     bad = [x for x in methods if x not in METHODS]
     if bad or not methods:
         return fail(f"--methods: unknown {bad}; choose from {', '.join(METHODS)}", EXIT_BAD_INPUT)
+    if args.limit is not None and args.limit < 1:
+        return fail(f"--limit {args.limit}: must be 1 or more", EXIT_BAD_INPUT)
     memory_dir = args.memory
     unanswerable: set[str] = set()
     if args.synth:
@@ -238,15 +334,26 @@ def cmd_eval_answers(args) -> int:
     else:
         if args.queries is None:
             return fail("--corpus needs --queries", EXIT_BAD_INPUT)
-        from ..eval.retrieval import load_queries, split_unanswerable
+        from ..eval.retrieval import load_queries
+        from ..eval.unanswerable import make
         from ..units.read import iter_jsonl
-        drop: set[str] = set()
-        if args.unanswerable is not None:
-            unanswerable, drop = split_unanswerable(load_queries(args.queries), args.unanswerable, args.seed)
-        memory_dir = memory_dir or Path(f"{args.corpus}.answers-memory")
-        ingest(memory_dir, [d for d in iter_jsonl(args.corpus) if d.doc_id not in drop],
+        try:
+            asked = load_queries(args.queries)
+            modes = _unanswerable_modes(args)
+            made = (make(modes[0], asked, list(iter_jsonl(args.corpus)) if modes[0] != "removed" else [],
+                         args.unanswerable, args.seed) if modes else None)
+            if made is not None:
+                asked, unanswerable = list(made.queries), set(made.qids)
+            queries = answer_queries(asked, unanswerable, args.queries)
+        except (ValueError, OSError) as exc:
+            return fail(str(exc), EXIT_BAD_INPUT)
+        # A memory of its own for each construction: one built without some passages, or with some
+        # sentences cut, must not be reused for another.
+        memory_dir = memory_dir or Path(f"{args.corpus}.answers-memory" + (
+            f"-{made.mode}-{args.unanswerable}-{args.seed}" if made is not None and made.changes_memory else ""))
+        docs = iter_jsonl(args.corpus)
+        ingest(memory_dir, list(made.documents(docs) if made is not None else docs),
                embedder=args.embedder, progress=not args.no_progress)
-        queries = queries_from_corpus(args.queries, unanswerable)
     if args.limit:
         queries = queries[:args.limit]
     with Memory(memory_dir) as m:
@@ -278,11 +385,14 @@ def cmd_eval_answers(args) -> int:
     if args.json:
         print(json.dumps(slim, indent=2))
     else:
-        from ..eval.answers import METRICS
-        print(f"{report['questions']} questions, generator {report['generator']}")
-        print(f"{'method':<26}" + "".join(f"{k[:14]:>15}" for k in METRICS))
-        for name, row in report["methods"].items():
-            print(f"{name:<26}" + "".join(f"{row[k]:>15.3f}" for k in METRICS))
+        from ..eval.answers import METRICS, SPLIT_METRICS
+        first = next(iter(report["methods"].values()))
+        print(f"{report['questions']} questions ({first['answerable']} answerable, {first['unanswerable']} "
+              f"unanswerable), generator {report['generator']}")
+        for columns in (METRICS, SPLIT_METRICS):
+            print(f"{'method':<26}" + "".join(f"{_SHORT.get(k, k)[:14]:>15}" for k in columns))
+            for name, row in report["methods"].items():
+                print(f"{name:<26}" + "".join(_num(row[k], 15) for k in columns))
         if args.out:
             print(f"report: {args.out / 'report.md'}")
     return EXIT_OK

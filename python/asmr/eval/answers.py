@@ -2,11 +2,16 @@
 
 Methods (all with the same generator, over the same memory):
 
-- ``dense_rag``: the top units of the faiss index, no refusal, no verification;
-- ``hybrid_rag``: dense and BM25 fused by reciprocal rank, no refusal, no verification;
+- ``dense_rag``: the top units of the faiss index, no verification;
+- ``hybrid_rag``: dense and BM25 fused by reciprocal rank, no verification;
 - ``asmr``: ASMR's recall (graph spreading, conflicts), no refusal, no verification;
 - ``asmr_verified``: ASMR's recall with refusal below the confidence threshold and the
   verifier (unsupported citations weakened or dropped).
+
+The two baselines refuse as a user's RAG would: "not found", without generating, when the
+cosine of the question and the best unit they show (``asmr.eval.retrieval.baseline_score``, over
+the same source budget) is below their threshold (``BASELINE_THRESHOLDS`` in
+``asmr.retrieve.confidence``, fitted the same way as ASMR's).
 
 With a model generator each also runs with the redundancy block (``NAME+redundancy``);
 the extractive generator ignores the prompt, so it runs each method once.
@@ -24,8 +29,14 @@ Metrics, fractions in [0, 1]:
 - ``memory_accuracy``: answerable question: answered, the answer states every key fact, does
   not state a stale value, and cites a unit that holds the answer; unanswerable question:
   refused;
+- ``answerable_accuracy`` / ``unanswerable_accuracy``: memory accuracy on the answerable /
+  unanswerable questions alone (on the latter: the share refused); none without such questions;
 - ``hallucination_rate``: share of all questions answered although no cited unit holds the
   answer (an answer without citations included), or answered although memory has no answer;
+  ``hallucination_answerable`` / ``hallucination_unanswerable``: the same share among the
+  answerable / unanswerable questions;
+- ``conflict_rate``: of the answered questions, the share whose answer says its sources disagree
+  and cites both sides (``Answer.disagreement`` names two units or more);
 - ``refusal_rate_answerable`` / ``refusal_rate_unanswerable``: share refused among answerable /
   unanswerable questions;
 - ``citation_precision``: of all citations in answers (not refusals) to answerable questions,
@@ -55,6 +66,9 @@ from asmr.retrieve import Hit, Result, RetrieveConfig, Retriever
 METHODS = ("dense_rag", "hybrid_rag", "asmr", "asmr_verified")
 METRICS = ("memory_accuracy", "hallucination_rate", "refusal_rate_answerable", "refusal_rate_unanswerable",
            "citation_precision", "citation_recall", "key_fact_recall", "p50_ms", "p95_ms")
+# Answerable and unanswerable apart; None where a report has no question of the kind.
+SPLIT_METRICS = ("answerable_accuracy", "unanswerable_accuracy", "hallucination_answerable",
+                 "hallucination_unanswerable", "conflict_rate")
 
 
 @dataclass(frozen=True)
@@ -83,15 +97,24 @@ def queries_from_synth(path: str | Path) -> list[AnswerQuery]:
 
 def queries_from_corpus(path: str | Path, unanswerable: set[str] = frozenset()) -> list[AnswerQuery]:
     """Questions in the format of ../shared/data (answers any of, gold passages); qids in
-    ``unanswerable`` had their gold passages removed from the memory."""
+    ``unanswerable`` were made unanswerable (their gold passages removed from the memory, say), and
+    a question with ``gold_pids: []`` or ``"answerable": false`` has no answer anyway."""
     from .retrieval import load_queries
+    return answer_queries(load_queries(path), unanswerable, path)
+
+
+def answer_queries(queries, unanswerable: set[str] = frozenset(), source: str | Path = "queries") -> list[AnswerQuery]:
+    """``asmr.eval.retrieval.Query``s as questions to answer; those in ``unanswerable`` or not
+    ``answerable`` are to be refused. An answerable one without answers is a ValueError naming
+    ``source`` and its qid."""
     out = []
-    for q in load_queries(path):
-        if not q.answers and q.qid not in unanswerable:
-            raise ValueError(f"{path}: question {q.qid} has no answers to grade against")
-        facts = (q.answers,) if q.qid not in unanswerable else ()
-        out.append(AnswerQuery(q.qid, q.question, "unanswerable" if q.qid in unanswerable else "multi",
-                               facts, tuple(q.gold) if q.qid not in unanswerable else ()))
+    for q in queries:
+        if not q.answerable or q.qid in unanswerable:
+            out.append(AnswerQuery(q.qid, q.question, "unanswerable", ()))
+            continue
+        if not q.answers:
+            raise ValueError(f"{source}: question {q.qid} has no answers to grade against")
+        out.append(AnswerQuery(q.qid, q.question, "multi", (q.answers,), tuple(q.gold)))
     return out
 
 
@@ -111,6 +134,12 @@ def _joins(a: str, b: str) -> bool:
 
 def _occurs(form: str, text: str) -> bool:
     """``form`` occurs in ``text`` as whole words and numbers (both normalised)."""
+    return find_whole(form, text) >= 0
+
+
+def find_whole(form: str, text: str) -> int:
+    """Where ``form`` first occurs in ``text`` as whole words and numbers (CJK text: anywhere); -1
+    if it does not. Case and spacing count: normalise both first to ignore them."""
     start = text.find(form)
     while start >= 0:
         end = start + len(form)
@@ -120,9 +149,9 @@ def _occurs(form: str, text: str) -> bool:
         number_before = form[0].isdigit() and before in ".," and text[start - 2:start - 1].isdigit()
         number_after = form[-1].isdigit() and after in ".," and text[end + 1:end + 2].isdigit()
         if not (_joins(before, form[0]) or _joins(form[-1], after) or number_before or number_after):
-            return True
+            return start
         start = text.find(form, start + 1)
-    return False
+    return -1
 
 
 def states(text: str, forms: Sequence[str]) -> bool:
@@ -144,29 +173,39 @@ class _Outcome:
     gold_cited: float | None   # None: the question's gold units do not resolve in this memory
     seconds: float
     answer: str = ""
+    disagreement: bool = False  # the answer says its sources disagree, citing both sides
     extra: dict = field(default_factory=dict)
 
 
-def _flat_result(memory, question: str, rows: np.ndarray, scores: np.ndarray, seconds: float) -> Result:
-    """A baseline's ranked units as a retrieval Result (found: baselines never refuse)."""
+def _flat_result(memory, question: str, rows: np.ndarray, scores: np.ndarray, seconds: float, score: float,
+                 threshold: float) -> Result:
+    """A baseline's ranked units as a retrieval Result, "not found" when its ``score`` is below
+    ``threshold``."""
     ids = memory.ids_at_rows(rows)
     hits = tuple(Hit(ids[int(r)], int(r), float(s), float(s), 0.0, 0.0, 0, True, ())
                  for r, s in zip(rows, scores) if int(r) in ids)
-    return Result(question, hits, seconds, confidence=1.0, found=True)
+    found = score >= threshold
+    return Result(question, hits, seconds, confidence=score, found=found,
+                  reason="" if found else f"best similarity {score:.2f} < {threshold:.2f}")
 
 
 class AnswerEval:
     """Runs every method over the questions and scores the answers."""
 
     def __init__(self, memory, generator, *, embedder=None, retrieve_config: RetrieveConfig | None = None,
-                 kb: str = "kb", max_sources: int = 6) -> None:
+                 kb: str = "kb", max_sources: int = 6, baseline_thresholds: dict[str, float] | None = None) -> None:
+        """``baseline_thresholds``: the refusal threshold of ``dense`` and ``hybrid`` (default
+        ``BASELINE_THRESHOLDS``)."""
         from asmr.embed.models import get_embedder
+        from asmr.retrieve import confidence as confidence_model
         self.memory = memory
         self.generator = generator
         self.embedder = embedder or get_embedder(memory.embed_model)
         self.retriever = Retriever(memory, self.embedder, retrieve_config)
         self.kb = kb
         self.max_sources = max_sources
+        self.baseline_thresholds = dict(confidence_model.BASELINE_THRESHOLDS if baseline_thresholds is None
+                                        else baseline_thresholds)
         self._unit_text: dict[str, str] = {}
         self._gold_units: dict[str, set[str]] = {}
 
@@ -178,14 +217,12 @@ class AnswerEval:
         t0 = time.perf_counter()
         if method in ("asmr", "asmr_verified"):
             return self.retriever.search(question)
+        from .retrieval import baseline_rows, best_cosine
         qvec = self.embedder.embed([question])[0]
-        if method == "dense_rag":
-            rows, scores = self.memory.search_dense(qvec[None], self.max_sources)
-            keep = rows[0] >= 0
-            rows, scores = rows[0][keep], scores[0][keep]
-        else:
-            rows, scores = self.retriever.seeds(question, qvec, self.max_sources)
-        return _flat_result(self.memory, question, rows, scores, time.perf_counter() - t0)
+        baseline = method.removesuffix("_rag")
+        rows, scores = baseline_rows(baseline, self.memory, self.retriever, question, qvec, self.max_sources)
+        return _flat_result(self.memory, question, rows, scores, time.perf_counter() - t0,
+                            best_cosine(self.memory, qvec, rows), float(self.baseline_thresholds.get(baseline, 0.0)))
 
     def _text(self, uid: str) -> str:
         if uid not in self._unit_text:
@@ -228,7 +265,9 @@ class AnswerEval:
         outcomes: list[_Outcome] = []
         for method, redundancy in variants:
             name = method + ("+redundancy" if redundancy != "off" else "")
-            answerer = self._answerer(verify=method == "asmr_verified", refuse=method == "asmr_verified",
+            # Plain asmr answers even below its confidence threshold; the baselines' own "not found"
+            # (_flat_result) and asmr_verified's are refusals.
+            answerer = self._answerer(verify=method == "asmr_verified", refuse=method != "asmr",
                                       redundancy=redundancy)
             self.retriever.clear_cache()  # every method pays for its own recall
             rows = []
@@ -244,7 +283,8 @@ class AnswerEval:
                 rows.append(_Outcome(
                     q.qid, name, ans.refused, [states(plain, forms) for forms in q.key_facts],
                     any(states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
-                    len(gold & set(cited)) / len(gold) if gold else None, seconds, ans.text))
+                    len(gold & set(cited)) / len(gold) if gold else None, seconds, ans.text,
+                    len(getattr(ans, "disagreement", ())) >= 2))
             report["methods"][name] = _metrics(rows, {q.qid: q for q in queries})
             outcomes += rows
         report["outcomes"] = [o.__dict__ for o in outcomes]
@@ -265,13 +305,20 @@ def _metrics(rows: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
         return not r.refused and (not queries[r.qid].answerable or not any(r.cited_ok))
 
     answered = [r for r in ans if not r.refused]
+    split = lambda xs: float(statistics.fmean(xs)) if xs else None  # noqa: E731  (None: no such question)
     cites = [ok for r in answered for ok in r.cited_ok]
     recalls = [r.gold_cited for r in ans if r.gold_cited is not None]
     ms = [r.seconds * 1e3 for r in rows]
     mean = lambda xs: float(statistics.fmean(xs)) if xs else 0.0  # noqa: E731
     return {
         "memory_accuracy": mean([correct(r) for r in rows]),
+        "answerable_accuracy": split([correct(r) for r in ans]),
+        "unanswerable_accuracy": split([correct(r) for r in una]),
         "hallucination_rate": mean([hallucinated(r) for r in rows]),
+        "hallucination_answerable": split([hallucinated(r) for r in ans]),
+        "hallucination_unanswerable": split([hallucinated(r) for r in una]),
+        "conflict_rate": split([r.disagreement for r in rows if not r.refused]),
+        "answerable": len(ans), "unanswerable": len(una),
         "refusal_rate_answerable": mean([r.refused for r in ans]),
         "refusal_rate_unanswerable": mean([r.refused for r in una]),
         "citation_precision": mean(cites),
@@ -342,6 +389,11 @@ def write_report(report: dict, out: str | Path) -> list[Path]:
     for n in names:
         lines.append(f"| {n} | " + " | ".join(f"{m[n][k]:.1f}" if k.endswith("_ms") else f"{m[n][k]:.3f}"
                                              for k in METRICS) + " |")
+    lines += ["", "Answerable and unanswerable questions apart (- where there is none):", "",
+              "| method | " + " | ".join(SPLIT_METRICS) + " |", "|---|" + "---:|" * len(SPLIT_METRICS)]
+    for n in names:
+        lines.append(f"| {n} | " + " | ".join("-" if m[n][k] is None else f"{m[n][k]:.3f}" for k in SPLIT_METRICS)
+                     + " |")
     lines += ["", "Memory accuracy by question type:", "", "| method | " + " | ".join(report["types"]) + " |",
               "|---|" + "---:|" * len(report["types"])]
     for n in names:

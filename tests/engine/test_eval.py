@@ -1,0 +1,313 @@
+"""The evaluations' honesty: questions without an answer, refusing baselines, the three unanswerable
+constructions, and reports that keep answerable and unanswerable questions apart (hash embedder,
+tiny corpora)."""
+import json
+
+import pytest
+
+from asmr.answer.answerer import NOT_FOUND, Answerer
+from asmr.cli import main
+from asmr.embed.models import get_embedder
+from asmr.eval.answers import AnswerEval, answer_queries
+from asmr.eval.retrieval import (Query, baseline_score, load_queries, refusal_by_method, refusal_features,
+                                 refusal_report, roc_auc)
+from asmr.eval.unanswerable import cut_sentences, make
+from asmr.generate.extractive import ExtractiveGenerator
+from asmr.retrieve import Retriever
+from asmr.retrieve import confidence as confidence_model
+from asmr.store.memory import Memory
+from asmr.store.writer import ingest
+from asmr.units.read import iter_jsonl
+
+CORPUS = [
+    {"pid": "ana", "title": "Ana Lind", "text": "Ana Lind is a painter from Oslo. Ana Lind studied chemistry at "
+                                                "Uppsala. She paints harbours in winter."},
+    {"pid": "ben", "title": "Ben Holt", "text": "Ben Holt is a sailor from Bergen. He owns a red boat."},
+    {"pid": "oslo", "title": "Oslo", "text": "Oslo is the capital of Norway. It lies on a fjord."},
+    {"pid": "carl", "title": "Carl Berg (writer)", "text": "Carl Berg is a writer. His novel is set in Tromso."},
+    {"pid": "dora", "title": "Dora Voss", "text": "Dora Voss is a pilot. She flies over Tromso every week."},
+]
+QUERIES = [
+    {"qid": "ana", "question": "What did Ana Lind study?", "answers": ["chemistry"], "gold_pids": ["ana"],
+     "category": "person"},
+    {"qid": "oslo", "question": "What is Oslo the capital of?", "answers": ["Norway"], "gold_pids": ["oslo"],
+     "category": "place"},
+    {"qid": "ben", "question": "What does Ben Holt own?", "answers": ["a red boat"], "gold_pids": ["ben"],
+     "category": "person"},
+    {"qid": "carl", "question": "Where is the novel of Carl Berg set?", "answers": ["Tromso"],
+     "gold_pids": ["carl"]},
+    {"qid": "mayor", "question": "Who is the mayor of Bergen?", "answers": [], "gold_pids": [],
+     "category": "nowhere"},
+    {"qid": "moon", "question": "Who painted the moon?", "answerable": False},
+]
+
+ANA = Query("ana", "What did Ana Lind study at Uppsala?", ("ana",), ("chemistry",))
+MOON = Query("moon", "Who painted the moon?", (), (), answerable=False)
+
+
+def write(tmp_path, corpus=CORPUS, queries=QUERIES):
+    c, q = tmp_path / "corpus.jsonl", tmp_path / "q.jsonl"
+    c.write_text("".join(json.dumps(r) + "\n" for r in corpus))
+    q.write_text("".join(json.dumps(r) + "\n" for r in queries))
+    return c, q
+
+
+def retrieval(tmp_path, capsys, *flags):
+    c, q = write(tmp_path)
+    code = main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64", "--json", *flags])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out) if code == 0 else captured.err
+
+
+def test_questions_without_gold_are_unanswerable_and_left_out_of_recall(tmp_path, capsys):
+    queries = {q.qid: q for q in load_queries(write(tmp_path)[1])}
+    assert not queries["mayor"].answerable and not queries["moon"].answerable and queries["moon"].gold == ()
+    assert queries["ana"].answerable and queries["ana"].category == "person" and queries["carl"].category is None
+    code, report = retrieval(tmp_path, capsys, "--methods", "dense,asmr")
+    assert code == 0 and report["params"]["answerable"] == 4
+    # Five passages, so dense ranks every one within five: recall 1 unless a no-gold question counted.
+    assert report["methods"]["dense"]["recall@5"] == 1.0
+    assert report["refusal"]["unanswerable"] == 2 and report["refusal"]["answerable"] == 4
+    assert set(report["refusal_by_method"]) == {"dense", "hybrid", "asmr"}
+    assert report["refusal"] == report["refusal_by_method"]["asmr"] and "roc_auc" in report["refusal"]
+    assert "refusal_modes" not in report
+
+
+def test_a_record_that_says_answerable_wrongly_is_a_clear_error(tmp_path, capsys):
+    bad = [{"qid": "1", "question": "Who?", "gold_pids": ["ana"], "answerable": "no"}]
+    c, q = write(tmp_path, queries=bad)
+    code = main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{q}:1" in err and "answerable" in err and len(err.strip().splitlines()) == 1
+
+
+def test_roc_auc_counts_ties_half():
+    assert roc_auc([0.9, 0.5], [0.5, 0.1]) == pytest.approx(3.5 / 4)
+    assert roc_auc([0.2], [0.8]) == 0.0 and roc_auc([0.3], []) is None
+    rows = [{"qid": q, "confidence": c, "refused": c < 0.5} for q, c in
+            (("a1", 0.9), ("a2", 0.5), ("u1", 0.5), ("u2", 0.1))]
+    rep = refusal_report(rows, {"u1", "u2"})
+    assert rep["roc_auc"] == pytest.approx(0.875)
+    assert rep["recall"] == 0.5 and rep["precision"] == 1.0 and rep["false_refusal_rate"] == 0.0
+
+
+def test_baselines_refuse_below_their_threshold(monkeypatch):
+    rows = [{"qid": "a", "confidence": 0.9, "refused": False, "dense_score": 0.8, "hybrid_score": 0.4},
+            {"qid": "u", "confidence": 0.2, "refused": True, "dense_score": 0.3, "hybrid_score": 0.6}]
+    monkeypatch.setitem(confidence_model.BASELINE_THRESHOLDS, "dense", 0.5)
+    monkeypatch.setitem(confidence_model.BASELINE_THRESHOLDS, "hybrid", 0.5)
+    by = refusal_by_method(rows, {"u"})
+    assert by["dense"]["recall"] == 1.0 and by["dense"]["false_refusal_rate"] == 0.0 and by["dense"]["roc_auc"] == 1.0
+    assert by["hybrid"]["recall"] == 0.0 and by["hybrid"]["false_refusal_rate"] == 1.0 and by["hybrid"]["roc_auc"] == 0.0
+    assert by["asmr"]["recall"] == 1.0 and by["dense"]["threshold"] == 0.5
+    monkeypatch.setitem(confidence_model.BASELINE_THRESHOLDS, "dense", 0.0)
+    assert refusal_by_method(rows, {"u"})["dense"]["recall"] == 0.0  # 0 refuses nothing
+
+
+@pytest.fixture
+def memory(tmp_path):
+    c, _ = write(tmp_path)
+    ingest(tmp_path / "mem", list(iter_jsonl(c)), embedder="hash-64", progress=False)
+    with Memory(tmp_path / "mem") as m:
+        yield m
+
+
+def test_baseline_score_is_the_cosine_of_the_best_unit_shown(memory):
+    emb = get_embedder("hash-64")
+    retriever = Retriever(memory, emb)
+    question = "What did Ana Lind study?"
+    qvec = emb.embed([question])[0]
+    best = max(float(v @ qvec) for v in memory.vectors[:memory.num_rows])
+    assert baseline_score("dense", memory, retriever, question, qvec, 3) == pytest.approx(max(best, 0.0), abs=1e-5)
+    assert 0.0 <= baseline_score("hybrid", memory, retriever, question, qvec, 3) <= best + 1e-5
+    rows = refusal_features(memory, emb, [ANA, MOON], baselines=("dense", "hybrid"))
+    assert all({"dense_score", "hybrid_score", "confidence"} <= set(r) for r in rows)
+
+
+def test_by_category_reports_recall_per_category_and_method(tmp_path, capsys):
+    code, report = retrieval(tmp_path, capsys, "--methods", "bm25,dense")
+    assert code == 0 and set(report["by_category"]) == {"person", "place", "nowhere"}
+    assert set(report["by_category"]["person"]) == {"bm25", "dense"}
+    assert set(report["by_category"]["person"]["dense"]) == {"recall@2", "recall@5"}
+    assert report["by_category"]["place"]["dense"]["recall@5"] == 1.0
+    assert report["by_category"]["nowhere"]["dense"]["recall@5"] is None  # no answerable question in it
+
+
+def test_without_categories_there_is_no_by_category(tmp_path, capsys):
+    c, q = write(tmp_path, queries=[{k: v for k, v in r.items() if k != "category"} for r in QUERIES])
+    code = main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64", "--methods", "bm25", "--json"])
+    assert code == 0 and "by_category" not in json.loads(capsys.readouterr().out)
+
+
+def docs_and_queries(tmp_path):
+    c, q = write(tmp_path)
+    return list(iter_jsonl(c)), load_queries(q)
+
+
+def test_removed_mode_leaves_out_the_gold_passages(tmp_path):
+    docs, queries = docs_and_queries(tmp_path)
+    made = make("removed", queries, docs, 0.5, seed=0)
+    chosen = [q for q in queries if q.qid in made.qids]
+    assert len(chosen) == 2 and all(q.answerable for q in chosen)
+    assert made.removed == {d for q in chosen for d in q.gold}
+    assert {d.doc_id for d in made.documents(docs)} == {d.doc_id for d in docs} - made.removed
+
+
+def test_sentence_mode_cuts_only_the_answering_sentence(tmp_path):
+    docs, queries = docs_and_queries(tmp_path)
+    assert cut_sentences("A is red. B owns a boat. C.", ("a boat",)) == "A is red. C."
+    assert cut_sentences("A is red.", ("boat",)) is None
+    made = make("sentence", queries, docs, 0.9, seed=0)
+    # "Tromso" is stated by another passage too (dora), so carl's question cannot be built this way.
+    assert made.qids == {"ana", "oslo", "ben"} and not made.removed
+    kept = {d.doc_id: d.text for d in made.documents(docs)}
+    assert kept["ana"] == "Ana Lind is a painter from Oslo. She paints harbours in winter."
+    assert kept["oslo"] == "It lies on a fjord." and kept["carl"] == CORPUS[3]["text"]
+    ingest(tmp_path / "cut", list(made.documents(docs)), embedder="hash-64", progress=False)
+    with Memory(tmp_path / "cut") as m:
+        text = " ".join(u.content for u in m.units_of("kb", "ana"))
+    assert "chemistry" not in text and "paints harbours" in text
+
+
+def test_sentence_mode_needs_answers_a_sentence_states(tmp_path):
+    docs, queries = docs_and_queries(tmp_path)
+    with pytest.raises(ValueError, match="sentence"):
+        make("sentence", [q for q in queries if q.qid == "carl"], docs, 0.5)
+
+
+def test_swap_mode_asks_a_real_entity_and_keeps_the_memory(tmp_path):
+    docs, queries = docs_and_queries(tmp_path)
+    made = make("swap", queries, docs, 0.9, seed=3)
+    assert made.qids and not made.changes_memory
+    titles = {"Ana Lind", "Ben Holt", "Oslo", "Carl Berg", "Dora Voss"}  # "(writer)" is no part of a name
+    for before, after in zip(queries, made.queries):
+        if before.qid not in made.qids:
+            assert after == before
+            continue
+        gold = next(d for d in docs if d.doc_id == before.gold[0])
+        other = [t for t in titles if t in after.question]
+        assert len(other) == 1 and gold.title.split(" (")[0] not in after.question and not after.answerable
+        holder = next(d for d in docs if d.title.startswith(other[0]))
+        assert before.answers[0] not in holder.text  # the new entity does not have the asked attribute
+    assert make("swap", queries, docs, 0.9, seed=3) == made
+
+
+def test_every_mode_is_reported_apart(tmp_path, capsys):
+    code, report = retrieval(tmp_path, capsys, "--methods", "bm25", "--unanswerable", "0.5",
+                             "--unanswerable-mode", "all")
+    assert code == 0 and set(report["refusal_modes"]) == {"removed", "sentence", "swap", "natural"}
+    modes = report["params"]["unanswerable"]["modes"]
+    for mode in ("removed", "sentence", "swap"):
+        by = report["refusal_modes"][mode]
+        assert set(by) == {"dense", "hybrid", "asmr"} and "roc_auc" in by["dense"]
+        # each construction against the answerable questions alone: the two natural ones are not in it
+        assert by["asmr"]["unanswerable"] == modes[mode]["questions"] == 2
+        assert by["asmr"]["answerable"] == 2
+    assert report["refusal_modes"]["natural"]["asmr"]["unanswerable"] == 2
+    assert modes["swap"]["memory"] == str(tmp_path / "m")  # swap asks other questions of the same memory
+    assert modes["sentence"]["memory"] != modes["removed"]["memory"] != str(tmp_path / "m")
+    assert report["refusal"]["unanswerable"] == 2 + modes["removed"]["questions"]
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--unanswerable-mode", "swap"], "needs --unanswerable"),
+    (["--unanswerable", "1.5"], "between 0 and 1"),
+    (["--unanswerable", "0.5", "--seed", "-1"], "--seed -1"),
+])
+def test_bad_unanswerable_flags_are_one_line_and_exit_2(tmp_path, capsys, flags, says):
+    code, err = retrieval(tmp_path, capsys, *flags)
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+def test_answer_eval_splits_answerable_and_unanswerable(memory):
+    emb = get_embedder("hash-64")
+    queries = answer_queries([ANA, MOON])
+    report = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb").run(queries, ["dense_rag"])
+    m = report["methods"]["dense_rag"]
+    assert m["answerable"] == 1 and m["unanswerable"] == 1
+    # The answerable question is answered right; the other one is answered too (threshold 0 refuses nothing).
+    assert m["answerable_accuracy"] == 1.0 and m["unanswerable_accuracy"] == 0.0 and m["memory_accuracy"] == 0.5
+    assert m["hallucination_answerable"] == 0.0 and m["hallucination_unanswerable"] == 1.0
+    assert m["conflict_rate"] == 0.0
+
+
+def test_answer_eval_baselines_refuse_below_their_threshold(memory):
+    emb = get_embedder("hash-64")
+    queries = answer_queries([ANA])
+    ev = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb",
+                    baseline_thresholds={"dense": 1.5, "hybrid": 0.0})  # no cosine reaches 1.5
+    report = ev.run(queries, ["dense_rag", "hybrid_rag"])
+    assert report["methods"]["dense_rag"]["refusal_rate_answerable"] == 1.0
+    assert report["methods"]["hybrid_rag"]["refusal_rate_answerable"] == 0.0
+    refused = next(o for o in report["outcomes"] if o["method"] == "dense_rag")
+    assert refused["answer"] == NOT_FOUND
+
+
+def test_answer_eval_counts_answers_that_say_their_sources_disagree(memory, monkeypatch):
+    real = Answerer.answer
+
+    def disagreeing(self, *args, **kwargs):
+        ans = real(self, *args, **kwargs)
+        ans.disagreement = ("unit-a", "unit-b") if "Ana" in ans.question else ("unit-a",)
+        return ans
+    monkeypatch.setattr(Answerer, "answer", disagreeing)
+    emb = get_embedder("hash-64")
+    queries = answer_queries([ANA, Query("oslo", "What is Oslo the capital of?", ("oslo",),
+                                                               ("Norway",))])
+    m = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb").run(queries, ["dense_rag"])
+    assert m["methods"]["dense_rag"]["conflict_rate"] == 0.5  # one id is no disagreement
+
+
+def test_eval_answers_takes_questions_without_answers_when_they_are_unanswerable(tmp_path, capsys):
+    c, q = write(tmp_path)
+    code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64", "--methods", "dense_rag", "--no-progress", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["methods"]["dense_rag"]["unanswerable"] == 2
+    assert out["methods"]["dense_rag"]["answerable"] == 4
+    bad = [{"qid": "x7", "question": "What did Ana Lind study?", "answers": [], "gold_pids": ["ana"]}]
+    c, q = write(tmp_path, queries=bad)
+    code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64", "--methods", "dense_rag", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "x7" in err and str(q) in err and len(err.strip().splitlines()) == 1
+
+
+def test_eval_answers_builds_the_mode_it_is_asked_for(tmp_path, capsys):
+    c, q = write(tmp_path)
+    code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--embedder", "hash-64",
+                 "--methods", "dense_rag", "--no-progress", "--json", "--unanswerable", "0.5",
+                 "--unanswerable-mode", "sentence"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["methods"]["dense_rag"]["unanswerable"] == 2 + 2
+    assert (tmp_path / "corpus.jsonl.answers-memory-sentence-0.5-0").is_dir()
+
+
+def test_sentence_mode_never_empties_a_passage(tmp_path):
+    c, q = write(tmp_path, corpus=[{"pid": "zed", "title": "Zed", "text": "Zed is tall."}],
+                 queries=[{"qid": "z", "question": "How is Zed?", "answers": ["tall"], "gold_pids": ["zed"]}])
+    with pytest.raises(ValueError, match="sentence"):  # cutting would remove the passage, not keep it
+        make("sentence", load_queries(q), list(iter_jsonl(c)), 0.5)
+
+
+def test_swap_mode_finds_names_in_unspaced_chinese(tmp_path):
+    c, q = write(tmp_path, corpus=[{"pid": "li", "title": "李明（作家）", "text": "李明在北京工作。"},
+                                   {"pid": "wang", "title": "王芳", "text": "王芳是一名医生。"}],
+                 queries=[{"qid": "1", "question": "李明在哪里工作？", "answers": ["北京"], "gold_pids": ["li"]}])
+    made = make("swap", load_queries(q), list(iter_jsonl(c)), 0.5)
+    assert made.qids == {"1"} and made.queries[0].question == "王芳在哪里工作？"
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--unanswerable-mode", "sentence"], "needs --unanswerable"),
+    (["--limit", "-2"], "--limit -2"),
+])
+def test_bad_eval_answers_flags_are_one_line_and_exit_2(tmp_path, capsys, flags, says):
+    c, q = write(tmp_path)
+    code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64", "--no-progress", *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1
