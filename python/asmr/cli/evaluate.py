@@ -56,12 +56,19 @@ def add_eval(sub) -> None:
     ps = esub.add_parser("synth", help="generate the synthetic enterprise knowledge base and its questions",
                          description="Writes OUT/docs/v1 and OUT/docs/v2 (Markdown with sections, lists and "
                                      "tables; v2 revises v1), OUT/queries.jsonl (single-fact, multi-document, "
-                                     "conflict and unanswerable questions) and OUT/README.md. Deterministic "
-                                     "for a seed.")
+                                     "conflict and unanswerable questions, then three- and four-document "
+                                     "chains), OUT/corpus.jsonl and OUT/corpus.queries.jsonl (the v2 documents "
+                                     "and the questions for eval retrieval --corpus --queries) and "
+                                     "OUT/README.md. Deterministic for a seed and family.")
     ps.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
     ps.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ps.add_argument("--units", type=int, default=5000, help="units after chunking, about (default 5000)")
     ps.add_argument("--questions", type=int, default=800, help="questions (default 800)")
+    ps.add_argument("--deep-questions", type=int, default=None, metavar="N",
+                    help="multi3 and multi4 questions (three- and four-document chains) added after the "
+                         "others (default a tenth of --questions)")
+    ps.add_argument("--family", choices=("A", "B"), default="A",
+                    help="template family: A (default) or B, the same company worded by another writer")
     ps.add_argument("--json", action="store_true", help="print the report as JSON")
     ps.set_defaults(handler=cmd_eval_synth)
     pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
@@ -195,7 +202,8 @@ def cmd_eval_synth(args) -> int:
     from ..eval.synth import generate
 
     try:
-        report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions)
+        report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions,
+                          deep_questions=args.deep_questions, family=args.family)
     except ValueError as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     d = report.to_dict()
