@@ -69,6 +69,12 @@ def add_eval(sub) -> None:
                          "others (default a tenth of --questions)")
     ps.add_argument("--family", choices=("A", "B"), default="A",
                     help="template family: A (default) or B, the same company worded by another writer")
+    ps.add_argument("--chat", action="store_true",
+                    help="write a generated multi-session chat log instead (OUT/corpus.jsonl, one turn a "
+                         "passage, and OUT/queries.jsonl; see asmr/eval/synth_chat.py)")
+    ps.add_argument("--sessions", type=int, default=20, help="with --chat: dated sessions (default 20)")
+    ps.add_argument("--people", type=int, default=10, help="with --chat: people in the group (default 10)")
+    ps.add_argument("--turns", type=int, default=400, help="with --chat: turns, about (default 400)")
     ps.add_argument("--json", action="store_true", help="print the report as JSON")
     ps.set_defaults(handler=cmd_eval_synth)
     pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
@@ -201,6 +207,8 @@ def cmd_eval_verifier(args) -> int:
 def cmd_eval_synth(args) -> int:
     from ..eval.synth import generate
 
+    if args.chat:
+        return _eval_synth_chat(args)
     try:
         report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions,
                           deep_questions=args.deep_questions, family=args.family)
@@ -210,6 +218,20 @@ def cmd_eval_synth(args) -> int:
     print(json.dumps(d, indent=2) if args.json else
           f"wrote {args.out}: {d['documents']} documents a version, {d['units_v2']} units in v2, "
           f"questions {d['questions']}")
+    return EXIT_OK
+
+
+def _eval_synth_chat(args) -> int:
+    from ..eval.synth_chat import generate_chat
+
+    try:
+        report = generate_chat(args.out, seed=args.seed, sessions=args.sessions, people=args.people,
+                               turns=args.turns)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    d = report.to_dict()
+    print(json.dumps(d, indent=2) if args.json else
+          f"wrote {args.out}: {d['turns']} turns in {d['sessions']} sessions, questions {d['questions']}")
     return EXIT_OK
 
 
