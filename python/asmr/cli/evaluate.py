@@ -75,6 +75,10 @@ def add_eval(sub) -> None:
     ps.add_argument("--sessions", type=int, default=20, help="with --chat: dated sessions (default 20)")
     ps.add_argument("--people", type=int, default=10, help="with --chat: people in the group (default 10)")
     ps.add_argument("--turns", type=int, default=400, help="with --chat: turns, about (default 400)")
+    ps.add_argument("--handbook", type=Path, metavar="EXAMPLES", default=None,
+                    help="write the bundled handbook instead: EXAMPLES/handbook revised by EXAMPLES/handbook-v2, "
+                         "with the sentences its questions name cut, as OUT/corpus.jsonl, and "
+                         "EXAMPLES/handbook-questions.jsonl as OUT/queries.jsonl (see asmr/eval/sources.py)")
     ps.add_argument("--json", action="store_true", help="print the report as JSON")
     ps.set_defaults(handler=cmd_eval_synth)
     pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
@@ -207,8 +211,12 @@ def cmd_eval_verifier(args) -> int:
 def cmd_eval_synth(args) -> int:
     from ..eval.synth import generate
 
+    if args.chat and args.handbook:
+        return fail("--chat and --handbook: one source at a time", EXIT_BAD_INPUT)
     if args.chat:
         return _eval_synth_chat(args)
+    if args.handbook:
+        return _eval_synth_handbook(args)
     try:
         report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions,
                           deep_questions=args.deep_questions, family=args.family)
@@ -232,6 +240,23 @@ def _eval_synth_chat(args) -> int:
     d = report.to_dict()
     print(json.dumps(d, indent=2) if args.json else
           f"wrote {args.out}: {d['turns']} turns in {d['sessions']} sessions, questions {d['questions']}")
+    return EXIT_OK
+
+
+def _eval_synth_handbook(args) -> int:
+    from ..eval.sources import handbook_source, write_source
+
+    try:
+        docs, queries = handbook_source(args.handbook)
+    except (OSError, ValueError) as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    write_source(docs, queries, args.out)
+    counts: dict[str, int] = {}
+    for q in queries:
+        counts[q["category"]] = counts.get(q["category"], 0) + 1
+    d = {"out_dir": str(args.out), "documents": len(docs), "questions": counts}
+    print(json.dumps(d, indent=2) if args.json else
+          f"wrote {args.out}: {len(docs)} documents, questions {counts}")
     return EXIT_OK
 
 
