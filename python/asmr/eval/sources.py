@@ -87,8 +87,8 @@ def load_questions(path: str | Path) -> list[dict]:
         if not isinstance(r.get("answerable"), bool):
             raise ValueError(f"{where}: 'answerable' must be true or false")
         if r["answerable"] != bool(r["answers"]) or r["answerable"] != bool(r["gold_pids"]):
-            raise ValueError(f"{where}: an answerable question has answers and gold_pids, an unanswerable one "
-                             "neither")
+            raise ValueError(f"{where}: an answerable question has answers and gold_pids, an unanswerable "
+                             "one neither")
         if "remove_sentence" in r and (r["answerable"] or not isinstance(r["remove_sentence"], str)):
             raise ValueError(f"{where}: 'remove_sentence' is a string, on unanswerable questions only")
         out.append(r)
@@ -106,7 +106,8 @@ def handbook_source(root: str | Path) -> tuple[list[Document], list[dict]]:
         if "remove_sentence" in q:
             holders = [i for i, d in docs.items() if q["remove_sentence"] in d.text]
             if len(holders) != 1:
-                raise ValueError(f"{q['qid']}: the sentence to remove is in {len(holders)} documents, not one")
+                raise ValueError(f"{q['qid']}: the sentence to remove is in {len(holders)} documents, "
+                                 "not one")
             docs[holders[0]] = cut_sentence(docs[holders[0]], q["remove_sentence"])
     unknown = {p for q in queries for p in q["gold_pids"]} - set(docs)
     if unknown:

@@ -23,10 +23,11 @@ import random
 import re
 
 from .synth_vocabulary import DEPENDENCY_PURPOSES, LIMITS, PRACTICES, ROLES
-from .synth_world import Doc, Fact, Piece, Section, System, World
+from .synth_world import Doc, Piece, Section, System, World
 
 CHAIN_QUESTIONS = {
-    "owner_rotation": "tell me which team runs the system that {function} and how often that team rotates on-call",
+    "owner_rotation": ("tell me which team runs the system that {function} and how often that team rotates "
+                       "on-call"),
     "owner_lead": "Which team is responsible for the system that {function}, and who is its lead?",
     "channel": "Where does an incident of {lname} get escalated?",
     "code_lead": "Name the lead of the team behind the system that throws {code}.",
@@ -93,7 +94,8 @@ def _practice_question(rng: random.Random, label: str, team: str) -> str:
 
 _TOPIC_REWRITES = (
     (re.compile(r"^What is the (.+)\?$"), lambda m: f"Tell me the {m[1]}."),
-    (re.compile(r"^In which system (is|are) (.+) (\w+)\?$"), lambda m: f"Name the system where {m[2]} {m[1]} {m[3]}."),
+    (re.compile(r"^In which system (is|are) (.+) (\w+)\?$"),
+     lambda m: f"Name the system where {m[2]} {m[1]} {m[3]}."),
     (re.compile(r"^How (much|many|long|large|far|big) (.+)\?$"), lambda m: f"tell me how {m[1]} {m[2]}"),
     (re.compile(r"^Within how long (.+)\?$"), lambda m: f"Which deadline applies: within how long {m[1]}?"),
     (re.compile(r"^Which (.+)\?$"), lambda m: f"Look up which {m[1]}."),
@@ -116,7 +118,8 @@ def _row_as_line(template: str) -> str:
 def _system_piece(rng: random.Random, s: System, section: Section, p: Piece) -> None:
     name, labels = s.name, tuple(f.label for f in p.facts)
     if labels == ("Owner", "Production start"):
-        p.template = f"The job of {name} is simple: it {s.function}. The {{0}} team looks after it, and it has been live since {{1}}."
+        p.template = (f"The job of {name} is simple: it {s.function}. The {{0}} team looks after it, and it "
+                      "has been live since {1}.")
         p.facts[0].question = f"which team is responsible for {name.lower()}?"
         p.facts[1].question = f"Since when has {name} been live?"
     elif not p.facts:
@@ -174,7 +177,8 @@ def _runbook_piece(rng: random.Random, s: System, section: Section, p: Piece, st
         meaning = meaning.removeprefix("{0} ")
         p.template = f"{code} means that {{0}} {meaning}; first response: {_low(response)}"
         p.facts[0].question = rng.choice((f"Where does error code {code} come from?",
-                                          f"Which system throws {code}?", f"{code} is raised by what system?"))
+                                          f"Which system throws {code}?",
+                                          f"{code} is raised by what system?"))
     elif labels == ("Escalation deadline",):
         sev = re.search(r"SEV-\d", p.template)[0]
         p.template = (f"Not recovered after {{0}}? Then {name} goes to the owning team's escalation channel "
