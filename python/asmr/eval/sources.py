@@ -12,7 +12,9 @@ is the repository's ``examples`` folder) and ``root/handbook-questions.jsonl``, 
   ``remove_sentence`` is cut from its document, so that those questions have no answer.
 - ``queries``: the questions, one dict each: ``qid``, ``question``, ``answers``, ``gold_pids``
   (document ids), ``answerable``, ``category``, ``lang`` and, where they apply,
-  ``stale_answers`` (what v1 said) and ``remove_sentence``.
+  ``stale_answers`` (what v1 said), ``remove_sentence`` and ``removed_answer`` (the answer the
+  cut sentence, or for ``removed_by_revision`` the v1 document, gave: it is in no returned
+  document).
 
 Question categories: answerable ``single`` (one document), ``multi`` (two), ``cross_lingual``
 (the question in one language, the document in the other); unanswerable ``not_covered`` (the

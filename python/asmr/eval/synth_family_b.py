@@ -10,8 +10,9 @@ Family B was written apart from family A and from the code that reads the docume
 second writer of the same company's pages would: system pages say "the job of X is ..."
 instead of "X reconciles ...", error codes and limits become bulleted lines instead of table
 rows, release tables become bullets, and questions come as "Which ...", "Tell me ...", "Where
-does ...", imperatives and lower-case names. Policy, handbook and FAQ rules keep their
-sentences (their tables become bulleted lines); their questions are reworded.
+does ...", imperatives and lower-case names. Policy, handbook and FAQ rules get B's own
+sentences (``RULES``, by the rule's label) in bulleted lines instead of tables; their section
+titles and FAQ headings stay.
 
 The invariants of ``synth`` hold: each fact stays in one line that names its subject, the labels
 of optional fields stay in their lines (an unanswerable question is checked by its label), and
@@ -107,12 +108,6 @@ def _topic_question(rng: random.Random, question: str) -> str:
         if m := pattern.match(question):
             return rewrite(m)
     return rng.choice(("Quick question: ", "I need to know: ", "Policy check. ")) + _low(question)
-
-
-def _row_as_line(template: str) -> str:
-    """A two- or three-cell table row as one line: "| Label | value |" -> "Label: value"."""
-    cells = [c.strip() for c in template.strip().strip("|").split(" | ")]
-    return f"{cells[0]}: {' '.join(cells[1:])}"
 
 
 def _system_piece(rng: random.Random, s: System, section: Section, p: Piece) -> None:
@@ -225,11 +220,10 @@ def _team_piece(rng: random.Random, team: str, p: Piece) -> None:
         raise ValueError(f"family B has no wording for the {team} team line {p.template!r}")
 
 
-def _topic_piece(rng: random.Random, section: Section, p: Piece) -> None:
-    if p.template.startswith("|"):
-        p.template = _row_as_line(p.template)
-    for f in p.facts:
-        f.question = _topic_question(rng, f.question)
+def _topic_piece(rng: random.Random, p: Piece) -> None:
+    (f,) = p.facts  # a rule states one value
+    p.template = RULES[f.label]
+    f.question = _topic_question(rng, f.question)
 
 
 def _restyle_doc(rng: random.Random, d: Doc, systems: dict[str, System], teams: dict[str, str]) -> None:
@@ -245,7 +239,7 @@ def _restyle_doc(rng: random.Random, d: Doc, systems: dict[str, System], teams: 
         d.title = f"Team {teams[slug]}"
     steps = [t.format(S=s.name, slug=slug) for t in rng.sample(RECOVERY, len(RECOVERY))] if s else []
     for section in d.sections:
-        if s:  # a policy's or FAQ's own section titles stay
+        if area in ("systems", "runbooks", "changelogs", "teams"):  # a policy's or FAQ's titles stay
             section.title = SECTION_TITLES.get(section.title, section.title)
         if section.form == "table":  # every family B table is a list of "label: value" lines
             section.form, section.header = "bullets", ""
@@ -259,7 +253,7 @@ def _restyle_doc(rng: random.Random, d: Doc, systems: dict[str, System], teams: 
             elif area == "teams":
                 _team_piece(rng, teams[slug], p)
             else:
-                _topic_piece(rng, section, p)
+                _topic_piece(rng, p)
 
 
 def restyle(world: World, rng: random.Random) -> None:
@@ -281,3 +275,99 @@ def restyle(world: World, rng: random.Random) -> None:
             question = _topic_question(rng, question)
         absent.append((subject, label, question, peers))
     world.absent[:] = absent
+
+
+# Family B's sentence for each policy, handbook and FAQ rule, by the rule's label.
+RULES = {
+    "booked at least": "Book flights no later than {0} ahead of departure.",
+    "economy class": "Any flight under {0} is flown in economy class.",
+    "vice president": "A vice president signs off on any trip that runs past {0}.",
+    "rail is required": "Take the train whenever the journey is under {0}; rail is required there.",
+    "hotel cap": "Hotels: we cover at most {0} a night (the hotel cap).",
+    "meal allowance": "Meals on the road: a daily meal allowance of {0}.",
+    "airport parking": "Airport parking is paid back up to {0} per day.",
+    "insurance excess": "If you claim on travel insurance, the insurance excess is {0}.",
+    "travel expenses are claimed": "Put your travel expenses in {0}.",
+    "travel claims must": "Once you are back, you have {0} to file travel claims.",
+    "boarding passes": "Lost your boarding pass? A signed statement replaces it, handed in within {0}.",
+    "paid vacation": "Everyone gets {0} of paid vacation per year.",
+    "carries over": "Up to {0} of unused vacation can be moved into next year.",
+    "vacation is requested": "Ask for vacation through {0}.",
+    "in a row needs approval": "Planning more than {0} off in a row? Get it approved a month before.",
+    "parental leave": "Parental leave: {0}, paid in full.",
+    "bereavement": "After a death in the family, bereavement leave of {0} applies.",
+    "sabbatical": "A sabbatical becomes possible once you have {0} of service.",
+    "volunteering": "Each year you can take {0} as volunteering days.",
+    "doctor's note": "Off sick for more than {0} in a row? Then we need a doctor's note.",
+    "reported to the manager": "On your first sick day, tell your manager by {0}.",
+    "long-term sick pay": "During long illness, full salary is paid for {0}.",
+    "password resets": "You can reset your own password in {0}.",
+    "vpn sessions": "With no traffic for {0}, the VPN drops the session.",
+    "email attachments": "The biggest attachment you can email is {0}.",
+    "shared drive": "Your personal share of the shared drive is {0}.",
+    "staffed from": "On weekdays the help desk picks up from {0}.",
+    "replacement keyboards": "A replacement keyboard or mouse reaches you within {0}.",
+    "director's approval": "A director has to approve any expense claim over {0}.",
+    "client entertainment": "When you entertain clients, spend no more than {0} on each guest.",
+    "software subscriptions": "Subscriptions for software costing less than {0} monthly can go on a company card.",
+    "expense claims are submitted": "Submit expense claims through {0}.",
+    "receipts are required": "Keep a receipt for each item over {0}.",
+    "claims older than": "We reject any expense claim more than {0} old.",
+    "approved expenses": "Once approved, expenses are reimbursed within {0}.",
+    "laptops are replaced": "You get a new laptop every {0}.",
+    "laptop delivery": "Expect a standard laptop to arrive in {0}.",
+    "hardware requests": "Request hardware through {0}.",
+    "second monitors": "A second monitor is fine if it costs no more than {0}.",
+    "home-office budget": "For setting up a home office you get a one-time {0}.",
+    "internet costs": "Home internet is covered up to {0} monthly.",
+    "mobile phone": "Your mobile phone plan is paid up to {0} monthly.",
+    "ergonomic chair": "An ergonomic chair can cost up to {0}.",
+    "passwords must be": "Use passwords of {0} or more.",
+    "laptops lock": "After {0} without input, a laptop locks itself.",
+    "access reviews": "Every {0}, all access is reviewed again.",
+    "production access": "Approval for production access comes through {0}.",
+    "stolen laptop": "Report a lost or stolen laptop within {0}.",
+    "phishing": "Clicked a phishing link? Report it within {0}.",
+    "leaked credential": "A leaked credential must be reported within {0}.",
+    "usb device": "Found a USB device nobody knows? Report it within {0}.",
+    "new hires receive": "Accounts for new hires are ready {0} ahead of their first day.",
+    "onboarding tasks": "We track onboarding tasks in {0}.",
+    "welcome packs": "The welcome pack goes out {0} ahead of the first day.",
+    "probation": "New employees are on probation for {0}.",
+    "buddy": "For the first {0}, every new hire is paired with a buddy.",
+    "security training": "Finish the security training in your first {0}.",
+    "first check-in": "Your manager holds a first check-in with you {0} in.",
+    "office opens": "Weekdays, the doors of the main office open at {0}.",
+    "meeting rooms are booked": "Grab a meeting room in {0}.",
+    "room booking": "No single room booking can exceed {0}.",
+    "visitors must": "Register any visitor at least {0} before they arrive.",
+    "bike garage": "Bikes go in the bike garage, which holds {0}.",
+    "staff canteen": "Lunch in the staff canteen costs {0} for the menu of the day.",
+    "supplier contracts": "We keep supplier contracts for {0} once they expire.",
+    "employee records": "Records of an employee who left are kept {0}.",
+    "chat transcripts": "Transcripts of support chats are held for {0}.",
+    "cctv": "Recorded CCTV video is held for {0}.",
+    "job applications": "Applications from job candidates are kept for {0}.",
+    "deletion requests": "Requests from customers to delete data are tracked in {0}.",
+    "legal holds": "Every {0} someone reviews each legal hold.",
+    "backups containing": "A backup that still holds deleted records expires in {0} at most.",
+    "sev-1": "A SEV-1 incident gets its first response within {0}.",
+    "sev-2": "A SEV-2 incident gets its first response within {0}.",
+    "sev-3": "A SEV-3 incident gets its first response within {0}.",
+    "post-incident reviews": "Hold the post-incident review no later than {0} after resolution.",
+    "incidents are declared": "Declare an incident in {0}.",
+    "status page": "While a major incident lasts, update the status page every {0}.",
+    "follow-up actions": "Close the follow-up actions of a review within {0}.",
+    "reviews take place": "We hold performance reviews every {0}.",
+    "self-assessments": "Hand in your self-assessment {0} ahead of the review meeting.",
+    "promotion cases": "Managers submit promotion cases through {0}.",
+    "salary adjustments": "New salaries apply from {0}.",
+    "bonus pool": "Each year the bonus pool is worth {0} of base salary.",
+    "spot awards": "Nobody receives more than {0} a year in spot awards.",
+    "competing quotes": "Buying something over {0}? Collect three competing quotes first.",
+    "purchase orders": "Raise purchase orders through {0}.",
+    "new suppliers": "Vetting a new supplier takes at most {0}.",
+    "to stop renewal": "To stop a supplier contract renewing, cancel it {0} before it ends.",
+    "payment terms": "Suppliers are paid on {0} net terms.",
+    "legal review": "Legal reviews every contract worth more than {0}.",
+}
