@@ -5,12 +5,20 @@ import re
 from pathlib import Path
 
 import pytest
-
 from asmr.eval.retrieval import load_queries as load_retrieval_queries
 from asmr.eval.sources import cut_sentence, handbook_source, read_folder, write_source
 from asmr.eval.synth import DEEP_TYPES, TYPES, generate, load_queries
-from asmr.eval.synth_chat import (CARS, CITIES, HOBBIES, INSTRUMENTS, JOBS, PET_KINDS, PET_NAMES, TRIPS,
-                                  generate_chat)
+from asmr.eval.synth_chat import (
+    CARS,
+    CITIES,
+    HOBBIES,
+    INSTRUMENTS,
+    JOBS,
+    PET_KINDS,
+    PET_NAMES,
+    TRIPS,
+    generate_chat,
+)
 from asmr.store import Memory, ingest
 from asmr.units.read import chunk_document, iter_jsonl, read_path
 
