@@ -270,3 +270,25 @@ def test_chat_unanswerable_questions_have_no_answer_in_the_log(chat):
              "favourite_book": "favourite book", "siblings": "sibling", "shoe_size": "shoe"}
     for q in never:
         assert not any(words[q["attribute"]] in t["text"].lower() for t in turns), q
+
+
+# -- the command line -----------------------------------------------------------------------------
+
+def test_eval_synth_writes_each_source_and_refuses_mixed_flags(tmp_path, capsys):
+    from asmr.cli import main
+
+    assert main(["eval", "synth", "--chat", "--out", str(tmp_path / "chat"), "--seed", "4", "--sessions", "6",
+                 "--turns", "60", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sessions"] == 6 and report["turns"] == len(list(iter_jsonl(tmp_path / "chat" / "corpus.jsonl")))
+    assert main(["eval", "synth", "--handbook", str(EXAMPLES), "--out", str(tmp_path / "hb"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sum(report["questions"].values()) == len(load_retrieval_queries(tmp_path / "hb" / "queries.jsonl"))
+    assert main(["eval", "synth", "--family", "B", "--out", str(tmp_path / "b"), "--units", "300",
+                 "--questions", "30", "--deep-questions", "4", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["family"] == "B" and report["questions"]["multi3"] + report["questions"]["multi4"] == 4
+    for bad in (["--sessions", "5"], ["--chat", "--family", "B"], ["--chat", "--handbook", str(EXAMPLES)],
+                ["--handbook", str(EXAMPLES), "--deep-questions", "3"]):
+        assert main(["eval", "synth", "--out", str(tmp_path / "bad"), *bad]) == 2, bad
+    assert not (tmp_path / "bad").exists()

@@ -67,14 +67,14 @@ def add_eval(sub) -> None:
     ps.add_argument("--deep-questions", type=int, default=None, metavar="N",
                     help="multi3 and multi4 questions (three- and four-document chains) added after the "
                          "others (default a tenth of --questions)")
-    ps.add_argument("--family", choices=("A", "B"), default="A",
+    ps.add_argument("--family", choices=("A", "B"), default=None,
                     help="template family: A (default) or B, the same company worded by another writer")
     ps.add_argument("--chat", action="store_true",
                     help="write a generated multi-session chat log instead (OUT/corpus.jsonl, one turn a "
                          "passage, and OUT/queries.jsonl; see asmr/eval/synth_chat.py)")
-    ps.add_argument("--sessions", type=int, default=20, help="with --chat: dated sessions (default 20)")
-    ps.add_argument("--people", type=int, default=10, help="with --chat: people in the group (default 10)")
-    ps.add_argument("--turns", type=int, default=400, help="with --chat: turns, about (default 400)")
+    ps.add_argument("--sessions", type=int, default=None, help="with --chat: dated sessions (default 20)")
+    ps.add_argument("--people", type=int, default=None, help="with --chat: people in the group (default 10)")
+    ps.add_argument("--turns", type=int, default=None, help="with --chat: turns, about (default 400)")
     ps.add_argument("--handbook", type=Path, metavar="EXAMPLES", default=None,
                     help="write the bundled handbook instead: EXAMPLES/handbook revised by EXAMPLES/handbook-v2, "
                          "with the sentences its questions name cut, as OUT/corpus.jsonl, and "
@@ -211,15 +211,25 @@ def cmd_eval_verifier(args) -> int:
 def cmd_eval_synth(args) -> int:
     from ..eval.synth import generate
 
+    # Flags of one source are an error with another, not silently dropped.
+    chat_flags = [f for f, v in (("--sessions", args.sessions), ("--people", args.people),
+                                 ("--turns", args.turns)) if v is not None]
+    kb_flags = [f for f, v in (("--family", args.family), ("--deep-questions", args.deep_questions))
+                if v is not None]
     if args.chat and args.handbook:
         return fail("--chat and --handbook: one source at a time", EXIT_BAD_INPUT)
+    if chat_flags and not args.chat:
+        return fail(f"{', '.join(chat_flags)}: only with --chat", EXIT_BAD_INPUT)
+    if kb_flags and (args.chat or args.handbook):
+        return fail(f"{', '.join(kb_flags)}: only for the knowledge base, not with --chat or --handbook",
+                    EXIT_BAD_INPUT)
     if args.chat:
         return _eval_synth_chat(args)
     if args.handbook:
         return _eval_synth_handbook(args)
     try:
         report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions,
-                          deep_questions=args.deep_questions, family=args.family)
+                          deep_questions=args.deep_questions, family=args.family or "A")
     except ValueError as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     d = report.to_dict()
@@ -233,8 +243,9 @@ def _eval_synth_chat(args) -> int:
     from ..eval.synth_chat import generate_chat
 
     try:
-        report = generate_chat(args.out, seed=args.seed, sessions=args.sessions, people=args.people,
-                               turns=args.turns)
+        given = {k: v for k, v in (("sessions", args.sessions), ("people", args.people),
+                                   ("turns", args.turns)) if v is not None}
+        report = generate_chat(args.out, seed=args.seed, **given)
     except ValueError as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     d = report.to_dict()
