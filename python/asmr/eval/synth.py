@@ -52,11 +52,12 @@ does (in either version), or for a rule a policy could hold but does not.
 
 After those, ``deep_questions`` (default a tenth of ``questions``, drawn from a random stream of
 their own so that the questions before them are the same as without them) follow chains whose
-bridges are named neither in the question nor in the answer: ``multi3`` crosses three documents
+bridges (the systems and teams in between) the question does not name: ``multi3`` crosses three documents
 (an error code's runbook names the system, its specification names the owning team, the team
 page names the office, lead or escalation channel; or a policy rule names a system, and so on;
 or a system's dependency names another system, whose team's lead is asked), ``multi4`` four (an
-error code's runbook, that system's dependency, the dependency's owner, its team's page). Their
+error code's runbook or a policy rule, that system's dependency, the dependency's owner, its
+team's page). Their
 ``gold_docs`` are the chain in order, so the answer is in the last one.
 
 Template families: ``family="A"`` (the default) words the documents and questions as
@@ -101,7 +102,7 @@ CHAIN_QUESTIONS = {
     "channel": "In which channel are incidents of {name} escalated?",
     "code_lead": "Who leads the team that owns the system raising error code {code}?",
     "rule_manager": "Who is the product manager of the system in which {via}?",
-    # three hops (multi3): the bridges are neither in the question nor in the answer
+    # three hops (multi3): the question names none of the systems and teams in between
     "code_office": "From which office does the team that owns the system raising error code {code} work?",
     "code_channel": "In which channel is an incident about error code {code} escalated?",
     "rule_lead": "Who leads the team that owns the system in which {via}?",
