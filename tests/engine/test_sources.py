@@ -39,7 +39,8 @@ def _docs(root: Path) -> dict[str, object]:
 def families(tmp_path_factory):
     out = tmp_path_factory.mktemp("families")
     for family in ("A", "B"):
-        generate(out / family, seed=5, units_target=UNITS, questions=QUESTIONS, deep_questions=DEEP, family=family)
+        generate(out / family, seed=5, units_target=UNITS, questions=QUESTIONS, deep_questions=DEEP,
+                 family=family)
     return out
 
 
@@ -170,12 +171,14 @@ def test_handbook_sentences_cut_and_their_answers_gone(handbook):
         assert q["removed_answer"] not in corpus, q
         if "remove_sentence" in q:
             assert q["remove_sentence"] not in corpus
-            assert any(q["removed_answer"] in d.text and q["remove_sentence"] in d.text for d in first.values()), q
+            assert any(q["removed_answer"] in d.text and q["remove_sentence"] in d.text
+                       for d in first.values()), q
         else:  # removed by the revision: only v1 said it
             assert q["removed_answer"] in v1_only
     # A table row goes whole: the table keeps its other rows under its header.
     deploy = next(d for d in docs if d.doc_id == "ops.deploy").text
-    assert "| `--port` | 9090 |" in deploy and "| `--timeout` | 30s |" in deploy and "\n\n| `--timeout`" not in deploy
+    assert "| `--port` | 9090 |" in deploy and "| `--timeout` | 30s |" in deploy
+    assert "\n\n| `--timeout`" not in deploy
 
 
 def test_handbook_ids_are_the_ones_ingest_gives(handbook, tmp_path):
@@ -220,6 +223,14 @@ def test_chat_same_seed_same_files(chat, tmp_path):
     assert _files(tmp_path / "again") == _files(out)
     generate_chat(tmp_path / "other", seed=3)
     assert _files(tmp_path / "other")["corpus.jsonl"] != _files(out)["corpus.jsonl"]
+    # Titles written another way: the same turns (the speaker moves into the text) and questions.
+    generate_chat(tmp_path / "titles", seed=2, titles="session")
+    same, other = (tmp_path / "again" / "corpus.jsonl"), (tmp_path / "titles" / "corpus.jsonl")
+    rows = [(json.loads(a), json.loads(b)) for a, b in zip(same.read_text().splitlines(),
+                                                            other.read_text().splitlines())]
+    assert all(b["text"] == f"{a['speaker']}: {a['text']}" and a["pid"] == b["pid"] for a, b in rows)
+    assert not any(b["speaker"] in b["title"] for _, b in rows)
+    assert _files(tmp_path / "titles")["queries.jsonl"] == _files(out)["queries.jsonl"]
 
 
 def test_chat_turns_and_questions_are_readable(chat):
@@ -280,7 +291,8 @@ def test_eval_synth_writes_each_source_and_refuses_mixed_flags(tmp_path, capsys)
     assert main(["eval", "synth", "--chat", "--out", str(tmp_path / "chat"), "--seed", "4", "--sessions", "6",
                  "--turns", "60", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["sessions"] == 6 and report["turns"] == len(list(iter_jsonl(tmp_path / "chat" / "corpus.jsonl")))
+    assert report["sessions"] == 6
+    assert report["turns"] == len(list(iter_jsonl(tmp_path / "chat" / "corpus.jsonl")))
     assert main(["eval", "synth", "--handbook", str(EXAMPLES), "--out", str(tmp_path / "hb"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert sum(report["questions"].values()) == len(load_retrieval_queries(tmp_path / "hb" / "queries.jsonl"))

@@ -75,6 +75,9 @@ def add_eval(sub) -> None:
     ps.add_argument("--sessions", type=int, default=None, help="with --chat: dated sessions (default 20)")
     ps.add_argument("--people", type=int, default=None, help="with --chat: people in the group (default 10)")
     ps.add_argument("--turns", type=int, default=None, help="with --chat: turns, about (default 400)")
+    ps.add_argument("--titles", choices=("speaker", "session"), default=None,
+                    help="with --chat: passage titles '<speaker>, <date>' (default) or 'Group chat <n>, <date>' "
+                         "with the speaker at the start of the text")
     ps.add_argument("--handbook", type=Path, metavar="EXAMPLES", default=None,
                     help="write the bundled handbook instead: EXAMPLES/handbook revised by EXAMPLES/handbook-v2, "
                          "with the sentences its questions name cut, as OUT/corpus.jsonl, and "
@@ -213,7 +216,7 @@ def cmd_eval_synth(args) -> int:
 
     # Flags of one source are an error with another, not silently dropped.
     chat_flags = [f for f, v in (("--sessions", args.sessions), ("--people", args.people),
-                                 ("--turns", args.turns)) if v is not None]
+                                 ("--turns", args.turns), ("--titles", args.titles)) if v is not None]
     kb_flags = [f for f, v in (("--family", args.family), ("--deep-questions", args.deep_questions))
                 if v is not None]
     if args.chat and args.handbook:
@@ -244,7 +247,7 @@ def _eval_synth_chat(args) -> int:
 
     try:
         given = {k: v for k, v in (("sessions", args.sessions), ("people", args.people),
-                                   ("turns", args.turns)) if v is not None}
+                                   ("turns", args.turns), ("titles", args.titles)) if v is not None}
         report = generate_chat(args.out, seed=args.seed, **given)
     except ValueError as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
