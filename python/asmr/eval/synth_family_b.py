@@ -110,7 +110,7 @@ def _topic_question(rng: random.Random, question: str) -> str:
     return rng.choice(("Quick question: ", "I need to know: ", "Policy check. ")) + _low(question)
 
 
-def _system_piece(rng: random.Random, s: System, section: Section, p: Piece) -> None:
+def _system_piece(rng: random.Random, s: System, p: Piece) -> None:
     name, labels = s.name, tuple(f.label for f in p.facts)
     if labels == ("Owner", "Production start"):
         p.template = (f"The job of {name} is simple: it {s.function}. The {{0}} team looks after it, and it "
@@ -245,7 +245,7 @@ def _restyle_doc(rng: random.Random, d: Doc, systems: dict[str, System], teams: 
             section.form, section.header = "bullets", ""
         for p in section.pieces:
             if area == "systems":
-                _system_piece(rng, s, section, p)
+                _system_piece(rng, s, p)
             elif area == "runbooks":
                 _runbook_piece(rng, s, section, p, steps)
             elif area == "changelogs":
