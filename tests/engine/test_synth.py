@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from asmr.eval.synth import MIX, TYPES, generate, load_queries
+from asmr.eval.synth import DEEP_SHARE, DEEP_TYPES, MIX, TYPES, generate, load_queries
 from asmr.store import Memory, ingest
 from asmr.units.ids import doc_id_from_path
 from asmr.units.read import chunk_document, read_path
@@ -55,7 +55,10 @@ def test_questions_mix_and_gold(kb):
     out, _ = kb
     queries = load_queries(out / "queries.jsonl")
     v1, v2 = _docs(out / "docs" / "v1"), _docs(out / "docs" / "v2")
-    assert len(queries) == QUESTIONS and len({q["question"] for q in queries}) == QUESTIONS
+    deep = round(QUESTIONS * DEEP_SHARE)
+    assert len(queries) == QUESTIONS + deep and len({q["question"] for q in queries}) == len(queries)
+    # The deep questions come after the others, so that adding them changed no earlier question.
+    assert [q["type"] in DEEP_TYPES for q in queries] == [False] * QUESTIONS + [True] * deep
     for kind in TYPES:
         share = sum(q["type"] == kind for q in queries) / QUESTIONS
         assert abs(share - MIX[kind]) <= 0.03, kind

@@ -68,12 +68,32 @@ def add_eval(sub) -> None:
     ps = esub.add_parser("synth", help="generate the synthetic enterprise knowledge base and its questions",
                          description="Writes OUT/docs/v1 and OUT/docs/v2 (Markdown with sections, lists and "
                                      "tables; v2 revises v1), OUT/queries.jsonl (single-fact, multi-document, "
-                                     "conflict and unanswerable questions) and OUT/README.md. Deterministic "
-                                     "for a seed.")
+                                     "conflict and unanswerable questions, then three- and four-document "
+                                     "chains), OUT/corpus.jsonl and OUT/corpus.queries.jsonl (the v2 documents "
+                                     "and the questions for eval retrieval --corpus --queries) and "
+                                     "OUT/README.md. Deterministic for a seed and family.")
     ps.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
     ps.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ps.add_argument("--units", type=int, default=5000, help="units after chunking, about (default 5000)")
     ps.add_argument("--questions", type=int, default=800, help="questions (default 800)")
+    ps.add_argument("--deep-questions", type=int, default=None, metavar="N",
+                    help="multi3 and multi4 questions (three- and four-document chains) added after the "
+                         "others (default a tenth of --questions)")
+    ps.add_argument("--family", choices=("A", "B"), default=None,
+                    help="template family: A (default) or B, the same company worded by another writer")
+    ps.add_argument("--chat", action="store_true",
+                    help="write a generated multi-session chat log instead (OUT/corpus.jsonl, one turn a "
+                         "passage, and OUT/queries.jsonl; see asmr/eval/synth_chat.py)")
+    ps.add_argument("--sessions", type=int, default=None, help="with --chat: dated sessions (default 20)")
+    ps.add_argument("--people", type=int, default=None, help="with --chat: people in the group (default 10)")
+    ps.add_argument("--turns", type=int, default=None, help="with --chat: turns, about (default 400)")
+    ps.add_argument("--titles", choices=("speaker", "session"), default=None,
+                    help="with --chat: passage titles '<speaker>, <date>' (default) or 'Group chat <n>, <date>' "
+                         "with the speaker at the start of the text")
+    ps.add_argument("--handbook", type=Path, metavar="EXAMPLES", default=None,
+                    help="write the bundled handbook instead: EXAMPLES/handbook revised by EXAMPLES/handbook-v2, "
+                         "with the sentences its questions name cut, as OUT/corpus.jsonl, and "
+                         "EXAMPLES/handbook-questions.jsonl as OUT/queries.jsonl (see asmr/eval/sources.py)")
     ps.add_argument("--json", action="store_true", help="print the report as JSON")
     ps.set_defaults(handler=cmd_eval_synth)
     pa = esub.add_parser("answers", help="answer accuracy of dense RAG, hybrid RAG, ASMR and verified ASMR",
@@ -288,14 +308,63 @@ def cmd_eval_verifier(args) -> int:
 def cmd_eval_synth(args) -> int:
     from ..eval.synth import generate
 
+    # Flags of one source are an error with another, not silently dropped.
+    chat_flags = [f for f, v in (("--sessions", args.sessions), ("--people", args.people),
+                                 ("--turns", args.turns), ("--titles", args.titles)) if v is not None]
+    kb_flags = [f for f, v in (("--family", args.family), ("--deep-questions", args.deep_questions))
+                if v is not None]
+    if args.chat and args.handbook:
+        return fail("--chat and --handbook: one source at a time", EXIT_BAD_INPUT)
+    if chat_flags and not args.chat:
+        return fail(f"{', '.join(chat_flags)}: only with --chat", EXIT_BAD_INPUT)
+    if kb_flags and (args.chat or args.handbook):
+        return fail(f"{', '.join(kb_flags)}: only for the knowledge base, not with --chat or --handbook",
+                    EXIT_BAD_INPUT)
+    if args.chat:
+        return _eval_synth_chat(args)
+    if args.handbook:
+        return _eval_synth_handbook(args)
     try:
-        report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions)
+        report = generate(args.out, seed=args.seed, units_target=args.units, questions=args.questions,
+                          deep_questions=args.deep_questions, family=args.family or "A")
     except ValueError as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     d = report.to_dict()
     print(json.dumps(d, indent=2) if args.json else
           f"wrote {args.out}: {d['documents']} documents a version, {d['units_v2']} units in v2, "
           f"questions {d['questions']}")
+    return EXIT_OK
+
+
+def _eval_synth_chat(args) -> int:
+    from ..eval.synth_chat import generate_chat
+
+    try:
+        given = {k: v for k, v in (("sessions", args.sessions), ("people", args.people),
+                                   ("turns", args.turns), ("titles", args.titles)) if v is not None}
+        report = generate_chat(args.out, seed=args.seed, **given)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    d = report.to_dict()
+    print(json.dumps(d, indent=2) if args.json else
+          f"wrote {args.out}: {d['turns']} turns in {d['sessions']} sessions, questions {d['questions']}")
+    return EXIT_OK
+
+
+def _eval_synth_handbook(args) -> int:
+    from ..eval.sources import handbook_source, write_source
+
+    try:
+        docs, queries = handbook_source(args.handbook)
+    except (OSError, ValueError) as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    write_source(docs, queries, args.out)
+    counts: dict[str, int] = {}
+    for q in queries:
+        counts[q["category"]] = counts.get(q["category"], 0) + 1
+    d = {"out_dir": str(args.out), "documents": len(docs), "questions": counts}
+    print(json.dumps(d, indent=2) if args.json else
+          f"wrote {args.out}: {len(docs)} documents, questions {counts}")
     return EXIT_OK
 
 

@@ -1,12 +1,17 @@
 """A generated enterprise knowledge base and its questions, for the answer-accuracy benchmark.
 
-``generate(out_dir, seed=0, units_target=5000, questions=800)`` writes, deterministically for
-a seed (no clock, no set iteration)::
+``generate(out_dir, seed=0, units_target=5000, questions=800, deep_questions=None, family="A")``
+writes, deterministically for a seed and family (no clock, no set iteration)::
 
     out_dir/docs/v1/<area>/<name>.md   the knowledge base as first published
     out_dir/docs/v2/<area>/<name>.md   one revision round: the same paths
     out_dir/queries.jsonl              the questions
-    out_dir/README.md                  counts per type, documents, units, seed
+    out_dir/corpus.jsonl               the v2 documents, one {"pid", "title", "text", "type",
+                                       "effective_date"} a line (pid: the document id)
+    out_dir/corpus.queries.jsonl       the questions as {"qid", "question", "answers", "gold_pids",
+                                       "answerable", "category"} (category: the type), the format
+                                       of ``asmr eval retrieval --corpus --queries``
+    out_dir/README.md                  counts per type, documents, units, seed, family
 
 Documents describe an invented company. Areas: ``systems/`` (service specifications, type
 ``spec``), ``runbooks/`` (``manual``), ``changelogs/`` (``changelog``), ``teams/`` (``notes``),
@@ -26,7 +31,7 @@ sections, list items or table rows. Unrevised documents are byte-identical in v1
 
 ``queries.jsonl`` holds one JSON object a line::
 
-    {"qid": "q0001", "question": "...", "type": "single|multi|conflict|unanswerable",
+    {"qid": "q0001", "question": "...", "type": "single|multi|conflict|unanswerable|multi3|multi4",
      "answers": [...],       # accepted surface forms of the gold answer ("512 MB", "512MB"),
                              # for each key fact in turn; [] if unanswerable
      "key_facts": [...],     # the facts an answer must state, all of them, as the documents
@@ -44,6 +49,21 @@ specification names its team, the team page names its lead) and its answers are 
 facts; ``conflict`` asks for a value a revision changed: the v2 value is the answer;
 ``unanswerable`` asks for a field other subjects of the same kind state but this one never
 does (in either version), or for a rule a policy could hold but does not.
+
+After those, ``deep_questions`` (default a tenth of ``questions``, drawn from a random stream of
+their own so that the questions before them are the same as without them) follow chains whose
+bridges (the systems and teams in between) the question does not name: ``multi3`` crosses three documents
+(an error code's runbook names the system, its specification names the owning team, the team
+page names the office, lead or escalation channel; or a policy rule names a system, and so on;
+or a system's dependency names another system, whose team's lead is asked), ``multi4`` four (an
+error code's runbook or a policy rule, that system's dependency, the dependency's owner, its
+team's page). Their
+``gold_docs`` are the chain in order, so the answer is in the last one.
+
+Template families: ``family="A"`` (the default) words the documents and questions as
+``synth_world`` and ``synth_vocabulary`` do; ``family="B"`` builds the same world and rewrites
+it with ``synth_family_b``, written apart: other titles, sentences, list shapes and question
+forms, the same facts, values, paths and question types.
 
 ``load_queries(path)`` reads the questions back, checking each line; ``surface_forms(value)``
 gives the accepted forms of one value.
@@ -68,6 +88,33 @@ from .synth_world import Doc, Fact, Piece, World, alive, build_world
 
 TYPES = ("single", "multi", "conflict", "unanswerable")
 MIX = {"single": 0.45, "multi": 0.20, "conflict": 0.15, "unanswerable": 0.20}
+DEEP_TYPES = ("multi3", "multi4")  # appended after the questions of TYPES, from their own random stream
+ALL_TYPES = TYPES + DEEP_TYPES
+DEEP_SHARE = 0.10  # deep questions by default, as a share of ``questions``
+FAMILIES = ("A", "B")
+
+# Family A's wording of the questions that follow a chain of documents. Family B has its own
+# (synth_family_b.CHAIN_QUESTIONS); the keys are the chains.
+CHAIN_QUESTIONS = {
+    # two or three documents (type multi)
+    "owner_rotation": "Which team owns the system that {function}, and what is that team's on-call rotation?",
+    "owner_lead": "Which team owns the system that {function}, and who leads that team?",
+    "channel": "In which channel are incidents of {name} escalated?",
+    "code_lead": "Who leads the team that owns the system raising error code {code}?",
+    "rule_manager": "Who is the product manager of the system in which {via}?",
+    # three hops (multi3): the question names none of the systems and teams in between
+    "code_office": "From which office does the team that owns the system raising error code {code} work?",
+    "code_channel": "In which channel is an incident about error code {code} escalated?",
+    "rule_lead": "Who leads the team that owns the system in which {via}?",
+    "dependency_lead": "Who leads the team that owns the system {name} depends on for {purpose}?",
+    # four hops (multi4)
+    "code_dependency_lead": "Who leads the team that owns the system that the system raising error code "
+                            "{code} depends on for {purpose}?",
+    "code_dependency_office": "From which office does the team work that owns the system that the system "
+                              "raising error code {code} depends on for {purpose}?",
+    "rule_dependency_lead": "Who leads the team that owns the system that the system in which {via} "
+                            "depends on for {purpose}?",
+}
 UNITS_PER_SYSTEM = 60  # first guess for the size search; measured units decide
 MAX_SIZE_ROUNDS = 6
 
@@ -157,8 +204,8 @@ def _unanswerable(world: World, texts: dict[int, dict[str, str]],
     return out
 
 
-def _questions(rng: random.Random, world: World, count: int, texts: dict[int, dict[str, str]],
-               units: dict[int, dict[str, list[str]]]) -> list[dict]:
+def _where(world: World) -> dict[Fact, tuple[Doc, Piece]]:
+    """Each fact the v2 documents state, with the document and the piece that state it."""
     where: dict[Fact, tuple[Doc, Piece]] = {}
     for d in world.docs:
         for s in d.sections:
@@ -166,6 +213,12 @@ def _questions(rng: random.Random, world: World, count: int, texts: dict[int, di
                 if alive(s.only, 2) and alive(p.only, 2):
                     for f in p.facts:
                         where[f] = (d, p)
+    return where
+
+
+def _questions(rng: random.Random, world: World, count: int, texts: dict[int, dict[str, str]],
+               units: dict[int, dict[str, list[str]]], wording: dict[str, str]) -> list[dict]:
+    where = _where(world)
 
     single = [_record("single", f.question, [f.value], [where[f]]) for f in where if f.new is None]
     conflict = [_record("conflict", f.question, [f.new], [where[f]], stale_answers=[f.value])
@@ -175,23 +228,22 @@ def _questions(rng: random.Random, world: World, count: int, texts: dict[int, di
     for s in world.systems:
         team = s.team
         chains[0].append(_record(
-            "multi",
-            f"Which team owns the system that {s.function}, and what is that team's on-call rotation?",
+            "multi", wording["owner_rotation"].format(function=s.function, name=s.name, lname=s.name.lower()),
             [team.name, team.rotation.at(2)], [where[s.owner], where[team.rotation]]))
         chains[1].append(_record(
-            "multi", f"Which team owns the system that {s.function}, and who leads that team?",
+            "multi", wording["owner_lead"].format(function=s.function, name=s.name, lname=s.name.lower()),
             [team.name, team.lead.value], [where[s.owner], where[team.lead]]))
         chains[2].append(_record(
-            "multi", f"In which channel are incidents of {s.name} escalated?",
+            "multi", wording["channel"].format(function=s.function, name=s.name, lname=s.name.lower()),
             [team.channel.value], [where[s.owner], where[team.channel]]))
         for code in s.codes:
             chains[3].append(_record(
-                "multi", f"Who leads the team that owns the system raising error code {code.subject}?",
+                "multi", wording["code_lead"].format(code=code.subject),
                 [team.lead.value], [where[code], where[s.owner], where[team.lead]]))
     by_name = {s.name: s for s in world.systems}
     for rule, f in world.routed:
         s = by_name[f.value]
-        chains[4].append(_record("multi", f"Who is the product manager of the system in which {rule.via}?",
+        chains[4].append(_record("multi", wording["rule_manager"].format(via=rule.via),
                                  [s.manager.value], [where[f], where[s.manager]]))
     pools = {"single": single, "multi": _interleave(rng, chains), "conflict": conflict,
              "unanswerable": _unanswerable(world, texts, units)}
@@ -205,6 +257,53 @@ def _questions(rng: random.Random, world: World, count: int, texts: dict[int, di
         out += pool[:quota[kind]] if kind == "multi" else rng.sample(pool, quota[kind])
     rng.shuffle(out)
     return [{"qid": f"q{i:04d}", **q} for i, q in enumerate(out, 1)]
+
+
+def _deep_questions(rng: random.Random, world: World, count: int, wording: dict[str, str]) -> list[dict]:
+    """``count`` chains of three and four documents, about half of each length (fewer where the
+    knowledge base holds fewer). Every hop is a fact the v2 documents state: a chain through a
+    dependency section the revision dropped is not asked."""
+    where = _where(world)
+    by_name = {s.name: s for s in world.systems}
+    three: list[list[dict]] = [[], [], [], []]
+    four: list[list[dict]] = [[], [], []]
+
+    def team_hops(s) -> list[tuple[Doc, Piece]]:  # the system's owner line, then its team's page
+        return [where[s.owner], where[s.team.lead]]
+
+    for s in world.systems:
+        team = s.team
+        deps = [(f, by_name[f.value]) for f in s.depends if f in where]
+        for code in s.codes:
+            three[0].append(_record("multi3", wording["code_office"].format(code=code.subject),
+                                    [team.office.value], [where[code], where[s.owner], where[team.office]]))
+            three[1].append(_record("multi3", wording["code_channel"].format(code=code.subject),
+                                    [team.channel.value], [where[code], where[s.owner], where[team.channel]]))
+            for f, other in deps:
+                four[0].append(_record(
+                    "multi4", wording["code_dependency_lead"].format(code=code.subject, purpose=f.label),
+                    [other.team.lead.value], [where[code], where[f], *team_hops(other)]))
+                four[1].append(_record(
+                    "multi4", wording["code_dependency_office"].format(code=code.subject, purpose=f.label),
+                    [other.team.office.value],
+                    [where[code], where[f], where[other.owner], where[other.team.office]]))
+        for f, other in deps:
+            question = wording["dependency_lead"].format(name=s.name, lname=s.name.lower(), purpose=f.label)
+            three[2].append(_record("multi3", question,
+                                    [other.team.lead.value], [where[f], *team_hops(other)]))
+    for rule, f in world.routed:
+        s = by_name[f.value]
+        three[3].append(_record("multi3", wording["rule_lead"].format(via=rule.via),
+                                [s.team.lead.value], [where[f], *team_hops(s)]))
+        for g, other in ((g, by_name[g.value]) for g in s.depends if g in where):
+            four[2].append(_record(
+                "multi4", wording["rule_dependency_lead"].format(via=rule.via, purpose=g.label),
+                [other.team.lead.value], [where[f], where[g], *team_hops(other)]))
+    threes, fours = _interleave(rng, three), _interleave(rng, four)
+    n4 = min(count // 2, len(fours))
+    out = threes[:count - n4] + fours[:n4]
+    rng.shuffle(out)
+    return out
 
 
 def _quota(count: int) -> dict[str, int]:
@@ -224,18 +323,33 @@ class SynthReport:
     units_v1: int  # units after chunking, over all documents of a version
     units_v2: int
     questions: dict[str, int]  # per type
+    family: str = "A"
 
     def to_dict(self) -> dict:
-        return {"out_dir": str(self.out_dir), "seed": self.seed, "documents": self.documents,
-                "revised": self.revised, "units_v1": self.units_v1, "units_v2": self.units_v2,
-                "questions": dict(self.questions)}
+        return {"out_dir": str(self.out_dir), "seed": self.seed, "family": self.family,
+                "documents": self.documents, "revised": self.revised, "units_v1": self.units_v1,
+                "units_v2": self.units_v2, "questions": dict(self.questions)}
 
 
 def generate(out_dir: str | Path, *, seed: int = 0, units_target: int = 5000,
-             questions: int = 800) -> SynthReport:
-    """Write the knowledge base, its revision and its questions under ``out_dir`` (see the module doc)."""
+             questions: int = 800, deep_questions: int | None = None, family: str = "A") -> SynthReport:
+    """Write the knowledge base, its revision and its questions under ``out_dir`` (see the module doc).
+
+    ``deep_questions`` (default ``DEEP_SHARE`` of ``questions``) multi3 and multi4 questions follow
+    the others; ``family`` picks the wording of documents and questions (``FAMILIES``).
+    """
     if units_target < 1 or questions < 1:
         raise ValueError("units_target and questions must be positive")
+    if family not in FAMILIES:
+        raise ValueError(f"family {family!r} is not one of {', '.join(FAMILIES)}")
+    if deep_questions is None:
+        deep_questions = round(questions * DEEP_SHARE)
+    if deep_questions < 0:
+        raise ValueError("deep_questions must not be negative")
+    wording = CHAIN_QUESTIONS
+    if family == "B":
+        from . import synth_family_b
+        wording = synth_family_b.CHAIN_QUESTIONS
     # Each conflict question needs a changed value; the margin covers changes it cannot use
     # (the old value still occurs elsewhere in the v2 document, so "stale" would be ambiguous).
     changes = math.ceil(_quota(questions)["conflict"] * 1.3) + 2
@@ -244,6 +358,8 @@ def generate(out_dir: str | Path, *, seed: int = 0, units_target: int = 5000,
     # The size is searched by counting units, not by formula: the chunker is the reference.
     for _ in range(MAX_SIZE_ROUNDS):
         world = build_world(seed, n, changes)
+        if family == "B":  # its own random stream: the world (names, values, revision) stays family A's
+            synth_family_b.restyle(world, random.Random(f"{seed}:family-b"))
         texts = {v: {d.path: d.render(v) for d in world.docs} for v in (1, 2)}
         units = {v: {p: _unit_texts(t) for p, t in texts[v].items()} for v in (1, 2)}
         total = sum(map(len, units[2].values()))
@@ -254,7 +370,10 @@ def generate(out_dir: str | Path, *, seed: int = 0, units_target: int = 5000,
         step = round(n * units_target / total)
         n = max(2, step if step != n else n + (1 if total < units_target else -1))
     world, texts, units, total = best
-    records = _questions(random.Random(f"{seed}:questions"), world, questions, texts, units)
+    records = _questions(random.Random(f"{seed}:questions"), world, questions, texts, units, wording)
+    # A stream of their own, so that adding the deep questions left every earlier question as it was.
+    deep = _deep_questions(random.Random(f"{seed}:deep-questions"), world, deep_questions, wording)
+    records += [{"qid": f"q{i:04d}", **q} for i, q in enumerate(deep, len(records) + 1)]
 
     out = Path(out_dir)
     for v in (1, 2):
@@ -265,11 +384,29 @@ def generate(out_dir: str | Path, *, seed: int = 0, units_target: int = 5000,
     with open(out / "queries.jsonl", "w", encoding="utf-8", newline="\n") as f:
         for r in records:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    _write_corpus(out, world, records)
     report = SynthReport(out, seed, len(world.docs), sum(d.revised is not None for d in world.docs),
                          sum(map(len, units[1].values())), total,
-                         {k: sum(r["type"] == k for r in records) for k in TYPES})
+                         {k: sum(r["type"] == k for r in records) for k in ALL_TYPES}, family)
     (out / "README.md").write_text(_readme(report, world, units_target), encoding="utf-8", newline="\n")
     return report
+
+
+def _write_corpus(out: Path, world: World, records: list[dict]) -> None:
+    """The v2 knowledge base as ``corpus.jsonl`` (one passage a document: the pid is the document
+    id, the text its Markdown body) and the questions as ``corpus.queries.jsonl`` (``gold_pids``
+    are the gold documents), the format ``asmr eval retrieval --corpus --queries`` reads."""
+    with open(out / "corpus.jsonl", "w", encoding="utf-8", newline="\n") as f:
+        for d in world.docs:
+            body = d.render(2).split("\n---\n", 1)[1].lstrip("\n")  # front matter is carried as fields
+            f.write(json.dumps({"pid": d.doc_id, "title": d.title, "text": body, "type": d.doc_type,
+                                "effective_date": d.revised or d.date}, ensure_ascii=False) + "\n")
+    with open(out / "corpus.queries.jsonl", "w", encoding="utf-8", newline="\n") as f:
+        for r in records:
+            f.write(json.dumps({"qid": r["qid"], "question": r["question"], "answers": r["answers"],
+                                "gold_pids": list(dict.fromkeys(r["gold_docs"])),
+                                "answerable": r["type"] != "unanswerable", "category": r["type"]},
+                               ensure_ascii=False) + "\n")
 
 
 def _readme(report: SynthReport, world: World, units_target: int) -> str:
@@ -280,8 +417,10 @@ def _readme(report: SynthReport, world: World, units_target: int) -> str:
     lines = [
         "# Synthetic enterprise knowledge base",
         "",
-        f"Generated by `asmr.eval.synth.generate` with seed {report.seed}, units_target {units_target}.",
-        "Format: see the docstring of `asmr/eval/synth.py`.",
+        (f"Generated by `asmr.eval.synth.generate` with seed {report.seed}, units_target {units_target}"
+         + ("." if report.family == "A" else f", template family {report.family}.")),
+        ("Format: see the docstring of `asmr/eval/synth.py`. `corpus.jsonl` and `corpus.queries.jsonl` hold "
+         "the v2 documents and the questions in the format `asmr eval retrieval --corpus --queries` reads."),
         "",
         f"- documents: {report.documents} in `docs/v1/` and the same paths in `docs/v2/`; "
         f"{report.revised} revised in v2",
@@ -294,7 +433,7 @@ def _readme(report: SynthReport, world: World, units_target: int) -> str:
         "",
         "| question type | count |",
         "|---|---|",
-        *(f"| {k} | {report.questions[k]} |" for k in TYPES),
+        *(f"| {k} | {report.questions[k]} |" for k in ALL_TYPES),
         f"| total | {sum(report.questions.values())} |",
         "",
     ]
@@ -327,8 +466,8 @@ def _check_query(r, where: str) -> None:
     for key in ("qid", "question"):
         if not isinstance(r.get(key), str) or not r[key].strip():
             raise ValueError(f"{where}: {key!r} must be a non-empty string")
-    if r.get("type") not in TYPES:
-        raise ValueError(f"{where}: 'type' {r.get('type')!r} is not one of {', '.join(TYPES)}")
+    if r.get("type") not in ALL_TYPES:
+        raise ValueError(f"{where}: 'type' {r.get('type')!r} is not one of {', '.join(ALL_TYPES)}")
     for key in _LISTS:
         value = r.get(key)
         if not isinstance(value, list) or not all(isinstance(x, str) for x in value):

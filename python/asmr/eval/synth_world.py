@@ -122,6 +122,7 @@ class Team:
     lead: Fact
     rotation: Fact
     channel: Fact
+    office: Fact | None = None  # the team page names it beside the lead: a chain's last hop
 
 
 @dataclass(eq=False)
@@ -133,6 +134,7 @@ class System:
     manager: Fact
     spec: Doc
     codes: list[Fact] = field(default_factory=list)  # error code -> this system, in its runbook
+    depends: list[Fact] = field(default_factory=list)  # purpose -> another system, in its spec
 
 
 @dataclass
@@ -207,7 +209,7 @@ def _team(rng: random.Random, name: str, people: Iterator[str], v1_date: str, ab
                      (doc.fact(name, role, f"Who is the {name} team's {role}?", value=next(people)),))
                for role in rng.sample(ROLES, rng.randint(2, 3))]
     doc.sections.append(Section("Members", "bullets", members, removable=True))
-    return Team(name, doc, lead, rotation.facts[0], channel.facts[0])
+    return Team(name, doc, lead, rotation.facts[0], channel.facts[0], office)
 
 
 def _system(rng: random.Random, name: str, function: str, team: Team, others: list[str],
@@ -247,10 +249,10 @@ def _system(rng: random.Random, name: str, function: str, team: Team, others: li
         Piece(f"{name} deploys from host group {{0}}.", (host,)),
         Piece(f"{name} is billed under {{0}}.", (sku,))]))
     deps = zip(rng.sample(DEPENDENCY_PURPOSES, 2), rng.sample(others, min(2, len(others))))
+    depends = [spec.fact(name, purpose, f"Which system does {name} depend on for {purpose}?", value=other)
+               for purpose, other in deps]
     spec.sections.append(Section("Dependencies", "bullets", [
-        Piece(f"{name} depends on {{0}} for {purpose}.",
-              (spec.fact(name, purpose, f"Which system does {name} depend on for {purpose}?", value=other),))
-        for purpose, other in deps], removable=True))
+        Piece(f"{name} depends on {{0}} for {f.label}.", (f,)) for f in depends], removable=True))
     manager = spec.fact(name, "Product manager", f"Who is the product manager of {name}?", value=next(people))
     spec.sections.append(Section("Contacts", "paragraphs", [
         Piece(f"Product questions about {name} go to {{0}}, its product manager.", (manager,))]))
@@ -262,7 +264,7 @@ def _system(rng: random.Random, name: str, function: str, team: Team, others: li
         spec.sections.append(Section("Observability", "bullets", [
             Piece(f"{name} targets {{0}} monthly availability.", (slo,)),
             Piece(f"{name} reports to the {{0}} dashboard.", (board,))], only=2))
-    system = System(name, function, team, owner, manager, spec)
+    system = System(name, function, team, owner, manager, spec, depends=depends)
     return system, [spec, _runbook(rng, system, codes, v1_date), _changelog(rng, name, v1_date)]
 
 
