@@ -197,6 +197,8 @@ def cmd_search(args) -> int:
               f"effective {h.effective_at}")
         if h.alternative_to:
             print(f"      ALTERNATIVE: older than {h.alternative_to}, which says otherwise")
+        if h.disagrees_with:
+            print(f"      DISAGREES with {h.disagrees_with}: another value, and nothing tells which holds")
         if h.previous_version:
             print(f"      replaces {h.previous_version} (superseded)")
         if h.hop:

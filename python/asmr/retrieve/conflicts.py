@@ -1,58 +1,263 @@
-"""Conflicts: two recalled units that say different things about the same thing; the newer wins."""
+"""Conflicts: recalled units of different documents that say different things about the same thing.
+
+A pair is found two ways:
+
+- **one slot, two values**: a sentence of each unit says the same thing in the same words except
+  for one span, and that span holds a value on both sides (a number, a date, a version, a code, a
+  name): "The search service is owned by the Vega team." against "... by the Lyra team."
+  (``differing_value``: difflib over word tokens, each CJK character a token, so that Chinese
+  needs no word segmenter). A difference where both sentences begin names two subjects, not two
+  values ("Brelova pages the on-call engineer ..." / "Brisade pages ..."), and is no conflict;
+  neither are two differing spans (a template filled in for another subject) or words one side
+  adds (it says more, not otherwise);
+- **a revised rule reworded**: cosine >= ``conflict_similarity`` and different effective dates.
+
+Who wins: a statement of history (a changelog document, a unit under a revision-history heading,
+a sentence that states a change "from A to B") loses to a current statement; otherwise the newer
+effective date wins, and the older unit becomes an alternative (``Hit.alternative_to``) ranked
+right after the newer. Where neither dates nor history tell, neither wins: both stay where they
+rank, each marked ``Hit.disagrees_with`` the other, and the answer states both.
+
+A statement of history that shares most of its content words with a current unit ranked below it
+is moved right after that unit, conflict or not: "moved from the Orion team to the Vega team" is
+not the answer to who owns it now.
+
+Two active units of one document never conflict: a revision that changed a statement superseded
+its old unit, so both belong to the document as it stands.
+
+Cost: it runs on the top-k hits only. Each unit is split into sentences and tokens once; a pair of
+units is aligned only where their token sets overlap by ``_MIN_OVERLAP`` or more, and then only the
+sentence pairs that overlap as much (for k = 10: 45 set intersections, and difflib on the few
+sentence pairs that pass).
+"""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from difflib import SequenceMatcher
 
 import numpy as np
 
-from ..text.entities import unit_entities
+from ..text.cjk import CJK_CHAR, CJK_CLASS
+from ..text.entities import COMMON_WORDS, normalize, unit_entities
+from ..text.facts import key_facts
+from ..text.sentences import split_sentences
+from ..text.words import content_words
 from .bridge import DocumentSubjects
 from .types import Hit
 
+# One CJK character, or a run of letters and digits.
+_TOKEN = re.compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
+_MIN_OVERLAP = 0.6  # shared tokens over the longer side's: the same statement, mostly in the same words
+_MIN_ALIGNED = 0.6  # tokens matched in order, over the longer sentence's
+_HISTORY_OVERLAP = 0.5  # a history statement's content words that a current unit states too
+_CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]")
+_CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
+
+# What marks a statement of history, in the words any handbook uses (English and Chinese):
+# a heading of a revision history or changelog, and a sentence that states a change.
+_HISTORY_HEADING = re.compile(
+    r"\b(?:revision|change|version|edit|release)s?\s*(?:history|log|notes)\b|\bchangelog\b|\bhistory\b"
+    r"|修订|变更|更新日志|更新记录|版本历史|历史记录", re.IGNORECASE)
+_CHANGE = re.compile(
+    r"\b(?:mov|chang|switch|transferr?|renam|migrat|hand|pass|reassign|updat|rais|lower|increas|decreas|reduc|shift)"
+    r"(?:e|es|ed|ing|s)?\b.{0,40}?\bfrom\s+\S.{0,60}?\bto\s+\S"
+    r"|\b(?:was|were)\s+\S.{0,60}?\buntil\b|\b(?:previously|formerly|no longer)\b|\breplaced\s+by\b"
+    r"|[从由自].{1,20}?(?:改为|改成|变为|变更为|调整为|更换为|换成|迁移到|移交给?)|原为|此前|不再", re.IGNORECASE)
+
+
+def _tokens(sentence: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+
+
+class _Read:
+    """A unit read once: its sentences, their tokens, and all its tokens as a set."""
+    __slots__ = ("sentences", "tokens", "token_set")
+
+    def __init__(self, text: str):
+        self.sentences = split_sentences(text) or [" ".join(text.split())]
+        self.tokens = [_tokens(s) for s in self.sentences]
+        self.token_set = {t for ts in self.tokens for t, _, _ in ts}
+
+
+def _overlap(a: set, b: set) -> float:
+    return len(a & b) / max(len(a), len(b), 1)
+
+
+def _holds_value(sentence: str, start: int, end: int) -> bool:
+    """Whether ``sentence[start:end]`` holds a value: a digit, a capitalised word that is not a common
+    word opening the sentence, or (for CJK, where names have no capitals) a key fact over the span."""
+    span = sentence[start:end]
+    if any(c.isdigit() for c in span):
+        return True
+    if CJK_CHAR.search(span):
+        if _CJK_NUMERAL.search(span):
+            return True
+        lo, hi = max(0, start - _CJK_WINDOW), min(len(sentence), end + _CJK_WINDOW)
+        window = sentence[lo:hi]
+        for f in key_facts(window):
+            at = window.find(f.text)
+            if at >= 0 and lo + at < end and lo + at + len(f.text) > start:
+                return True
+        return False
+    for m in re.finditer(r"[^\W_]+", span):
+        w = m.group(0)
+        if w[0].isupper() and not (start + m.start() == 0 and w.lower() in COMMON_WORDS):
+            return True
+    return False
+
+
+def differing_value(a: str, b: str) -> tuple[str, str] | None:
+    """The values in which sentence ``a`` and sentence ``b`` differ, when they say the same thing
+    in the same words except for one span that holds a value on both sides; else None."""
+    return _differing_value(a, _tokens(a), b, _tokens(b))
+
+
+def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | None:
+    if not ta or not tb:
+        return None
+    sm = SequenceMatcher(None, [t for t, _, _ in ta], [t for t, _, _ in tb], autojunk=False)
+    blocks = sm.get_matching_blocks()
+    if sum(bl.size for bl in blocks) < _MIN_ALIGNED * max(len(ta), len(tb)):
+        return None
+    found = None
+    for i1, i2, j1, j2 in _regions(sm.get_opcodes()):
+        if i1 == i2 or j1 == j2:
+            continue  # one side says more: not another value
+        sa, ea, sb, eb = ta[i1][1], ta[i2 - 1][2], tb[j1][1], tb[j2 - 1][2]
+        if not (_holds_value(a, sa, ea) and _holds_value(b, sb, eb)):
+            continue
+        if found is not None or (i1 == 0 and j1 == 0):
+            return None  # two slots differ, or the subject does: two statements about two things
+        found = (a[sa:ea], b[sb:eb])
+    return found
+
+
+def _regions(opcodes) -> list[tuple[int, int, int, int]]:
+    """The differing spans of an alignment, with differences one token apart joined: character
+    tokens align "十五" with "三十" as insert 三, keep 十, delete 五."""
+    out: list[list[int]] = []
+    gap = None
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            gap = i2 - i1
+            continue
+        if out and gap is not None and gap <= 1:
+            out[-1][1], out[-1][3] = i2, j2
+        else:
+            out.append([i1, i2, j1, j2])
+        gap = None
+    return [tuple(r) for r in out]
+
+
+def _disagreement(x: _Read, y: _Read) -> tuple[int, int] | None:
+    """Indexes of the sentences of ``x`` and ``y`` that give one slot two values, if any."""
+    if _overlap(x.token_set, y.token_set) < _MIN_OVERLAP and not _shares_sentence(x, y):
+        return None
+    for i, (s, ts) in enumerate(zip(x.sentences, x.tokens)):
+        set_s = {t for t, _, _ in ts}
+        for j, (t, tt) in enumerate(zip(y.sentences, y.tokens)):
+            if _overlap(set_s, {w for w, _, _ in tt}) >= _MIN_OVERLAP and _differing_value(s, ts, t, tt):
+                return i, j
+    return None
+
+
+def _shares_sentence(x: _Read, y: _Read) -> bool:
+    """A long unit may hold one sentence much like one of a short unit: checked by sets first."""
+    if len(x.sentences) == 1 and len(y.sentences) == 1:
+        return False
+    sets_y = [{w for w, _, _ in tt} for tt in y.tokens]
+    return any(_overlap({t for t, _, _ in ts}, sy) >= _MIN_OVERLAP for ts in x.tokens for sy in sets_y)
+
+
+def disagreeing_sentences(text_a: str, text_b: str) -> tuple[str, str] | None:
+    """The sentence of each unit that gives the slot its value, for two units that disagree."""
+    x, y = _Read(text_a), _Read(text_b)
+    at = _disagreement(x, y)
+    return (x.sentences[at[0]], y.sentences[at[1]]) if at else None
+
+
+def states_history(unit, doc_type: str = "") -> bool:
+    """Whether a unit is a statement of history: in a changelog, under a revision-history heading,
+    or a sentence that states a change ("moved from A to B", "was A until", "改为")."""
+    if doc_type == "changelog":
+        return True
+    if any(_HISTORY_HEADING.search(h) for h in unit.section_path[1:]):
+        return True  # the first heading is the document's title
+    return bool(_CHANGE.search(unit.content))
+
 
 def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentSubjects,
-                      conflict_similarity: float) -> list[Hit]:
-    """Two recalled units about the same thing (cosine >= conflict_similarity, and neither names
-    a document subject the other does not) that say different things and carry different
-    effective dates: the newer is the answer, the older an alternative marked with the newer's
-    id and ranked right after it. (``units``: the hits' units, in the same order.)
-
-    Units written from one template ("Brelova pages the on-call engineer when ...", "Brisade
-    pages ...") are as alike as two versions of one rule; the subjects they name tell them apart.
-    Two active units of one document never conflict: a revision that changed a statement
-    superseded its old unit, so both belong to the document as it stands (a changelog's old row
-    and the row added by the last revision carry different dates and look alike)."""
+                      conflict_similarity: float, doc_types: dict | None = None) -> list[Hit]:
+    """Mark and order the conflicts among ``hits`` (``units``: their units, in the same order;
+    ``doc_types``: document type by (kb, doc_id))."""
     if len(hits) < 2:
         return hits
+    doc_types = doc_types or {}
     vecs = np.asarray(vectors[[h.row for h in hits]])
     cos = vecs @ vecs.T
     subjects, cjk = subjects
     names: dict[int, set[str]] = {}
+    reads: dict[int, _Read] = {}
+    history = [states_history(u, doc_types.get((u.kb, u.doc_id), "")) for u in units]
 
     def named(i: int) -> set[str]:
         if i not in names:
             names[i] = unit_entities(units[i].content, subjects, cjk) & subjects.keys()
         return names[i]
 
-    newer_of: dict[int, int] = {}  # each unit in at most one conflict, as the older or the newer
+    def read(i: int) -> _Read:
+        if i not in reads:
+            reads[i] = _Read(units[i].content)
+        return reads[i]
+
+    newer_of: dict[int, int] = {}  # older -> newer (or history -> current)
+    disagree: dict[int, int] = {}
+    taken: set[int] = set()  # each unit in at most one conflict
     for i in range(len(hits)):
         for j in range(i + 1, len(hits)):
-            if not conflict_similarity <= cos[i, j] < 0.9999:  # identical text is no conflict
-                continue
-            if hits[i].effective_at == hits[j].effective_at:
+            if i in taken or j in taken:
                 continue
             if (units[i].kb, units[i].doc_id) == (units[j].kb, units[j].doc_id):
                 continue  # both active in one document: its current version states both
+            if units[i].content == units[j].content:
+                continue  # the same text is no conflict
             if named(i) - named(j) and named(j) - named(i):  # about different things
                 continue
-            old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
-            taken = newer_of.keys() | set(newer_of.values())
-            if old not in taken and new not in taken:
-                newer_of[old] = new
-    if not newer_of:
-        return hits
-    order = [i for i in range(len(hits)) if i not in newer_of]
-    for old, new in sorted(newer_of.items(), key=lambda kv: -kv[0]):
-        order.insert(order.index(new) + 1, old)
-    return [replace(hits[i], alternative_to=hits[newer_of[i]].unit_id) if i in newer_of else hits[i]
-            for i in order]
+            dated = hits[i].effective_at != hits[j].effective_at
+            aligned = _disagreement(read(i), read(j)) is not None
+            if not aligned and not (dated and conflict_similarity <= cos[i, j] < 0.9999):
+                continue
+            if history[i] != history[j]:
+                old, new = (i, j) if history[i] else (j, i)
+            elif dated:
+                old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
+            else:
+                disagree[i], disagree[j] = j, i
+                taken.update((i, j))
+                continue
+            newer_of[old] = new
+            taken.update((old, new))
+    order = list(range(len(hits)))
+    # History below the current unit that states most of what it does (a conflict or not).
+    for h in [i for i in order if history[i] and i not in newer_of]:
+        words = content_words(units[h].content)
+        if not words:
+            continue
+        below = [c for c in order[order.index(h) + 1:] if not history[c]
+                 and len(words & content_words(units[c].content)) >= _HISTORY_OVERLAP * len(words)]
+        if below:
+            order.remove(h)
+            order.insert(order.index(below[0]) + 1, h)
+    for old in sorted(newer_of, key=lambda o: -order.index(o)):
+        order.remove(old)
+        order.insert(order.index(newer_of[old]) + 1, old)
+    out = []
+    for i in order:
+        h = hits[i]
+        if i in newer_of:
+            h = replace(h, alternative_to=hits[newer_of[i]].unit_id)
+        elif i in disagree:
+            h = replace(h, disagrees_with=hits[disagree[i]].unit_id)
+        out.append(h)
+    return out
