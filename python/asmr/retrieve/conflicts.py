@@ -41,7 +41,7 @@ import numpy as np
 from ..text.cjk import CJK_CHAR, CJK_CLASS
 from ..text.entities import COMMON_WORDS, normalize, unit_entities
 from ..text.facts import key_facts
-from ..text.sentences import split_sentences
+from ..text.sentences import sentence_ends, split_sentences
 from ..text.words import content_words
 from .bridge import DocumentSubjects
 from .types import Hit
@@ -52,6 +52,7 @@ _MIN_OVERLAP = 0.6  # shared tokens over the longer side's: the same statement, 
 _MIN_ALIGNED = 0.6  # tokens matched in order, over the longer sentence's
 _HISTORY_OVERLAP = 0.5  # a history statement's content words that a current unit states too
 _CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]")
+_MIN_SHARED = 3  # tokens two units must share before their sentences are compared
 _CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
 
 # What marks a statement of history, in the words any handbook uses (English and Chinese):
@@ -66,43 +67,63 @@ _CHANGE = re.compile(
     r"|[从由自].{1,20}?(?:改为|改成|变为|变更为|调整为|更换为|换成|迁移到|移交给?)|原为|此前|不再", re.IGNORECASE)
 
 
+# Words a change is stated with: the full pattern runs only where one of them occurs.
+_CHANGE_HINT = re.compile(r"\b(?:from|until|previously|formerly|longer|replaced)\b|[改变调换迁移原此不]", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
+
+
 def _tokens(sentence: str) -> list[tuple[str, int, int]]:
     return [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
 
 
 class _Read:
-    """A unit read once: its sentences, their tokens, and all its tokens as a set."""
-    __slots__ = ("sentences", "tokens", "token_set")
+    """A unit read once: its sentences as character ranges with their words (a list and a set),
+    and all its words as a set. Offsets are found again only for the sentences that get aligned."""
+    __slots__ = ("text", "sentences", "token_set")
 
     def __init__(self, text: str):
-        self.sentences = split_sentences(text) or [" ".join(text.split())]
-        self.tokens = [_tokens(s) for s in self.sentences]
-        self.token_set = {t for ts in self.tokens for t, _, _ in ts}
+        self.text = text
+        self.sentences: list[tuple[int, int, set[str]]] = []
+        start = 0
+        for end in [*sentence_ends(text), len(text)]:
+            words = _TOKEN.findall(text[start:end].lower())
+            if words:
+                self.sentences.append((start, end, set(words)))
+            start = end
+        self.token_set = set().union(*(s[2] for s in self.sentences))
+
+    def sentence(self, at: tuple[int, int, set]) -> str:
+        """The sentence as a reader quotes it (a table row as ``split_sentences`` writes it)."""
+        quoted = split_sentences(self.text)
+        if not quoted:
+            return " ".join(self.text[at[0]:at[1]].split())
+        return max(quoted, key=lambda q: len(at[2] & {w for w, _, _ in _tokens(q)}))
 
 
 def _overlap(a: set, b: set) -> float:
     return len(a & b) / max(len(a), len(b), 1)
 
 
-def _holds_value(sentence: str, start: int, end: int) -> bool:
-    """Whether ``sentence[start:end]`` holds a value: a digit, a capitalised word that is not a common
-    word opening the sentence, or (for CJK, where names have no capitals) a key fact over the span."""
-    span = sentence[start:end]
+def _holds_value(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a value: a digit, a capitalised word that is not a common
+    word opening the sentence, or (for CJK, where names have no capitals) a numeral or a key fact
+    over the span."""
+    span = text[start:end]
     if any(c.isdigit() for c in span):
         return True
     if CJK_CHAR.search(span):
         if _CJK_NUMERAL.search(span):
             return True
-        lo, hi = max(0, start - _CJK_WINDOW), min(len(sentence), end + _CJK_WINDOW)
-        window = sentence[lo:hi]
+        lo, hi = max(0, start - _CJK_WINDOW), min(len(text), end + _CJK_WINDOW)
+        window = text[lo:hi]
         for f in key_facts(window):
             at = window.find(f.text)
             if at >= 0 and lo + at < end and lo + at + len(f.text) > start:
                 return True
         return False
-    for m in re.finditer(r"[^\W_]+", span):
+    for m in _WORD.finditer(span):
         w = m.group(0)
-        if w[0].isupper() and not (start + m.start() == 0 and w.lower() in COMMON_WORDS):
+        if w[0].isupper() and not (not text[:start + m.start()].strip() and w.lower() in COMMON_WORDS):
             return True
     return False
 
@@ -114,11 +135,11 @@ def differing_value(a: str, b: str) -> tuple[str, str] | None:
 
 
 def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | None:
+    """``differing_value`` of the sentences whose tokens (with offsets into ``a`` and ``b``) are given."""
     if not ta or not tb:
         return None
     sm = SequenceMatcher(None, [t for t, _, _ in ta], [t for t, _, _ in tb], autojunk=False)
-    blocks = sm.get_matching_blocks()
-    if sum(bl.size for bl in blocks) < _MIN_ALIGNED * max(len(ta), len(tb)):
+    if sum(bl.size for bl in sm.get_matching_blocks()) < _MIN_ALIGNED * max(len(ta), len(tb)):
         return None
     found = None
     for i1, i2, j1, j2 in _regions(sm.get_opcodes()):
@@ -150,41 +171,38 @@ def _regions(opcodes) -> list[tuple[int, int, int, int]]:
     return [tuple(r) for r in out]
 
 
-def _disagreement(x: _Read, y: _Read) -> tuple[int, int] | None:
-    """Indexes of the sentences of ``x`` and ``y`` that give one slot two values, if any."""
-    if _overlap(x.token_set, y.token_set) < _MIN_OVERLAP and not _shares_sentence(x, y):
+def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple] | None:
+    """The sentences of ``x`` and ``y`` that give one slot two values, if any. Only sentences whose
+    tokens the other unit holds for the most part are paired, and only pairs that overlap as much
+    are aligned."""
+    if len(x.token_set & y.token_set) < _MIN_SHARED:
         return None
-    for i, (s, ts) in enumerate(zip(x.sentences, x.tokens)):
-        set_s = {t for t, _, _ in ts}
-        for j, (t, tt) in enumerate(zip(y.sentences, y.tokens)):
-            if _overlap(set_s, {w for w, _, _ in tt}) >= _MIN_OVERLAP and _differing_value(s, ts, t, tt):
-                return i, j
+    xs = [s for s in x.sentences if len(s[2] & y.token_set) >= _MIN_OVERLAP * len(s[2])]
+    ys = [s for s in y.sentences if len(s[2] & x.token_set) >= _MIN_OVERLAP * len(s[2])] if xs else []
+    for s in xs:
+        for t in ys:
+            if _overlap(s[2], t[2]) >= _MIN_OVERLAP:
+                a, b = x.text[s[0]:s[1]], y.text[t[0]:t[1]]
+                if _differing_value(a, _tokens(a), b, _tokens(b)):
+                    return s, t
     return None
-
-
-def _shares_sentence(x: _Read, y: _Read) -> bool:
-    """A long unit may hold one sentence much like one of a short unit: checked by sets first."""
-    if len(x.sentences) == 1 and len(y.sentences) == 1:
-        return False
-    sets_y = [{w for w, _, _ in tt} for tt in y.tokens]
-    return any(_overlap({t for t, _, _ in ts}, sy) >= _MIN_OVERLAP for ts in x.tokens for sy in sets_y)
 
 
 def disagreeing_sentences(text_a: str, text_b: str) -> tuple[str, str] | None:
     """The sentence of each unit that gives the slot its value, for two units that disagree."""
     x, y = _Read(text_a), _Read(text_b)
     at = _disagreement(x, y)
-    return (x.sentences[at[0]], y.sentences[at[1]]) if at else None
+    return (x.sentence(at[0]), y.sentence(at[1])) if at else None
 
 
-def states_history(unit, doc_type: str = "") -> bool:
+def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
     """Whether a unit is a statement of history: in a changelog, under a revision-history heading,
-    or a sentence that states a change ("moved from A to B", "was A until", "改为")."""
+    or (``sentences``) a sentence that states a change ("moved from A to B", "was A until", "改为")."""
     if doc_type == "changelog":
         return True
     if any(_HISTORY_HEADING.search(h) for h in unit.section_path[1:]):
         return True  # the first heading is the document's title
-    return bool(_CHANGE.search(unit.content))
+    return sentences and bool(_CHANGE_HINT.search(unit.content) and _CHANGE.search(unit.content))
 
 
 def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentSubjects,
@@ -199,7 +217,15 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
     subjects, cjk = subjects
     names: dict[int, set[str]] = {}
     reads: dict[int, _Read] = {}
-    history = [states_history(u, doc_types.get((u.kb, u.doc_id), "")) for u in units]
+    # Where a unit stands is cheap to tell from its document and section; what a sentence states is
+    # read only for a pair in conflict.
+    placed = [states_history(u, doc_types.get((u.kb, u.doc_id), ""), sentences=False) for u in units]
+    stated: dict[int, bool] = {}
+
+    def history(i: int) -> bool:
+        if i not in stated:
+            stated[i] = placed[i] or states_history(units[i], sentences=True)
+        return stated[i]
 
     def named(i: int) -> set[str]:
         if i not in names:
@@ -222,14 +248,13 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                 continue  # both active in one document: its current version states both
             if units[i].content == units[j].content:
                 continue  # the same text is no conflict
+            dated = hits[i].effective_at != hits[j].effective_at
+            if not (dated and conflict_similarity <= cos[i, j] < 0.9999) and _disagreement(read(i), read(j)) is None:
+                continue
             if named(i) - named(j) and named(j) - named(i):  # about different things
                 continue
-            dated = hits[i].effective_at != hits[j].effective_at
-            aligned = _disagreement(read(i), read(j)) is not None
-            if not aligned and not (dated and conflict_similarity <= cos[i, j] < 0.9999):
-                continue
-            if history[i] != history[j]:
-                old, new = (i, j) if history[i] else (j, i)
+            if history(i) != history(j):
+                old, new = (i, j) if history(i) else (j, i)
             elif dated:
                 old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
             else:
@@ -240,11 +265,11 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
             taken.update((old, new))
     order = list(range(len(hits)))
     # History below the current unit that states most of what it does (a conflict or not).
-    for h in [i for i in order if history[i] and i not in newer_of]:
+    for h in [i for i in order if placed[i] and i not in newer_of]:
         words = content_words(units[h].content)
         if not words:
             continue
-        below = [c for c in order[order.index(h) + 1:] if not history[c]
+        below = [c for c in order[order.index(h) + 1:] if not placed[c]
                  and len(words & content_words(units[c].content)) >= _HISTORY_OVERLAP * len(words)]
         if below:
             order.remove(h)
