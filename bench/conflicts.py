@@ -10,15 +10,17 @@ words, one value swapped, no date); the corpus with the twins is ingested into a
 batch (so every document has the same effective date: nothing but the texts tells which holds) and
 every question with a twin is answered by the extractive generator. Reported:
 
-- ``both_recalled``: the share of those questions whose top-k hits hold a unit of the gold passage
-  and a unit of its twin;
+- ``both_recalled``: the share of those questions whose top-k hits hold both statements: a unit of
+  the gold passage that states the original value and the twin's unit that states the swapped one
+  (a long passage is several units, and two other units of the twins disagree on nothing);
 - among those, ``marked``: recall marks the pair (``disagrees_with`` or ``alternative_to`` between a
   unit of each), and ``stated``: the answer states the disagreement (``Answer.disagreement`` holds a
-  unit of each);
+  unit of each); ``stated_when_cited``: the same among the answers that cite one of the twins (an
+  answer drawn from other passages, or a refusal, has no reason to state it);
 - ``counterfeit_cited`` / ``counterfeit_cited_alone``: answers that cite the twin, and that cite it
   without stating the disagreement;
 - ``conflict_ms``: the time of the conflict step alone, per question (median and P95), measured
-  by re-running it on the same hits.
+  by re-running it on the same top-k hits.
 
 The embedder defaults to ``hash-384`` (no model, fast); ``--embedder all-MiniLM-L6-v2`` for the real one.
 """
@@ -57,7 +59,6 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
         limit: int | None, workdir: Path) -> dict:
     corpus, queries = read_jsonl(corpus_path), read_jsonl(queries_path)
     new_corpus, twins = counterfeit_corpus(corpus, queries, share=share, seed=seed)
-    twins = twins[:limit] if limit else twins
     path = workdir / "corpus.jsonl"
     write_jsonl(path, new_corpus)
     t0 = time.perf_counter()
@@ -71,8 +72,10 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
     doc_types = {key: t for key, (_, t) in memory.document_titles_and_types().items()}
     question = {q["qid"]: q["question"] for q in queries}
     counts = dict.fromkeys(("questions", "both_recalled", "marked", "marked_disagrees", "marked_alternative",
-                            "stated", "answered", "counterfeit_cited", "counterfeit_cited_alone"), 0)
+                            "stated", "answer_cites_a_twin", "answered", "counterfeit_cited", "counterfeit_cited_alone"), 0)
     conflict_ms = []
+    twins = [t for t in twins if question[t.qid].strip()]  # a data set may hold a blank question
+    twins = twins[:limit] if limit else twins
     for t in twins:
         counts["questions"] += 1
         ans = answerer.ask(question[t.qid])
@@ -87,7 +90,16 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
             counts["counterfeit_cited"] += 1
             if not {gold, twin} <= stated:
                 counts["counterfeit_cited_alone"] += 1
-        if not ({gold, twin} <= set(docs.values())):
+        # the conflict step alone, on these hits again (cleared of their marks)
+        units = memory.units_at_rows([h.row for h in hits])
+        clean = [replace(h, alternative_to=None, disagrees_with=None) for h in hits]
+        c0 = time.perf_counter()
+        resolve_conflicts(clean, units, memory.vectors, subjects, answerer.retriever.config.conflict_similarity,
+                          doc_types)
+        conflict_ms.append((time.perf_counter() - c0) * 1e3)
+        # both statements recalled: a unit of the gold with the value and the twin's unit with the swap
+        if not (any(_doc(u.id) == gold and t.original in u.content for u in units)
+                and any(_doc(u.id) == twin and t.replacement in u.content for u in units)):
             continue
         counts["both_recalled"] += 1
         pair = {gold, twin}
@@ -99,19 +111,14 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
         counts["marked_disagrees"] += dis
         counts["marked_alternative"] += alt
         counts["stated"] += pair <= stated
-        # the conflict step alone, on these hits again (cleared of their marks)
-        units = memory.units_at_rows([h.row for h in hits])
-        clean = [replace(h, alternative_to=None, disagrees_with=None) for h in hits]
-        c0 = time.perf_counter()
-        resolve_conflicts(clean, units, memory.vectors, subjects, answerer.retriever.config.conflict_similarity,
-                          doc_types)
-        conflict_ms.append((time.perf_counter() - c0) * 1e3)
+        counts["answer_cites_a_twin"] += bool(pair & cited)
     both = counts["both_recalled"]
     return {
         "corpus": corpus_path, "queries": queries_path, "share": share, "seed": seed, "embedder": embedder_name,
         "k": k, "twins": len(twins), "ingest_s": round(ingest_s, 1), "counts": counts,
         "both_recalled": _share(both, counts["questions"]),
         "marked": _share(counts["marked"], both), "stated": _share(counts["stated"], both),
+        "stated_when_cited": _share(counts["stated"], counts["answer_cites_a_twin"]),
         "counterfeit_cited": _share(counts["counterfeit_cited"], counts["questions"]),
         "counterfeit_cited_alone": _share(counts["counterfeit_cited_alone"], counts["questions"]),
         "conflict_ms": {"median": round(statistics.median(conflict_ms), 3) if conflict_ms else None,
@@ -142,7 +149,8 @@ def main(argv=None) -> int:
     print(f"  both twins recalled    {c['both_recalled']:4} / {c['questions']:<4} {report['both_recalled']}")
     print(f"  conflict marked        {c['marked']:4} / {c['both_recalled']:<4} {report['marked']}"
           f"  (disagrees_with {c['marked_disagrees']}, alternative_to {c['marked_alternative']})")
-    print(f"  answer states it       {c['stated']:4} / {c['both_recalled']:<4} {report['stated']}")
+    print(f"  answer states it       {c['stated']:4} / {c['both_recalled']:<4} {report['stated']}"
+          f"  (of the answers citing a twin: {c['stated']} / {c['answer_cites_a_twin']})")
     print(f"  counterfeit cited      {c['counterfeit_cited']:4} / {c['questions']:<4} "
           f"(without the disagreement: {c['counterfeit_cited_alone']})")
     print(f"  conflict step          median {report['conflict_ms']['median']} ms, "

@@ -50,8 +50,8 @@ def _swappable(fact, text: str, subject: str) -> bool:
         return False
     if fact.kind == "entity":
         key = title_key(fact.text)
-        if not key or key in subject or subject in key:
-            return False  # the passage's subject
+        if not key or set(key.split()) & set(subject.split()) or text.lstrip().startswith(fact.text):
+            return False  # the passage's subject: its title, or the name it opens with
         if CJK_CHAR.search(fact.text):  # unquoted CJK names are found with the words around them
             at = text.find(fact.text)
             return at > 0 and text[at - 1] in _CJK_QUOTE

@@ -46,14 +46,16 @@ from ..text.words import content_words
 from .bridge import DocumentSubjects
 from .types import Hit
 
-# One CJK character, or a run of letters and digits.
-_TOKEN = re.compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
+# One CJK character, a number with its decimal or thousands marks ("3.5", "1,900"), or a run of
+# letters and digits.
+_TOKEN = re.compile(rf"[{CJK_CLASS}]|\d+(?:[.,]\d+)*(?![^\W_{CJK_CLASS}])|[^\W_{CJK_CLASS}]+")
 _MIN_OVERLAP = 0.6  # shared tokens over the longer side's: the same statement, mostly in the same words
 _MIN_ALIGNED = 0.6  # tokens matched in order, over the longer sentence's
 _HISTORY_OVERLAP = 0.5  # a history statement's content words that a current unit states too
 _CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]")
 _MIN_SHARED = 3  # tokens two units must share before their sentences are compared
-_CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
+_CJK_WINDOW = 3
+_CJK_NAME_MAX = 8  # characters of a CJK span taken for a name opposite a value  # characters around a CJK span searched for the key fact that holds it
 
 # What marks a statement of history, in the words any handbook uses (English and Chinese):
 # a heading of a revision history or changelog, and a sentence that states a change.
@@ -146,12 +148,23 @@ def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | No
         if i1 == i2 or j1 == j2:
             continue  # one side says more: not another value
         sa, ea, sb, eb = ta[i1][1], ta[i2 - 1][2], tb[j1][1], tb[j2 - 1][2]
-        if not (_holds_value(a, sa, ea) and _holds_value(b, sb, eb)):
+        value_a, value_b = _holds_value(a, sa, ea), _holds_value(b, sb, eb)
+        # a CJK name has no mark of its own: a short CJK span opposite a value is taken for one
+        if not (value_a and value_b or value_a and _short_cjk(b[sb:eb]) or value_b and _short_cjk(a[sa:ea])):
             continue
-        if found is not None or (i1 == 0 and j1 == 0):
-            return None  # two slots differ, or the subject does: two statements about two things
-        found = (a[sa:ea], b[sb:eb])
+        values = (a[sa:ea], b[sb:eb])
+        if found == values:
+            continue  # the same value swapped again ("in 2008 ... the 2008 games")
+        if found is not None:
+            return None  # two slots differ: a template filled in for another subject
+        if i1 == 0 and j1 == 0 and not any(c.isdigit() for c in a[sa:ea] + b[sb:eb]):
+            return None  # the sentences open with different names: two subjects (a date may open one)
+        found = values
     return found
+
+
+def _short_cjk(span: str) -> bool:
+    return len(span) <= _CJK_NAME_MAX and all(CJK_CHAR.match(c) for c in span)
 
 
 def _regions(opcodes) -> list[tuple[int, int, int, int]]:
@@ -171,8 +184,8 @@ def _regions(opcodes) -> list[tuple[int, int, int, int]]:
     return [tuple(r) for r in out]
 
 
-def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple] | None:
-    """The sentences of ``x`` and ``y`` that give one slot two values, if any. Only sentences whose
+def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple, tuple[str, str]] | None:
+    """The sentences of ``x`` and ``y`` that give one slot two values, and the values, if any. Only sentences whose
     tokens the other unit holds for the most part are paired, and only pairs that overlap as much
     are aligned."""
     if len(x.token_set & y.token_set) < _MIN_SHARED:
@@ -183,8 +196,9 @@ def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple] | None:
         for t in ys:
             if _overlap(s[2], t[2]) >= _MIN_OVERLAP:
                 a, b = x.text[s[0]:s[1]], y.text[t[0]:t[1]]
-                if _differing_value(a, _tokens(a), b, _tokens(b)):
-                    return s, t
+                values = _differing_value(a, _tokens(a), b, _tokens(b))
+                if values:
+                    return s, t, values
     return None
 
 
@@ -232,6 +246,9 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
             names[i] = unit_entities(units[i].content, subjects, cjk) & subjects.keys()
         return names[i]
 
+    def own_subject(i: int, value: str) -> bool:
+        return (units[i].kb, units[i].doc_id) in subjects.get(normalize(value), ())
+
     def read(i: int) -> _Read:
         if i not in reads:
             reads[i] = _Read(units[i].content)
@@ -249,9 +266,13 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
             if units[i].content == units[j].content:
                 continue  # the same text is no conflict
             dated = hits[i].effective_at != hits[j].effective_at
-            if not (dated and conflict_similarity <= cos[i, j] < 0.9999) and _disagreement(read(i), read(j)) is None:
+            aligned = _disagreement(read(i), read(j))
+            if aligned is not None:
+                if own_subject(i, aligned[2][0]) and own_subject(j, aligned[2][1]):
+                    continue  # each names its own document's subject: two subjects, not two values
+            elif not (dated and conflict_similarity <= cos[i, j] < 0.9999):
                 continue
-            if named(i) - named(j) and named(j) - named(i):  # about different things
+            elif named(i) - named(j) and named(j) - named(i):  # about different things
                 continue
             if history(i) != history(j):
                 old, new = (i, j) if history(i) else (j, i)
