@@ -42,7 +42,7 @@ from ..text.cjk import CJK_CHAR, CJK_CLASS
 from ..text.entities import COMMON_WORDS, normalize, unit_entities
 from ..text.facts import key_facts
 from ..text.sentences import sentence_ends, split_sentences
-from ..text.words import content_words
+from ..text.words import content_words, tokenize
 from .bridge import DocumentSubjects
 from .types import Hit
 
@@ -75,31 +75,52 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def _tokens(sentence: str) -> list[tuple[str, int, int]]:
-    return [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    low = sentence.lower()
+    if len(low) != len(sentence):  # a few letters change length when lowered: keep the offsets right
+        return [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    return [(m.group(0), *m.span()) for m in _TOKEN.finditer(low)]
+
+
+def _words(sentence: str, cjk: bool) -> set[str]:
+    """The words a sentence is compared by: its tokens, or in CJK text the lexical index's words
+    (character bigrams: single characters are too common to tell sentences apart)."""
+    return set(tokenize(sentence) if cjk else _TOKEN.findall(sentence.lower()))
 
 
 class _Read:
-    """A unit read once: its sentences as character ranges with their words (a list and a set),
-    and all its words as a set. Offsets are found again only for the sentences that get aligned."""
-    __slots__ = ("text", "sentences", "token_set")
+    """A unit read once: its sentences as character ranges with their word sets (``_words``), and
+    all its words as a set. Tokens with offsets are found only for the sentences that get aligned,
+    once each."""
+    __slots__ = ("text", "sentences", "token_set", "said", "_aligned")
 
     def __init__(self, text: str):
         self.text = text
         self.sentences: list[tuple[int, int, set[str]]] = []
         start = 0
+        cjk = CJK_CHAR.search(text) is not None
         for end in [*sentence_ends(text), len(text)]:
-            words = _TOKEN.findall(text[start:end].lower())
+            words = _words(text[start:end], cjk)
             if words:
-                self.sentences.append((start, end, set(words)))
+                self.sentences.append((start, end, words))
             start = end
         self.token_set = set().union(*(s[2] for s in self.sentences))
+        self.said = {text[a:b].strip() for a, b, _ in self.sentences}
+        self._aligned: dict[int, tuple[str, list]] = {}
+
+    def aligned(self, at: tuple[int, int, set]) -> tuple[str, list]:
+        """A sentence's text and its tokens with offsets."""
+        if at[0] not in self._aligned:
+            text = self.text[at[0]:at[1]]
+            self._aligned[at[0]] = (text, _tokens(text))
+        return self._aligned[at[0]]
 
     def sentence(self, at: tuple[int, int, set]) -> str:
         """The sentence as a reader quotes it (a table row as ``split_sentences`` writes it)."""
         quoted = split_sentences(self.text)
         if not quoted:
             return " ".join(self.text[at[0]:at[1]].split())
-        return max(quoted, key=lambda q: len(at[2] & {w for w, _, _ in _tokens(q)}))
+        cjk = CJK_CHAR.search(self.text) is not None
+        return max(quoted, key=lambda q: len(at[2] & _words(q, cjk)))
 
 
 def _overlap(a: set, b: set) -> float:
@@ -190,13 +211,15 @@ def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple, tuple[str, str]] | 
     are aligned."""
     if len(x.token_set & y.token_set) < _MIN_SHARED:
         return None
-    xs = [s for s in x.sentences if len(s[2] & y.token_set) >= _MIN_OVERLAP * len(s[2])]
-    ys = [s for s in y.sentences if len(s[2] & x.token_set) >= _MIN_OVERLAP * len(s[2])] if xs else []
+    # a sentence both units state word for word gives no slot two values
+    xs = [s for s in x.sentences if len(s[2] & y.token_set) >= _MIN_OVERLAP * len(s[2])
+          and x.text[s[0]:s[1]].strip() not in y.said]
+    ys = [s for s in y.sentences if len(s[2] & x.token_set) >= _MIN_OVERLAP * len(s[2])
+          and y.text[s[0]:s[1]].strip() not in x.said] if xs else []
     for s in xs:
         for t in ys:
             if _overlap(s[2], t[2]) >= _MIN_OVERLAP:
-                a, b = x.text[s[0]:s[1]], y.text[t[0]:t[1]]
-                values = _differing_value(a, _tokens(a), b, _tokens(b))
+                values = _differing_value(*x.aligned(s), *y.aligned(t))
                 if values:
                     return s, t, values
     return None
