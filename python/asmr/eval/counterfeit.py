@@ -71,6 +71,11 @@ def _values(record: dict) -> list:
     return out
 
 
+def _bare(value: str) -> str:
+    """A value without case, spaces and punctuation: "1 小时" and "1小时" are one value."""
+    return "".join(c for c in value.lower() if c.isalnum())
+
+
 def _replace_all(text: str, old: str, new: str) -> str:
     """``old`` replaced where it stands as a whole word (or anywhere, in CJK text)."""
     if CJK_CHAR.search(old):
@@ -103,8 +108,7 @@ def counterfeit_corpus(corpus: list[dict], queries: list[dict], *, share: float 
             continue
         gold = rng.choice(golds)
         fact = rng.choice(values[gold])
-        others = [t for t in pool[_shape(fact)] if title_key(t) != title_key(fact.text)
-                  and t not in by_pid[gold]["text"]]
+        others = [t for t in pool[_shape(fact)] if _bare(t) != _bare(fact.text) and t not in by_pid[gold]["text"]]
         if not others:
             continue
         new = rng.choice(others)

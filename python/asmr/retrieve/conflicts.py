@@ -39,7 +39,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from ..text.cjk import CJK_CHAR, CJK_CLASS
-from ..text.entities import COMMON_WORDS, normalize, unit_entities
+from ..text.entities import COMMON_WORDS, normalize, title_key, unit_entities
 from ..text.facts import key_facts
 from ..text.sentences import sentence_ends, split_sentences
 from ..text.words import content_words, tokenize
@@ -49,12 +49,15 @@ from .types import Hit
 # One CJK character, a number with its decimal or thousands marks ("3.5", "1,900"), or a run of
 # letters and digits.
 _TOKEN = re.compile(rf"[{CJK_CLASS}]|\d+(?:[.,]\d+)*(?![^\W_{CJK_CLASS}])|[^\W_{CJK_CLASS}]+")
-_MIN_OVERLAP = 0.6  # shared tokens over the longer side's: the same statement, mostly in the same words
+_MIN_OVERLAP = 0.5  # shared words over the longer side's: the same statement, mostly in the same words
 _MIN_ALIGNED = 0.6  # tokens matched in order, over the longer sentence's
 _HISTORY_OVERLAP = 0.5  # a history statement's content words that a current unit states too
 _CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]")
 _MIN_SHARED = 3  # tokens two units must share before their sentences are compared
 _CJK_WINDOW = 3
+# Pronouns that open a sentence whose subject is named elsewhere (closed word classes, English and Chinese).
+_PRONOUNS = frozenset("it its he his she her they their this these those 它 他 她 其 该 此".split())
+_DATE_GAP = 3  # tokens between two differences that are joined when they hold a digit
 _CJK_NAME_MAX = 8  # characters of a CJK span taken for a name opposite a value  # characters around a CJK span searched for the key fact that holds it
 
 # What marks a statement of history, in the words any handbook uses (English and Chinese):
@@ -165,14 +168,14 @@ def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | No
     if sum(bl.size for bl in sm.get_matching_blocks()) < _MIN_ALIGNED * max(len(ta), len(tb)):
         return None
     found = None
-    for i1, i2, j1, j2 in _regions(sm.get_opcodes()):
+    for i1, i2, j1, j2 in _regions(sm.get_opcodes(), ta):
         if i1 == i2 or j1 == j2:
             continue  # one side says more: not another value
         sa, ea, sb, eb = ta[i1][1], ta[i2 - 1][2], tb[j1][1], tb[j2 - 1][2]
         value_a, value_b = _holds_value(a, sa, ea), _holds_value(b, sb, eb)
         # a CJK name has no mark of its own: a short CJK span opposite a value is taken for one
         if not (value_a and value_b or value_a and _short_cjk(b[sb:eb]) or value_b and _short_cjk(a[sa:ea])):
-            continue
+            return None  # other words in the same place: another statement, not another value
         values = (a[sa:ea], b[sb:eb])
         if found == values:
             continue  # the same value swapped again ("in 2008 ... the 2008 games")
@@ -184,18 +187,30 @@ def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | No
     return found
 
 
+def _implicit_subject(sentence: str) -> bool:
+    """A sentence whose subject is a pronoun: what it is about is said elsewhere (the title)."""
+    first = _TOKEN.match(sentence.lstrip().lower())
+    return first is not None and first.group(0) in _PRONOUNS
+
+
 def _short_cjk(span: str) -> bool:
-    return len(span) <= _CJK_NAME_MAX and all(CJK_CHAR.match(c) for c in span)
+    """A few CJK characters, perhaps joined by punctuation ("卡兰-加松")."""
+    chars = [c for c in span if c.isalnum()]
+    return 0 < len(chars) <= _CJK_NAME_MAX and all(CJK_CHAR.match(c) for c in chars)
 
 
-def _regions(opcodes) -> list[tuple[int, int, int, int]]:
-    """The differing spans of an alignment, with differences one token apart joined: character
-    tokens align "十五" with "三十" as insert 三, keep 十, delete 五."""
+def _regions(opcodes, tokens: list) -> list[tuple[int, int, int, int]]:
+    """The differing spans of an alignment, with differences one CJK character apart joined
+    (character tokens align "十五" with "三十" as insert 三, keep 十, delete 五), and differences a
+    few tokens apart joined where those tokens hold a digit (one date: "1940年6月22日" / "2013年6月21日")."""
     out: list[list[int]] = []
     gap = None
     for op, i1, i2, j1, j2 in opcodes:
         if op == "equal":
-            gap = i2 - i1
+            between = tokens[i1:i2]
+            joined = (len(between) == 1 and CJK_CHAR.match(between[0][0])  # one character of a CJK word
+                      or len(between) <= _DATE_GAP and any(c.isdigit() for t, _, _ in between for c in t))
+            gap = 1 if joined else 2
             continue
         if out and gap is not None and gap <= 1:
             out[-1][1], out[-1][3] = i2, j2
@@ -206,7 +221,8 @@ def _regions(opcodes) -> list[tuple[int, int, int, int]]:
 
 
 def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple, tuple[str, str]] | None:
-    """The sentences of ``x`` and ``y`` that give one slot two values, and the values, if any. Only sentences whose
+    """The sentences of ``x`` and ``y`` that give one slot two values (each as its range and its
+    text), and the values, if any. Only sentences whose
     tokens the other unit holds for the most part are paired, and only pairs that overlap as much
     are aligned."""
     if len(x.token_set & y.token_set) < _MIN_SHARED:
@@ -219,9 +235,10 @@ def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple, tuple[str, str]] | 
     for s in xs:
         for t in ys:
             if _overlap(s[2], t[2]) >= _MIN_OVERLAP:
-                values = _differing_value(*x.aligned(s), *y.aligned(t))
+                (a, ta), (b, tb) = x.aligned(s), y.aligned(t)
+                values = _differing_value(a, ta, b, tb)
                 if values:
-                    return s, t, values
+                    return (s, a), (t, b), values
     return None
 
 
@@ -229,7 +246,7 @@ def disagreeing_sentences(text_a: str, text_b: str) -> tuple[str, str] | None:
     """The sentence of each unit that gives the slot its value, for two units that disagree."""
     x, y = _Read(text_a), _Read(text_b)
     at = _disagreement(x, y)
-    return (x.sentence(at[0]), y.sentence(at[1])) if at else None
+    return (x.sentence(at[0][0]), y.sentence(at[1][0])) if at else None
 
 
 def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
@@ -243,12 +260,13 @@ def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
 
 
 def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentSubjects,
-                      conflict_similarity: float, doc_types: dict | None = None) -> list[Hit]:
+                      conflict_similarity: float, documents: dict | None = None) -> list[Hit]:
     """Mark and order the conflicts among ``hits`` (``units``: their units, in the same order;
-    ``doc_types``: document type by (kb, doc_id))."""
+    ``documents``: (title, type) by (kb, doc_id), as ``Memory.document_titles_and_types`` gives them)."""
     if len(hits) < 2:
         return hits
-    doc_types = doc_types or {}
+    documents = documents or {}
+    titles = [title_key(documents.get((u.kb, u.doc_id), ("", ""))[0]) for u in units]
     vecs = np.asarray(vectors[[h.row for h in hits]])
     cos = vecs @ vecs.T
     subjects, cjk = subjects
@@ -256,7 +274,7 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
     reads: dict[int, _Read] = {}
     # Where a unit stands is cheap to tell from its document and section; what a sentence states is
     # read only for a pair in conflict.
-    placed = [states_history(u, doc_types.get((u.kb, u.doc_id), ""), sentences=False) for u in units]
+    placed = [states_history(u, documents.get((u.kb, u.doc_id), ("", ""))[1], sentences=False) for u in units]
     stated: dict[int, bool] = {}
 
     def history(i: int) -> bool:
@@ -270,7 +288,10 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
         return names[i]
 
     def own_subject(i: int, value: str) -> bool:
-        return (units[i].kb, units[i].doc_id) in subjects.get(normalize(value), ())
+        """The value names the unit's document, or is part of its title ("HD 40" of "Heinkel HD 40")."""
+        key = normalize(value)
+        return ((units[i].kb, units[i].doc_id) in subjects.get(key, ())
+                or bool(key) and f" {key} " in f" {titles[i]} ")
 
     def read(i: int) -> _Read:
         if i not in reads:
@@ -293,6 +314,10 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
             if aligned is not None:
                 if own_subject(i, aligned[2][0]) and own_subject(j, aligned[2][1]):
                     continue  # each names its own document's subject: two subjects, not two values
+                if titles[i] != titles[j] and titles[i] and titles[j] and _implicit_subject(aligned[0][1]) \
+                        and _implicit_subject(aligned[1][1]):
+                    continue  # "It aired on ...": each about its own document's subject
+
             elif not (dated and conflict_similarity <= cos[i, j] < 0.9999):
                 continue
             elif named(i) - named(j) and named(j) - named(i):  # about different things

@@ -63,7 +63,7 @@ class Retriever:
         self._titles: set[str] | None = None
         self._subjects: tuple[dict[str, list[tuple[str, str]]], list[str]] | None = None
         self._days: np.ndarray | None = None
-        self._doc_types: dict[tuple[str, str], str] | None = None
+        self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
 
     # Seeds
     def seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -171,7 +171,7 @@ class Retriever:
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
-                                 self._document_types())
+                                 self._document_titles_and_types())
         return hits, self._features(question, sim, units, lex_rows)
 
     def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray) -> dict:
@@ -187,10 +187,10 @@ class Retriever:
         return confidence_features(question, self._titles, sim, units, [content[r] for r in lexical if r in content],
                                    cfg)
 
-    def _document_types(self) -> dict[tuple[str, str], str]:
-        if self._doc_types is None:  # once per snapshot
-            self._doc_types = {key: t for key, (_, t) in self.memory.document_titles_and_types().items()}
-        return self._doc_types
+    def _document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
+        if self._documents is None:  # once per snapshot
+            self._documents = self.memory.document_titles_and_types()
+        return self._documents
 
     def _document_subjects(self) -> DocumentSubjects:
         if self._subjects is None:  # once per snapshot
