@@ -19,6 +19,8 @@ every question with a twin is answered by the extractive generator. Reported:
   answer drawn from other passages, or a refusal, has no reason to state it);
 - ``counterfeit_cited`` / ``counterfeit_cited_alone``: answers that cite the twin, and that cite it
   without stating the disagreement;
+- ``plain``: the same corpus without twins, all its questions asked: the share with a disagreement
+  marked (false ones, or real ones between the corpus's own passages);
 - ``conflict_ms``: the time of the conflict step alone, per question (median and P95), measured
   by re-running it on the same top-k hits.
 
@@ -112,8 +114,23 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
         counts["marked_alternative"] += alt
         counts["stated"] += pair <= stated
         counts["answer_cites_a_twin"] += bool(pair & cited)
+    # The same questions on the corpus without twins: every disagreement marked there is a false one
+    # (or a real one between passages of the corpus: the JSON report lists a few).
+    ingest(workdir / "plain", list(iter_jsonl(corpus_path)), embedder=embedder_name, progress=False)
+    plain = Memory(workdir / "plain")
+    plain_retriever = Answerer(plain, ExtractiveGenerator(embedder), embedder=embedder,
+                               retrieve_config=RetrieveConfig(k=k)).retriever
+    asked = [q["question"] for q in queries if q["question"].strip()]
+    plain_marked = []
+    for text in asked:
+        hits = plain_retriever.search(text).hits
+        pairs = [(h.unit_id, h.disagrees_with) for h in hits if h.disagrees_with and h.unit_id < h.disagrees_with]
+        if pairs:
+            plain_marked.append({"question": text, "pairs": pairs})
     both = counts["both_recalled"]
     return {
+        "plain": {"questions": len(asked), "with_a_disagreement_marked": len(plain_marked),
+                  "share": _share(len(plain_marked), len(asked)), "examples": plain_marked[:5]},
         "corpus": corpus_path, "queries": queries_path, "share": share, "seed": seed, "embedder": embedder_name,
         "k": k, "twins": len(twins), "ingest_s": round(ingest_s, 1), "counts": counts,
         "both_recalled": _share(both, counts["questions"]),
@@ -153,6 +170,9 @@ def main(argv=None) -> int:
           f"  (of the answers citing a twin: {c['stated']} / {c['answer_cites_a_twin']})")
     print(f"  counterfeit cited      {c['counterfeit_cited']:4} / {c['questions']:<4} "
           f"(without the disagreement: {c['counterfeit_cited_alone']})")
+    p = report["plain"]
+    print(f"  without twins: questions with a disagreement marked {p['with_a_disagreement_marked']} / "
+          f"{p['questions']}")
     print(f"  conflict step          median {report['conflict_ms']['median']} ms, "
           f"P95 {report['conflict_ms']['p95']} ms")
     return 0
