@@ -352,3 +352,60 @@ def test_cli_eval_answers_refuses_corpus_flags_with_synth(tmp_path, capsys):
         main(["ask", "q", "--redundancy-budget", "0"])
     assert exc.value.code == 2
     assert "argument --redundancy-budget: 0: must be at least 1" in capsys.readouterr().err
+
+
+# Sources that disagree
+
+def _memory(tmp_path, docs) -> Memory:
+    ingest(tmp_path / "m", docs, embedder="hash-256", progress=False)  # one ingest: one date for all
+    return Memory(tmp_path / "m")
+
+
+def test_an_answer_from_disagreeing_sources_says_so_and_cites_both(tmp_path):
+    from asmr.units.model import Document
+    m = _memory(tmp_path, [
+        Document("notes", "The metrics gateway listens on port 7001. It exports data every minute.", "text",
+                 title="Network notes", source="notes"),
+        Document("setup", "The metrics gateway listens on port 7002. Restart it after changes.", "text",
+                 title="Gateway setup", source="setup")])
+    with m:
+        ans = _answerer(m).ask("Which port does the metrics gateway listen on?")
+    assert ans.text.startswith("The sources disagree.")
+    cited = {c.unit_id: c.text for c in ans.citations}
+    assert len(ans.disagreement) == 2 and set(ans.disagreement) <= cited.keys()
+    assert {"7001", "7002"} <= {v for uid in ans.disagreement for v in ("7001", "7002") if v in cited[uid]}
+    assert ans.verification.counts["keep"] >= 2 and not ans.verification.counts["drop"]  # both pass the verifier
+    assert ans.to_dict()["disagreement"] == list(ans.disagreement)
+    assert not ans.refused
+
+
+def test_a_chinese_question_gets_the_chinese_lead(tmp_path):
+    from asmr.units.model import Document
+    m = _memory(tmp_path, [Document("a", "值班工程师在十五分钟内响应告警。", "text", title="值班", source="a"),
+                           Document("b", "值班工程师在三十分钟内响应告警。", "text", title="值班规定", source="b")])
+    with m:
+        ans = _answerer(m).ask("值班工程师多久响应告警？")
+    assert ans.text.startswith("资料说法不一。") and len(ans.disagreement) == 2
+    assert "十五" in ans.text and "三十" in ans.text
+
+
+def test_sources_that_agree_or_one_dated_later_state_no_disagreement(tmp_path):
+    from asmr.units.model import Document
+    m = _memory(tmp_path, [
+        Document("notes", "The metrics gateway listens on port 7001.", "text", title="Network notes",
+                 source="notes", effective_date="2025-01-01"),
+        Document("setup", "The metrics gateway listens on port 7002.", "text", title="Gateway setup",
+                 source="setup", effective_date="2026-01-01")])
+    with m:
+        ans = _answerer(m).ask("Which port does the metrics gateway listen on?")
+    assert ans.disagreement == () and "disagree" not in ans.text and "7002" in ans.text and "7001" not in ans.text
+
+
+def test_the_current_owner_is_the_answer_not_the_changelog_s_first_one(tmp_path):
+    from tests.engine.test_retrieve import owner_handbook
+    owner_handbook(tmp_path / "m")
+    with Memory(tmp_path / "m") as m:
+        ans = _answerer(m).ask("Who owns the search service?")
+    first = ans.text.split("[cite:")[0]
+    assert "Lyra" in first and "Orion" not in first
+    assert not any("owned by the Orion team" in c.text for c in ans.citations)

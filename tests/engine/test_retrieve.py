@@ -438,3 +438,117 @@ def test_confidence_weights_must_match_the_features():
     n = len(CONFIDENCE_FEATURES) + 1
     with pytest.raises(ValueError, match=f"confidence_weights must be {n} numbers"):
         RetrieveConfig(confidence_weights=(1.0,) * (n - 1))
+
+
+# Conflicts without dates: one slot, two values
+
+def _gateway_docs(dates=(None, None)):
+    return [Document("notes", "The metrics gateway listens on port 7001. It exports data every minute.", "text",
+                     title="Network notes", source="notes", effective_date=dates[0]),
+            Document("setup", "The metrics gateway listens on port 7002. Restart it after changes.", "text",
+                     title="Gateway setup", source="setup", effective_date=dates[1])]
+
+
+def _search(mem, question, **cfg):
+    with Memory(mem) as m:
+        return list(Retriever(m, get_embedder("hash-64"), RetrieveConfig(**cfg)).search(question).hits)
+
+
+def _of(hits, doc):
+    return next(h for h in hits if f"/{doc}/" in h.unit_id)
+
+
+def test_undated_units_of_two_documents_that_give_one_slot_two_values_disagree(tmp_path):
+    ingest(tmp_path / "m", _gateway_docs(), embedder="hash-64")  # one ingest: one default date for both
+    hits = _search(tmp_path / "m", "Which port does the metrics gateway listen on?")
+    a, b = _of(hits, "notes"), _of(hits, "setup")
+    assert a.disagrees_with == b.unit_id and b.disagrees_with == a.unit_id
+    assert a.alternative_to is None and b.alternative_to is None  # neither wins: both stay
+
+
+def test_dated_units_that_disagree_resolve_newer_wins(tmp_path):
+    ingest(tmp_path / "m", _gateway_docs(("2026-05-01", "2025-01-01")), embedder="hash-64")
+    hits = _search(tmp_path / "m", "Which port does the metrics gateway listen on?")
+    newer, older = _of(hits, "notes"), _of(hits, "setup")
+    assert older.alternative_to == newer.unit_id and newer.alternative_to is None
+    assert older.disagrees_with is None and newer.disagrees_with is None
+    ids = [h.unit_id for h in hits]
+    assert ids.index(older.unit_id) == ids.index(newer.unit_id) + 1
+
+
+def test_two_values_in_one_document_are_no_conflict(tmp_path):
+    ingest(tmp_path / "m", [Document("ports", "The metrics gateway listens on port 7001.\n\n"
+                                     "The metrics gateway listens on port 7002.", "markdown", title="Ports",
+                                     source="ports")], embedder="hash-64")
+    hits = _search(tmp_path / "m", "Which port does the metrics gateway listen on?")
+    assert len(hits) >= 2 and all(h.disagrees_with is None and h.alternative_to is None for h in hits)
+
+
+def test_units_about_different_subjects_do_not_disagree(tmp_path):
+    # titles that do not name the subjects: the sentences alone must tell them apart
+    docs = [Document(name.lower(), f"{name} pages the on-call engineer when the queue stays full.", "text",
+                     title=title, source=name) for name, title in (("Brelova", "Paging"), ("Brisade", "On-call"))]
+    docs.append(Document("quota", "The export job writes its report to the Tarn bucket at night.", "text",
+                         title="Export", source="quota"))
+    docs.append(Document("quota2", "The import job reads its input from the Vell bucket at noon.", "text",
+                         title="Import", source="quota2"))
+    ingest(tmp_path / "m", docs, embedder="hash-64")
+    for q in ("When does Brelova page the on-call engineer?", "Which bucket does the export job write to?"):
+        hits = _search(tmp_path / "m", q)
+        assert all(h.disagrees_with is None and h.alternative_to is None for h in hits)
+
+
+def test_a_chinese_pair_that_gives_one_slot_two_values_disagrees(tmp_path):
+    ingest(tmp_path / "m", [Document("a", "值班工程师在十五分钟内响应告警。", "text", title="值班", source="a"),
+                            Document("b", "值班工程师在三十分钟内响应告警。", "text", title="值班规定", source="b")],
+           embedder="hash-64")
+    hits = _search(tmp_path / "m", "值班工程师多久响应告警？")
+    a, b = _of(hits, "a"), _of(hits, "b")
+    assert a.disagrees_with == b.unit_id and b.disagrees_with == a.unit_id
+
+
+def test_differing_value_needs_one_value_slot_and_the_same_subject():
+    from asmr.retrieve.conflicts import differing_value
+    assert differing_value("The billing service is owned by the Vega team.",
+                           "The billing service is owned by the Lyra team.") == ("Vega", "Lyra")
+    assert differing_value("该公司总部位于北京市海淀区。", "该公司总部位于上海市海淀区。") == ("北京", "上海")
+    assert differing_value("Vega owns the billing service.", "Lyra owns the billing service.") is None  # subject
+    assert differing_value("The Orion job listens on 8080.", "The Vega job listens on 9090.") is None  # two slots
+    assert differing_value("The job listens on port 8080.", "The job listens on port 8080 and logs.") is None
+    assert differing_value("The job is fast and cheap.", "The job is slow and cheap.") is None  # no value
+
+
+def owner_handbook(mem):
+    """A page whose owner was revised twice, a revision history on the page and a changelog that
+    records each change: the first owner is stated in the changelog in the page's own words."""
+    history = ["- 2026-01-05: page created."]
+    log = ["## 2026-01-05\n\nThe search service page was created. The search service is owned by the Orion team."]
+    for date, old, new in (("2026-01-05", None, "Orion"), ("2026-04-01", "Orion", "Vega"),
+                           ("2026-08-01", "Vega", "Lyra")):
+        if old:
+            history.append(f"- {date}: owner changed from {old} to {new}.")
+            log.insert(0, f"## {date}\n\nThe search service moved from the {old} team to the {new} team.")
+        page = ("# Search service\n\nThe search service answers queries from the storefront. It runs in three "
+                f"regions.\n\n## Ownership\n\nThe search service is owned by the {new} team. Page the {new} "
+                "on-call for incidents.\n\n## Revision history\n\n" + "\n".join(history) + "\n")
+        ingest(mem, [Document("search-service", page, "markdown", title="Search service", doc_type="manual",
+                              effective_date=date, source="search-service"),
+                     Document("changelog", "# Changelog\n\n" + "\n\n".join(log) + "\n", "markdown",
+                              title="Changelog", doc_type="changelog", effective_date=date, source="changelog")],
+               embedder="hash-64")
+
+
+def test_a_changelog_line_does_not_beat_the_current_page(tmp_path):
+    owner_handbook(tmp_path / "m")
+    with Memory(tmp_path / "m") as m:
+        r = Retriever(m, get_embedder("hash-64"))
+        hits = r.search("Who owns the search service?").hits
+        text = {h.unit_id: m.unit(h.unit_id).content for h in hits}
+    stating = [h for h in hits if "owned by" in text[h.unit_id]]
+    current = next(h for h in stating if "Lyra" in text[h.unit_id])
+    first = next(h for h in stating if "Orion" in text[h.unit_id])
+    assert stating[0] is current  # the current owner comes first
+    assert first.alternative_to == current.unit_id  # the changelog's first owner is an older statement
+    ids = [h.unit_id for h in hits]
+    history = [h for h in hits if "moved from" in text[h.unit_id] or "changed from" in text[h.unit_id]]
+    assert all(ids.index(h.unit_id) > ids.index(current.unit_id) for h in history)

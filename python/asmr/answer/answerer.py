@@ -3,7 +3,11 @@
 The allowlist of the turn is built from what retrieval recalled; the generator
 sees only the recalled units that are not superseded alternatives; the answer
 it writes is verified against the same allowlist, and what the verifier
-cannot confirm is weakened or dropped. When retrieval is not confident the
+cannot confirm is weakened or dropped. Where the answer cites one of two
+recalled units that disagree (``Hit.disagrees_with``: one slot, two values,
+and nothing tells which holds), the sentences it drew from them give way to
+a statement that the sources disagree, with each side's sentence and its own
+citation, whatever the generator; ``Answer.disagreement`` names the sides. When retrieval is not confident the
 answer is "not found", with the closest candidates, and no generator runs.
 
 ``declines`` is the one definition of an answer that declines to answer
@@ -16,15 +20,20 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 
-from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
+from asmr.decoding.markers import DEFAULT_MARKERS, cite, marker_pattern
 from asmr.generate.base import Generation, Source
 from asmr.redundancy.block import MODES, ParaphraseCache, redundancy_block
 from asmr.retrieve import Result, Retriever, RetrieveConfig
+from asmr.retrieve.conflicts import disagreeing_sentences
+from asmr.text.cjk import CJK_CHAR
 from asmr.text.sentences import sentence_ends
 from asmr.verify.allowlist import Allowlist, Conversation
 from asmr.verify.verifier import DROPPED, DROPPED_CJK, Verification, Verifier
 
 NOT_FOUND = "Not found in memory."
+# The lead of an answer whose sources disagree; its own sentence, so that each side is verified alone.
+DISAGREE = "The sources disagree."
+DISAGREE_CJK = "资料说法不一。"
 
 # A sentence that says the answer is not there, as the pipeline (NOT_FOUND), the verifier (DROPPED)
 # and models (SmolLM2, chat endpoints) word it. Each pattern names the sources or the speaker as
@@ -100,6 +109,8 @@ class Answer:
     verification: Verification | None = None
     redundancy: str = ""
     timings: dict = field(default_factory=dict)
+    # unit ids of the sides the answer cites as disagreeing (two per disagreement; empty when none)
+    disagreement: tuple[str, ...] = ()
 
     @property
     def refused(self) -> bool:
@@ -126,7 +137,9 @@ class Answer:
                 "recall": [{"unit_id": h.unit_id, "score": h.score, "similarity": h.similarity, "hop": h.hop,
                             "seed": h.seed, "path": [{"node": p.node, "edge_kind": p.edge_kind,
                                                       "edge_weight": p.edge_weight} for p in h.path],
-                            "alternative_to": h.alternative_to} for h in self.retrieval.hits],
+                            "alternative_to": h.alternative_to, "disagrees_with": h.disagrees_with}
+                           for h in self.retrieval.hits],
+                "disagreement": list(self.disagreement),
                 "turn": self.allowlist.turn_id, "redundancy": self.redundancy,
                 "verification": self.verification.to_dict() if self.verification else None,
                 "generator": self.generation.backend if self.generation else None, "timings": self.timings}
@@ -174,7 +187,7 @@ class Answerer:
         hits = [h for h in hits if h.unit_id in units and units[h.unit_id].kind != "heading"] or hits
         sources = [Source(h.unit_id, units[h.unit_id].content, units[h.unit_id].doc_id,
                           " / ".join(units[h.unit_id].section_path), h.score)
-                   for h in hits[:self.config.max_sources] if h.unit_id in units]
+                   for h in _with_partners(hits, self.config.max_sources) if h.unit_id in units]
         block = redundancy_block(question, sources, mode=self.config.redundancy,
                                  budget_tokens=self.config.redundancy_budget_tokens,
                                  max_facts=self.config.redundancy_max_facts, paraphrase=self.paraphrases)
@@ -183,16 +196,19 @@ class Answerer:
                                              require_citation=self.config.require_citation)
         timings["generate_ms"] = (time.perf_counter() - t_gen) * 1e3
         verification = None
-        text = generation.text
+        text, sides = _state_disagreements(question, generation.text, hits, units,
+                                           {s.id for s in sources})
         if self.config.verify:
             t_ver = time.perf_counter()
             verification = self.verifier.verify(text, allowlist)
             text = verification.text
             timings["verify_ms"] = (time.perf_counter() - t_ver) * 1e3
         citations = self._citations(text, units)
+        cited = {c.unit_id for c in citations}
+        disagreement = tuple(u for a, b in sides if a in cited and b in cited for u in (a, b))
         timings["total_ms"] = (time.perf_counter() - t0) * 1e3
         return Answer(question, text, True, citations, result, allowlist, generation, verification, block,
-                      timings)
+                      timings, disagreement)
 
     def _citations(self, text: str, units: dict) -> list[Citation]:
         out: list[Citation] = []
@@ -208,3 +224,54 @@ class Answerer:
                 continue
             out.append(Citation(len(out) + 1, uid, unit.doc_id, " / ".join(unit.section_path), unit.content))
         return out
+
+
+def _with_partners(hits: list, limit: int) -> list:
+    """The first ``limit`` hits, each that disagrees with a recalled unit followed by it (a pair is
+    never cut in two: the answer must be able to cite both sides)."""
+    by_id = {h.unit_id: h for h in hits}
+    out, seen = [], set()
+    for h in hits:
+        if len(out) >= limit:
+            break
+        for x in (h, by_id.get(h.disagrees_with)):
+            if x is not None and x.unit_id not in seen:
+                seen.add(x.unit_id)
+                out.append(x)
+    return out
+
+
+def _state_disagreements(question: str, text: str, hits: list, units: dict,
+                         shown: set[str]) -> tuple[str, list[tuple[str, str]]]:
+    """``text`` with the sentences that cite one side of a disagreeing pair of sources replaced by
+    the lead and each side's sentence with its citation; and the pairs so stated."""
+    pattern = marker_pattern(DEFAULT_MARKERS)
+    cited = {next(g for g in m.groups() if g) for m in pattern.finditer(text)}
+    pairs, statements, done = [], [], set()
+    for h in hits:  # in rank order: the better-ranked side is stated first
+        other = h.disagrees_with
+        if h.unit_id in done or h.unit_id not in shown or other not in shown or not {h.unit_id, other} & cited:
+            continue
+        done.update((h.unit_id, other))
+        said = disagreeing_sentences(units[h.unit_id].content, units[other].content)
+        if said is None:
+            continue
+        pairs.append((h.unit_id, other))
+        statements.append(f"{cite(said[0], h.unit_id)} {cite(said[1], other)}")
+    if not pairs:
+        return text, []
+    sides = {u for p in pairs for u in p}
+    # What a marker cites runs from the previous marker to it (a quote of two sentences carries one
+    # marker, after the second), with the punctuation that closes it.
+    rest, start = [], 0
+    for m in pattern.finditer(text):
+        end = m.end()
+        while end < len(text) and text[end] in ".!?。！？":
+            end += 1
+        if next(g for g in m.groups() if g) not in sides and text[start:end].strip():
+            rest.append(text[start:end].strip())
+        start = end
+    if text[start:].strip():
+        rest.append(text[start:].strip())
+    lead = DISAGREE_CJK if CJK_CHAR.search(question) else DISAGREE
+    return " ".join([lead, *statements, *rest]), pairs

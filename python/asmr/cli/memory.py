@@ -196,7 +196,9 @@ def cmd_search(args) -> int:
         print(f"      similarity {h.similarity:.3f}, path strength {h.strength:.3f}, hop {h.hop}, "
               f"effective {h.effective_at}")
         if h.alternative_to:
-            print(f"      ALTERNATIVE: older than {h.alternative_to}, which says otherwise")
+            print(f"      ALTERNATIVE: {h.alternative_to} says otherwise and is newer or current")
+        if h.disagrees_with:
+            print(f"      DISAGREES with {h.disagrees_with}: another value, and nothing tells which holds")
         if h.previous_version:
             print(f"      replaces {h.previous_version} (superseded)")
         if h.hop:

@@ -41,6 +41,7 @@ def hit_metadata(hit: Hit, unit: Unit, result: Result, rank: int) -> dict:
         "offset_end": unit.offset_end,
         "alternative_to": hit.alternative_to,  # an older unit contradicted by this newer recalled one
         "previous_version": hit.previous_version,  # the superseded unit this one replaced
+        "disagrees_with": hit.disagrees_with,  # a unit of another document giving another value, undecided
         "found": result.found,
         "confidence": result.confidence,
         "reason": result.reason,  # why "not found" (empty when found)

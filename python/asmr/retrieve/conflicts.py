@@ -1,58 +1,362 @@
-"""Conflicts: two recalled units that say different things about the same thing; the newer wins."""
+"""Conflicts: recalled units of different documents that say different things about the same thing.
+
+A pair is found two ways:
+
+- **one slot, two values**: a sentence of each unit says the same thing in the same words except
+  for one span, and that span holds a value on both sides (a number, a date, a version, a code, a
+  name): "The search service is owned by the Vega team." against "... by the Lyra team."
+  (``differing_value``: difflib over word tokens, each CJK character a token, so that Chinese
+  needs no word segmenter; a CJK name has no capital, so a short CJK span opposite a value counts
+  as one). Not a conflict: other words in the same place (another statement), two spans with
+  different values (a template filled in for another subject), words one side adds (it says
+  more, not otherwise), different names where both sentences begin ("Brelova pages the on-call
+  engineer ..." / "Brisade pages ..."), values that are part of each document's title ("Heinkel
+  HD 40" / "HD 39"), and sentences opening with a pronoun in documents of different titles ("It
+  aired on ...": each is about its own document's subject);
+- **a revised rule reworded**: cosine >= ``conflict_similarity`` and different effective dates.
+
+Who wins: a statement of history (a changelog document, a unit under a revision-history heading,
+a sentence that states a change "from A to B") loses to a current statement; otherwise the newer
+effective date wins, and the older unit becomes an alternative (``Hit.alternative_to``) ranked
+right after the newer. Where neither dates nor history tell, neither wins: both stay where they
+rank, each marked ``Hit.disagrees_with`` the other, and the answer states both.
+
+A statement of history that shares most of its content words with a current unit ranked below it
+is moved right after that unit, with that unit's score, conflict or not: "moved from the Orion team to the Vega team" is
+not the answer to who owns it now.
+
+Two active units of one document never conflict: a revision that changed a statement superseded
+its old unit, so both belong to the document as it stands.
+
+Cost: it runs on the top-k hits only. Each unit is split into sentences and words once; a
+sentence is paired only with sentences whose words mostly agree with its own and whose text
+differs, and only those pairs are aligned (bench/conflicts.py: about 1 ms a question on the
+HotpotQA sample, 3 ms on the longer Chinese units of CMRC, k = 10).
+"""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from difflib import SequenceMatcher
 
 import numpy as np
 
-from ..text.entities import unit_entities
+from ..text.cjk import CJK_CHAR, CJK_CLASS
+from ..text.entities import COMMON_WORDS, normalize, title_key, unit_entities
+from ..text.facts import key_facts
+from ..text.sentences import sentence_ends, split_sentences
+from ..text.words import content_words, tokenize
 from .bridge import DocumentSubjects
 from .types import Hit
 
+# One CJK character, a number with its decimal or thousands marks ("3.5", "1,900"), or a run of
+# letters and digits.
+_TOKEN = re.compile(rf"[{CJK_CLASS}]|\d+(?:[.,]\d+)*(?![^\W_{CJK_CLASS}])|[^\W_{CJK_CLASS}]+")
+_MIN_OVERLAP = 0.5  # shared words over the longer side's: the same statement, mostly in the same words
+_MIN_ALIGNED = 0.6  # tokens matched in order, over the longer sentence's
+_MIN_SHARED = 3  # words two units must share before their sentences are compared
+_HISTORY_OVERLAP = 0.5  # a history statement's content words that a current unit states too
+_DATE_GAP = 3  # tokens between two differences that are joined when they hold a digit
+_CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]")
+_CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
+_CJK_NAME_MAX = 8  # characters of a CJK span taken for a name opposite a value
+# Pronouns that open a sentence whose subject is named elsewhere (closed word classes, English and Chinese).
+_PRONOUNS = frozenset("it its he his she her they their this these those 它 他 她 其 该 此".split())
+
+# What marks a statement of history, in the words any handbook uses (English and Chinese):
+# a heading of a revision history or changelog, and a sentence that states a change.
+_HISTORY_HEADING = re.compile(
+    r"\b(?:revision|change|version|edit|release)s?\s*(?:history|log|notes)\b|\bchangelog\b"
+    r"|修订|变更|更新日志|更新记录|版本历史|历史记录", re.IGNORECASE)
+_CHANGE = re.compile(
+    r"\b(?:mov|chang|switch|transferr?|renam|migrat|hand|pass|reassign|updat|rais|lower|increas|decreas|reduc|shift)"
+    r"(?:e|es|ed|ing|s)?\b.{0,40}?\bfrom\s+\S.{0,60}?\bto\s+\S"
+    r"|\b(?:was|were)\s+\S.{0,60}?\buntil\b|\b(?:previously|formerly|no longer)\b|\breplaced\s+by\b"
+    r"|[从由自].{1,20}?(?:改为|改成|变为|变更为|调整为|更换为|换成|迁移到|移交给?)|原为|此前|不再", re.IGNORECASE)
+# Words a change is stated with: the full pattern runs only where one of them occurs.
+_CHANGE_HINT = re.compile(r"\b(?:from|until|previously|formerly|longer|replaced)\b|[改变调换迁移原此不]", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _tokens(sentence: str) -> list[tuple[str, int, int]]:
+    low = sentence.lower()
+    if len(low) != len(sentence):  # a few letters change length when lowered: keep the offsets right
+        return [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    return [(m.group(0), *m.span()) for m in _TOKEN.finditer(low)]
+
+
+def _words(sentence: str, cjk: bool) -> set[str]:
+    """The words a sentence is compared by: its tokens, or in CJK text the lexical index's words
+    (character bigrams: single characters are too common to tell sentences apart)."""
+    return set(tokenize(sentence) if cjk else _TOKEN.findall(sentence.lower()))
+
+
+class _Read:
+    """A unit read once: its sentences as character ranges with their word sets (``_words``), and
+    all its words as a set. Tokens with offsets are found only for the sentences that get aligned,
+    once each."""
+    __slots__ = ("text", "sentences", "token_set", "said", "_aligned")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.sentences: list[tuple[int, int, set[str]]] = []
+        start = 0
+        cjk = CJK_CHAR.search(text) is not None
+        for end in [*sentence_ends(text), len(text)]:
+            words = _words(text[start:end], cjk)
+            if words:
+                self.sentences.append((start, end, words))
+            start = end
+        self.token_set = set().union(*(s[2] for s in self.sentences))
+        self.said = {text[a:b].strip() for a, b, _ in self.sentences}
+        self._aligned: dict[int, tuple[str, list]] = {}
+
+    def aligned(self, at: tuple[int, int, set]) -> tuple[str, list]:
+        """A sentence's text and its tokens with offsets."""
+        if at[0] not in self._aligned:
+            text = self.text[at[0]:at[1]]
+            self._aligned[at[0]] = (text, _tokens(text))
+        return self._aligned[at[0]]
+
+    def sentence(self, at: tuple[int, int, set]) -> str:
+        """The sentence as a reader quotes it (a table row as ``split_sentences`` writes it)."""
+        quoted = split_sentences(self.text)
+        if not quoted:
+            return " ".join(self.text[at[0]:at[1]].split())
+        cjk = CJK_CHAR.search(self.text) is not None
+        return max(quoted, key=lambda q: len(at[2] & _words(q, cjk)))
+
+
+def _overlap(a: set, b: set) -> float:
+    return len(a & b) / max(len(a), len(b), 1)
+
+
+def _holds_value(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a value: a digit, a capitalised word that is not a common
+    word opening the sentence, or (for CJK, where names have no capitals) a numeral or a key fact
+    over the span."""
+    span = text[start:end]
+    if any(c.isdigit() for c in span):
+        return True
+    if CJK_CHAR.search(span):
+        if _CJK_NUMERAL.search(span):
+            return True
+        lo, hi = max(0, start - _CJK_WINDOW), min(len(text), end + _CJK_WINDOW)
+        window = text[lo:hi]
+        for f in key_facts(window):
+            at = window.find(f.text)
+            if at >= 0 and lo + at < end and lo + at + len(f.text) > start:
+                return True
+        return False
+    for m in _WORD.finditer(span):
+        w = m.group(0)
+        if w[0].isupper() and not (not text[:start + m.start()].strip() and w.lower() in COMMON_WORDS):
+            return True
+    return False
+
+
+def differing_value(a: str, b: str) -> tuple[str, str] | None:
+    """The values in which sentence ``a`` and sentence ``b`` differ, when they say the same thing
+    in the same words except for one span that holds a value on both sides; else None."""
+    return _differing_value(a, _tokens(a), b, _tokens(b))
+
+
+def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | None:
+    """``differing_value`` of the sentences whose tokens (with offsets into ``a`` and ``b``) are given."""
+    if not ta or not tb:
+        return None
+    sm = SequenceMatcher(None, [t for t, _, _ in ta], [t for t, _, _ in tb], autojunk=False)
+    if sum(bl.size for bl in sm.get_matching_blocks()) < _MIN_ALIGNED * max(len(ta), len(tb)):
+        return None
+    found = None
+    for i1, i2, j1, j2 in _regions(sm.get_opcodes(), ta):
+        if i1 == i2 or j1 == j2:
+            continue  # one side says more: not another value
+        sa, ea, sb, eb = ta[i1][1], ta[i2 - 1][2], tb[j1][1], tb[j2 - 1][2]
+        value_a, value_b = _holds_value(a, sa, ea), _holds_value(b, sb, eb)
+        # a CJK name has no mark of its own: a short CJK span opposite a value is taken for one
+        if not (value_a and value_b or value_a and _short_cjk(b[sb:eb]) or value_b and _short_cjk(a[sa:ea])):
+            return None  # other words in the same place: another statement, not another value
+        values = (a[sa:ea], b[sb:eb])
+        if found == values:
+            continue  # the same value swapped again ("in 2008 ... the 2008 games")
+        if found is not None:
+            return None  # two slots differ: a template filled in for another subject
+        if i1 == 0 and j1 == 0 and not any(c.isdigit() for c in a[sa:ea] + b[sb:eb]):
+            return None  # the sentences open with different names: two subjects (a date may open one)
+        found = values
+    return found
+
+
+def _implicit_subject(sentence: str) -> bool:
+    """A sentence whose subject is a pronoun: what it is about is said elsewhere (the title)."""
+    first = _TOKEN.match(sentence.lstrip().lower())
+    return first is not None and first.group(0) in _PRONOUNS
+
+
+def _short_cjk(span: str) -> bool:
+    """A few CJK characters, perhaps joined by punctuation ("卡兰-加松")."""
+    chars = [c for c in span if c.isalnum()]
+    return 0 < len(chars) <= _CJK_NAME_MAX and all(CJK_CHAR.match(c) for c in chars)
+
+
+def _regions(opcodes, tokens: list) -> list[tuple[int, int, int, int]]:
+    """The differing spans of an alignment, with differences one CJK character apart joined
+    (character tokens align "十五" with "三十" as insert 三, keep 十, delete 五), and differences a
+    few tokens apart joined where those tokens hold a digit (one date: "1940年6月22日" / "2013年6月21日")."""
+    out: list[list[int]] = []
+    gap = None
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            between = tokens[i1:i2]
+            joined = (len(between) == 1 and CJK_CHAR.match(between[0][0])  # one character of a CJK word
+                      or len(between) <= _DATE_GAP and any(c.isdigit() for t, _, _ in between for c in t))
+            gap = 1 if joined else 2
+            continue
+        if out and gap is not None and gap <= 1:
+            out[-1][1], out[-1][3] = i2, j2
+        else:
+            out.append([i1, i2, j1, j2])
+        gap = None
+    return [tuple(r) for r in out]
+
+
+def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple, tuple[str, str]] | None:
+    """The sentences of ``x`` and ``y`` that give one slot two values (each as its range and its
+    text), and the values, if any. Only sentences whose
+    tokens the other unit holds for the most part are paired, and only pairs that overlap as much
+    are aligned."""
+    if len(x.token_set & y.token_set) < _MIN_SHARED:
+        return None
+    # a sentence both units state word for word gives no slot two values
+    xs = [s for s in x.sentences if len(s[2] & y.token_set) >= _MIN_OVERLAP * len(s[2])
+          and x.text[s[0]:s[1]].strip() not in y.said]
+    ys = [s for s in y.sentences if len(s[2] & x.token_set) >= _MIN_OVERLAP * len(s[2])
+          and y.text[s[0]:s[1]].strip() not in x.said] if xs else []
+    for s in xs:
+        for t in ys:
+            if _overlap(s[2], t[2]) >= _MIN_OVERLAP:
+                (a, ta), (b, tb) = x.aligned(s), y.aligned(t)
+                values = _differing_value(a, ta, b, tb)
+                if values:
+                    return (s, a), (t, b), values
+    return None
+
+
+def disagreeing_sentences(text_a: str, text_b: str) -> tuple[str, str] | None:
+    """The sentence of each unit that gives the slot its value, for two units that disagree."""
+    x, y = _Read(text_a), _Read(text_b)
+    at = _disagreement(x, y)
+    return (x.sentence(at[0][0]), y.sentence(at[1][0])) if at else None
+
+
+def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
+    """Whether a unit is a statement of history: in a changelog, under a revision-history heading,
+    or (``sentences``) a sentence that states a change ("moved from A to B", "was A until", "改为")."""
+    if doc_type == "changelog":
+        return True
+    if any(_HISTORY_HEADING.search(h) for h in unit.section_path[1:]):
+        return True  # the first heading is the document's title
+    return sentences and bool(_CHANGE_HINT.search(unit.content) and _CHANGE.search(unit.content))
+
 
 def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentSubjects,
-                      conflict_similarity: float) -> list[Hit]:
-    """Two recalled units about the same thing (cosine >= conflict_similarity, and neither names
-    a document subject the other does not) that say different things and carry different
-    effective dates: the newer is the answer, the older an alternative marked with the newer's
-    id and ranked right after it. (``units``: the hits' units, in the same order.)
-
-    Units written from one template ("Brelova pages the on-call engineer when ...", "Brisade
-    pages ...") are as alike as two versions of one rule; the subjects they name tell them apart.
-    Two active units of one document never conflict: a revision that changed a statement
-    superseded its old unit, so both belong to the document as it stands (a changelog's old row
-    and the row added by the last revision carry different dates and look alike)."""
+                      conflict_similarity: float, documents: dict | None = None) -> list[Hit]:
+    """Mark and order the conflicts among ``hits`` (``units``: their units, in the same order;
+    ``documents``: (title, type) by (kb, doc_id), as ``Memory.document_titles_and_types`` gives them)."""
     if len(hits) < 2:
         return hits
+    documents = documents or {}
+    titles = [title_key(documents.get((u.kb, u.doc_id), ("", ""))[0]) for u in units]
     vecs = np.asarray(vectors[[h.row for h in hits]])
     cos = vecs @ vecs.T
     subjects, cjk = subjects
     names: dict[int, set[str]] = {}
+    reads: dict[int, _Read] = {}
+    # Where a unit stands is cheap to tell from its document and section; what a sentence states is
+    # read only for a pair in conflict.
+    placed = [states_history(u, documents.get((u.kb, u.doc_id), ("", ""))[1], sentences=False) for u in units]
+    stated: dict[int, bool] = {}
+
+    def history(i: int) -> bool:
+        if i not in stated:
+            stated[i] = placed[i] or states_history(units[i], sentences=True)
+        return stated[i]
 
     def named(i: int) -> set[str]:
         if i not in names:
             names[i] = unit_entities(units[i].content, subjects, cjk) & subjects.keys()
         return names[i]
 
-    newer_of: dict[int, int] = {}  # each unit in at most one conflict, as the older or the newer
+    def own_subject(i: int, value: str) -> bool:
+        """The value names the unit's document, or is part of its title ("HD 40" of "Heinkel HD 40")."""
+        key = normalize(value)
+        return ((units[i].kb, units[i].doc_id) in subjects.get(key, ())
+                or bool(key) and f" {key} " in f" {titles[i]} ")
+
+    def read(i: int) -> _Read:
+        if i not in reads:
+            reads[i] = _Read(units[i].content)
+        return reads[i]
+
+    newer_of: dict[int, int] = {}  # older -> newer (or history -> current)
+    disagree: dict[int, int] = {}
+    taken: set[int] = set()  # each unit in at most one conflict
     for i in range(len(hits)):
         for j in range(i + 1, len(hits)):
-            if not conflict_similarity <= cos[i, j] < 0.9999:  # identical text is no conflict
-                continue
-            if hits[i].effective_at == hits[j].effective_at:
+            if i in taken or j in taken:
                 continue
             if (units[i].kb, units[i].doc_id) == (units[j].kb, units[j].doc_id):
                 continue  # both active in one document: its current version states both
-            if named(i) - named(j) and named(j) - named(i):  # about different things
+            if units[i].content == units[j].content:
+                continue  # the same text is no conflict
+            dated = hits[i].effective_at != hits[j].effective_at
+            aligned = _disagreement(read(i), read(j))
+            if aligned is not None:
+                if own_subject(i, aligned[2][0]) and own_subject(j, aligned[2][1]):
+                    continue  # each names its own document's subject: two subjects, not two values
+                if titles[i] != titles[j] and titles[i] and titles[j] and _implicit_subject(aligned[0][1]) \
+                        and _implicit_subject(aligned[1][1]):
+                    continue  # "It aired on ...": each about its own document's subject
+
+            elif not (dated and conflict_similarity <= cos[i, j] < 0.9999):
                 continue
-            old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
-            taken = newer_of.keys() | set(newer_of.values())
-            if old not in taken and new not in taken:
-                newer_of[old] = new
-    if not newer_of:
-        return hits
-    order = [i for i in range(len(hits)) if i not in newer_of]
-    for old, new in sorted(newer_of.items(), key=lambda kv: -kv[0]):
-        order.insert(order.index(new) + 1, old)
-    return [replace(hits[i], alternative_to=hits[newer_of[i]].unit_id) if i in newer_of else hits[i]
-            for i in order]
+            elif named(i) - named(j) and named(j) - named(i):  # about different things
+                continue
+            if history(i) != history(j):
+                old, new = (i, j) if history(i) else (j, i)
+            elif dated:
+                old, new = (i, j) if hits[i].effective_at < hits[j].effective_at else (j, i)
+            else:
+                disagree[i], disagree[j] = j, i
+                taken.update((i, j))
+                continue
+            newer_of[old] = new
+            taken.update((old, new))
+    order = list(range(len(hits)))
+    demoted: dict[int, int] = {}  # history unit -> the current unit it now follows
+    # History below the current unit that states most of what it does (a conflict or not).
+    for h in [i for i in order if placed[i] and i not in newer_of]:
+        words = content_words(units[h].content)
+        if not words:
+            continue
+        below = [c for c in order[order.index(h) + 1:] if not placed[c]
+                 and len(words & content_words(units[c].content)) >= _HISTORY_OVERLAP * len(words)]
+        if below:
+            order.remove(h)
+            order.insert(order.index(below[0]) + 1, h)
+            demoted[h] = below[0]
+    for old in sorted(newer_of, key=lambda o: -order.index(o)):
+        order.remove(old)
+        order.insert(order.index(newer_of[old]) + 1, old)
+    out = []
+    for i in order:
+        h = hits[i]
+        if i in newer_of:
+            h = replace(h, alternative_to=hits[newer_of[i]].unit_id)
+        elif i in disagree:
+            h = replace(h, disagrees_with=hits[disagree[i]].unit_id)
+        if i in demoted:  # its score as its rank: no higher than the unit it follows
+            h = replace(h, score=min(h.score, hits[demoted[i]].score))
+        out.append(h)
+    return out

@@ -61,6 +61,7 @@ class Retriever:
         self._cache_generation = memory.generation
         self._subjects: tuple[dict[str, list[tuple[str, str]]], list[str]] | None = None
         self._days: np.ndarray | None = None
+        self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
 
     # Seeds
     def seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -167,7 +168,8 @@ class Retriever:
         previous = m.predecessors([h.unit_id for h in hits])
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
-        hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity)
+        hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
+                                 self._document_titles_and_types())
         return hits, self._features(question, sim, units, dense_rows, lex_rows)
 
     def _features(self, question: str, sim: np.ndarray, units: list, dense_rows: np.ndarray,
@@ -182,6 +184,11 @@ class Retriever:
         return confidence_features(question, sim, [u.content for u in units],
                                    [content[r] for r in lexical if r in content], dense_rows, lex_rows,
                                    m.inverse_document_frequencies, cfg)
+
+    def _document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
+        if self._documents is None:  # once per snapshot
+            self._documents = self.memory.document_titles_and_types()
+        return self._documents
 
     def _document_subjects(self) -> DocumentSubjects:
         if self._subjects is None:  # once per snapshot

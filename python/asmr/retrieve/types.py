@@ -156,10 +156,14 @@ class Hit:
     seed: bool
     path: tuple[PathStep, ...]
     effective_at: str = ""
-    # Conflicts: this unit says something else about the same thing as a newer recalled unit
-    # (it is kept as an alternative, ranked after that unit), or it replaced an older version.
+    # Conflicts: this unit says something else about the same thing as a newer recalled unit, or a
+    # current one where this unit states history (it is kept as an alternative, ranked after that
+    # unit); or it replaced an older version.
     alternative_to: str | None = None
     previous_version: str | None = None
+    # This unit and the recalled unit named here (of another document) give one slot two values,
+    # and neither dates nor history tell which holds: both stay, and the answer states both.
+    disagrees_with: str | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)

@@ -29,7 +29,7 @@ def hit_view(h, unit) -> dict:
             "strength": h.strength, "centrality": h.centrality, "hop": h.hop, "seed": h.seed,
             "path": [{"node": p.node, "edge_kind": p.edge_kind, "edge_weight": p.edge_weight} for p in h.path],
             "effective_at": h.effective_at, "alternative_to": h.alternative_to,
-            "previous_version": h.previous_version, "doc_id": unit.doc_id,
+            "previous_version": h.previous_version, "disagrees_with": h.disagrees_with, "doc_id": unit.doc_id,
             "section": list(unit.section_path), "text": unit.content}
 
 

@@ -65,6 +65,8 @@ class Hit(BaseModel):
     effective_at: str
     alternative_to: Optional[str]
     previous_version: Optional[str]
+    disagrees_with: Optional[str] = Field(None, description="a recalled unit of another document that gives "
+                                          "the same slot another value, where nothing tells which holds")
     doc_id: str
     section: list[str]
     text: str
@@ -110,6 +112,7 @@ class RecallHit(BaseModel):
     seed: bool
     path: list[PathStep] = Field(description="seed -> ... -> unit, with each edge's kind and weight")
     alternative_to: Optional[str]
+    disagrees_with: Optional[str] = None
 
 
 class AnswerResponse(BaseModel):
@@ -122,6 +125,8 @@ class AnswerResponse(BaseModel):
     confidence: float
     reason: str
     citations: list[Citation]
+    disagreement: list[str] = Field(default_factory=list, description="the cited units the answer states as "
+                                    "disagreeing (two per disagreement), empty when none")
     candidates: list[str]
     recall: list[RecallHit] = Field(description="the recalled units (the candidates when not found), best first, "
                                                 "each with its recall path")
