@@ -1,65 +1,49 @@
-"""Fit the confidence function of asmr.retrieve on questions some of which the memory cannot answer.
+"""Fit recall's refusal (and the baselines' thresholds) on some sources; report on all, in-sample and out of source.
 
-    python bench/calibrate_confidence.py \\
-        --corpus ../shared/data/hotpotqa_train.corpus.jsonl \\
-        --queries ../shared/data/hotpotqa_train.queries.jsonl [--unanswerable 0.3] [--seed 0] \\
-        --synth DIR [--synth DIR2 ...] [--holdout DIR3 ...] [--holdout-seed N ...]
+    python bench/calibrate_confidence.py --work DIR \\
+        --source hotpot-removed=../shared/data/hotpotqa_train.corpus.jsonl,../shared/data/hotpotqa_train.queries.jsonl,removed \\
+        --source chat=CHAT/corpus.jsonl,CHAT/queries.jsonl \\
+        ... --fit hotpot-removed,chat [--write] [--markdown]
 
-Two kinds of data, fitted together:
+A source is a corpus and its questions in the format of ../shared/data, and how its unanswerable
+questions are made: ``removed`` / ``sentence`` / ``swap`` (``asmr.eval.unanswerable``: 30 % of the
+answerable questions, ``--seed``), or, without a third field, the questions the file marks as having
+no answer (``gold_pids: []`` or ``"answerable": false``). Each source's memory is built once under
+``--work`` (with ``--embedder``, default MiniLM) and reused.
 
-- a corpus in the format of ../shared/data with its questions: the gold
-  documents of a random share (``--unanswerable``, ``--seed``) are removed, the
-  rest ingested (``--memory``, reused when it already holds them);
-- generated knowledge bases (``asmr eval synth --out DIR``; the memory
-  DIR/memory is built from docs/v1 then docs/v2 if it does not exist): their
-  unanswerable questions mostly name a subject that exists and ask for a
-  field it lacks ("What is the cache TTL of Ivrix?").
-
-For each question it computes the confidence features (``Retriever.recall``),
-fits a logistic regression of "answerable" on them (Newton's method; each
-dataset weighs as much as the others, whatever its size), and prints the
-weights, 5-fold cross-validated refusal numbers per dataset at several
-thresholds (a fold's questions are scored by weights fitted on the other folds
-of every dataset), ROC AUC, and a reliability table. ``--holdout`` knowledge
-bases and the corpus with another seed's unanswerable share (``--holdout-seed``:
-the same questions, other ones made unanswerable, its memory beside
-``--memory``) are not fitted on: they are scored by the weights fitted on all
-the rest. ``--write`` puts the fitted weights into python/asmr/retrieve/confidence_model.json:
-use it only on tuning data.
-
-The shipped weights came from (HotpotQA tuning sample, 30 % unanswerable,
-seed 0; the generated KB of seed 0, as ``asmr eval answers --synth`` builds
-it; the KB of seed 1 and HotpotQA seeds 1-4 held out):
-
-    asmr eval synth --out /tmp/syn0 --seed 0 && asmr eval synth --out /tmp/syn1 --seed 1
-    python bench/calibrate_confidence.py --corpus ../shared/data/hotpotqa_train.corpus.jsonl \\
-        --queries ../shared/data/hotpotqa_train.queries.jsonl --memory /tmp/hotpot-unanswerable-0 \\
-        --synth /tmp/syn0 --holdout /tmp/syn1 --holdout-seed 1 --holdout-seed 2 --holdout-seed 3 --holdout-seed 4
+For every question it computes recall's confidence features (``asmr.eval.retrieval.refusal_features``)
+and the baselines' scores (``baseline_score``: the cosine of the question and the best unit dense or
+hybrid RAG would show, over ``--baseline-k`` units). On the ``--fit`` sources, each weighing as much as
+the others whatever its size, it fits the logistic weights of ``asmr.retrieve.confidence`` (Newton's
+method, a little L2), and chooses every method's threshold by one rule (``best_threshold``: the
+largest mean, over the fitted sources, of refusal recall minus false refusals). Then, per
+source, for asmr, dense and hybrid: ROC AUC, and refusal recall, false refusals and precision at the
+threshold, each row marked in-sample or out-of-source. ``--write`` puts weights and thresholds into
+python/asmr/retrieve/confidence_model.json with the command that fitted them; use it on tuning data only.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from asmr.embed import get_embedder
-from asmr.eval.retrieval import (load_queries, refusal_features, refusal_report, reliability_table,
-                                 split_unanswerable, synth_refusal_queries)
+from asmr.eval.retrieval import load_queries, refusal_features, roc_auc
+from asmr.eval.unanswerable import MODES, make
 from asmr.retrieve import RetrieveConfig
 from asmr.retrieve.confidence import FEATURES, MODEL_PATH
 from asmr.store import Memory, Writer
-from asmr.units.read import iter_jsonl, read_path
+from asmr.units.read import iter_jsonl
 
-THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8)
+METHODS = {"asmr": "confidence", "dense": "dense_score", "hybrid": "hybrid_score"}
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None, l2: float = 1e-2,
-                 steps: int = 50) -> np.ndarray:
+def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
     a = np.hstack([np.ones((len(x), 1)), x])
-    weight = np.ones(len(x)) if weight is None else weight
     w = np.zeros(a.shape[1])
     for _ in range(steps):
         p = 1 / (1 + np.exp(-a @ w))
@@ -69,129 +53,139 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None,
     return w
 
 
-def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-(w[0] + x @ w[1:])))
-
-
-def corpus_rows(args, seed: int) -> tuple[str, list[dict], set[str]]:
-    """The corpus's questions with the gold documents of ``seed``'s unanswerable share removed. The
-    memory is --memory for --seed; any other seed's sits beside it, named as --seed's would be."""
-    queries = load_queries(args.queries)
-    unanswerable, removed = split_unanswerable(queries, args.unanswerable, seed)
-    memory = Path(f"asmr-eval-{args.corpus.stem}-unanswerable-{args.unanswerable}-{seed}")
-    if args.memory is not None:
-        memory = args.memory if seed == args.seed else args.memory.parent / memory
-    with Writer(memory, embedder=args.embedder, progress=False) as w:
-        w.ingest((d for d in iter_jsonl(args.corpus) if d.doc_id not in removed), kb="eval")
+def source_rows(name: str, spec: str, work: Path, embedder: str | None, seed: int, k: int,
+                reuse: bool = False) -> dict:
+    """Features and baseline scores of one source's questions, and which of them have no answer."""
+    parts = spec.split(",")
+    if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] not in MODES):
+        raise SystemExit(f"--source {name}={spec}: want CORPUS,QUERIES[,{'|'.join(MODES)}]")
+    corpus, queries = Path(parts[0]), load_queries(parts[1])
+    docs = list(iter_jsonl(corpus))
+    natural = {q.qid for q in queries if not q.answerable}
+    if len(parts) == 3:
+        built = make(parts[2], queries, docs, 0.3, seed)
+        queries, unanswerable, docs = list(built.queries), set(built.qids) | natural, list(built.documents(docs))
+    else:
+        unanswerable = natural
+    memory = work / name
+    cached = work / f"{name}.rows.json"  # --reuse-rows: the features of an earlier run, to refit only
+    if reuse and cached.exists():
+        rows = json.loads(cached.read_text())
+        return {"rows": rows, "y": np.array([r["qid"] not in unanswerable for r in rows], float)}
+    with Writer(memory, embedder=embedder, progress=False) as w:
+        w.ingest(docs, kb="eval")
     with Memory(memory) as m:
-        return (f"{args.corpus.stem} seed {seed}", refusal_features(m, get_embedder(m.embed_model), queries),
-                unanswerable)
+        rows = refusal_features(m, get_embedder(m.embed_model), queries, RetrieveConfig(),
+                                baselines=("dense", "hybrid"), baseline_k=k)
+    cached.write_text(json.dumps(rows))
+    return {"rows": rows, "y": np.array([r["qid"] not in unanswerable for r in rows], float)}
 
 
-def synth_rows(root: Path, embedder: str | None) -> tuple[str, list[dict], set[str]]:
-    queries, unanswerable = synth_refusal_queries(root / "queries.jsonl")
-    memory = root / "memory"
-    if not memory.exists():  # built once, as `asmr eval answers --synth` builds it (v1 revised by v2)
-        for version in ("v1", "v2"):
-            docs = root / "docs" / version
-            with Writer(memory, embedder=embedder, progress=False) as w:
-                w.ingest([read_path(p, root=docs) for p in sorted(docs.rglob("*.md"))])
-    with Memory(memory) as m:
-        return f"synth:{root}", refusal_features(m, get_embedder(m.embed_model), queries), unanswerable
+def best_threshold(scores: list[np.ndarray], answerable: list[np.ndarray]) -> float:
+    """The threshold that maximises the mean, over sources, of refusal recall minus false-refusal rate
+    (Youden's J, each source weighing the same): refusing a no-answer question counts as much as
+    answering an answerable one."""
+    candidates = np.unique(np.concatenate(scores))
+    gains = [np.mean([np.mean(s[~a] < t) - np.mean(s[a] < t) for s, a in zip(scores, answerable)])
+             for t in candidates]
+    return float(candidates[int(np.argmax(gains))])
 
 
-def report(name: str, rows: list[dict], unanswerable: set[str]) -> None:
-    conf = np.array([r["confidence"] for r in rows])
-    ans = np.array([r["qid"] not in unanswerable for r in rows])
-    auc = np.mean((conf[ans][:, None] > conf[~ans][None]) + 0.5 * (conf[ans][:, None] == conf[~ans][None]))
-    cut = np.quantile(conf[ans], 0.10)
-    print(f"{name}: ROC AUC {auc:.3f}; at 10 % false refusals (threshold {cut:.2f}) refusal recall "
-          f"{np.mean(conf[~ans] < cut):.2f}")
-    for t in THRESHOLDS:
-        rep = refusal_report([{**r, "refused": r["confidence"] < t} for r in rows], unanswerable)
-        print(f"  threshold {t:.2f}: precision {rep['precision']:.3f} recall {rep['recall']:.3f} "
-              f"false-refusal rate {rep['false_refusal_rate']:.3f}")
+def report_row(scores: np.ndarray, y: np.ndarray, threshold: float) -> dict:
+    ans, una = y == 1, y == 0
+    refused = scores < threshold
+    return {"roc_auc": roc_auc(list(scores[ans]), list(scores[una])),
+            "recall": float(refused[una].mean()) if una.any() else None,
+            "false_refusal_rate": float(refused[ans].mean()) if ans.any() else None,
+            "precision": float((refused & una).sum() / refused.sum()) if refused.any() else None,
+            "answerable": int(ans.sum()), "unanswerable": int(una.sum())}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", type=Path, default=None)
-    ap.add_argument("--queries", type=Path, default=None)
-    ap.add_argument("--unanswerable", type=float, default=0.3)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--memory", type=Path, default=None, help="memory of the corpus without the removed documents")
-    ap.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR",
-                    help="output of asmr eval synth, fitted on (repeatable)")
-    ap.add_argument("--holdout", type=Path, action="append", default=[], metavar="DIR",
-                    help="output of asmr eval synth, only scored (repeatable)")
-    ap.add_argument("--holdout-seed", type=int, action="append", default=[], metavar="N",
-                    help="the corpus with another seed's unanswerable share, only scored (repeatable)")
+    ap.add_argument("--source", action="append", default=[], metavar="NAME=CORPUS,QUERIES[,MODE]", required=True)
+    ap.add_argument("--fit", required=True, metavar="NAME,...", help="the sources fitted on")
+    ap.add_argument("--work", type=Path, default=Path("calibration-memories"), help="where the memories are built")
     ap.add_argument("--embedder", default=None)
-    ap.add_argument("--write", action="store_true",
-                    help=f"write the fitted weights into {MODEL_PATH.relative_to(MODEL_PATH.parents[3])} "
-                         "(the threshold is kept)")
+    ap.add_argument("--seed", type=int, default=0, help="which questions the constructions pick (default 0)")
+    ap.add_argument("--baseline-k", type=int, default=6, help="units a baseline shows (default 6, eval answers')")
+    ap.add_argument("--leave-out", action="append", default=[], metavar="FAMILY=NAME,...",
+                    help="also refit without these sources (one family: one corpus, its constructions) and score "
+                         "them out of source (repeatable)")
+    ap.add_argument("--json", type=Path, default=None, help="also write the report here")
+    ap.add_argument("--reuse-rows", action="store_true",
+                    help="reuse the features an earlier run saved under --work (refit only; not after a change "
+                         "of the signals)")
+    ap.add_argument("--write", action="store_true", help=f"write {MODEL_PATH.name}")
     args = ap.parse_args()
-    if (args.corpus is None) != (args.queries is None):
-        ap.error("--corpus and --queries go together")
-    if args.holdout_seed and args.corpus is None:
-        ap.error("--holdout-seed needs --corpus and --queries")
-    sets = ([corpus_rows(args, args.seed)] if args.corpus else []) + [synth_rows(d, args.embedder) for d in args.synth]
-    if not sets:
-        ap.error("nothing to fit: give --corpus/--queries or --synth")
-    held = ([corpus_rows(args, s) for s in args.holdout_seed if s != args.seed]
-            + [synth_rows(d, args.embedder) for d in args.holdout])
+    specs = dict(s.split("=", 1) for s in args.source)
+    fit = [n for n in args.fit.split(",") if n]
+    if unknown := [n for n in fit if n not in specs]:
+        ap.error(f"--fit {unknown}: no such --source")
+    data = {}
+    for name, spec in specs.items():
+        data[name] = source_rows(name, spec, args.work, args.embedder, args.seed, args.baseline_k,
+                                 args.reuse_rows)
+        print(f"{name}: {len(data[name]['y'])} questions, {int((data[name]['y'] == 0).sum())} unanswerable",
+              file=sys.stderr, flush=True)
 
-    def xy(rows, unanswerable):
-        return (np.array([[r[f] for f in FEATURES] for r in rows]),
-                np.array([r["qid"] not in unanswerable for r in rows], float))
+    def features(name):
+        return np.array([[r[f] for f in FEATURES] for r in data[name]["rows"]])
 
-    data = [xy(rows, un) for _, rows, un in sets]
-    x = np.vstack([d[0] for d in data])
-    y = np.concatenate([d[1] for d in data])
-    weight = np.concatenate([np.full(len(d[1]), len(y) / len(data) / len(d[1])) for d in data])
-    which = np.concatenate([np.full(len(d[1]), i) for i, d in enumerate(data)])
-    w = fit_logistic(x, y, weight)
-    print(f"fitted weights (bias, {', '.join(FEATURES)}): {np.round(w, 2).tolist()}")
-    print("shipped weights", RetrieveConfig().confidence_weights, "threshold", RetrieveConfig().confidence_threshold)
+    def fitted(on: list[str]) -> tuple[np.ndarray, dict, dict]:
+        """Weights fitted on ``on``, every method's threshold chosen on ``on``, and every source's scores."""
+        x = np.vstack([features(n) for n in on])
+        y = np.concatenate([data[n]["y"] for n in on])
+        weight = np.concatenate([np.full(len(data[n]["y"]), len(y) / len(on) / len(data[n]["y"])) for n in on])
+        w = fit_logistic(x, y, weight)
+        scores = {n: {"asmr": 1 / (1 + np.exp(-(w[0] + features(n) @ w[1:]))),
+                      **{m: np.array([r[col] for r in data[n]["rows"]]) for m, col in METHODS.items() if m != "asmr"}}
+                  for n in data}
+        return w, {m: best_threshold([scores[n][m] for n in on], [data[n]["y"] == 1 for n in on])
+                   for m in METHODS}, scores
+
+    w, thresholds, scores = fitted(fit)
+    report = {"weights": dict(zip(("bias",) + FEATURES, np.round(w, 3).tolist())), "thresholds": thresholds,
+              "fit": fit, "sources": {n: {"in_sample": n in fit, **{m: report_row(scores[n][m], data[n]["y"],
+                                                                                  thresholds[m])
+                                                                    for m in METHODS}} for n in data}}
+    # Out of source: each family refitted without it (weights and thresholds), scored on it.
+    for family in args.leave_out:
+        label, _, members = family.partition("=")
+        members = [n for n in members.split(",") if n in data]
+        _, t_out, s_out = fitted([n for n in fit if n not in members])
+        for n in members:
+            report["sources"][n]["out_of_source"] = {"family": label, **{
+                m: report_row(s_out[n][m], data[n]["y"], t_out[m]) for m in METHODS}}
+    print("weights: " + ", ".join(f"{k} {v}" for k, v in report["weights"].items()))
+    print("thresholds: " + ", ".join(f"{m} {t:.3f}" for m, t in thresholds.items()))
+    print("| source | fitted on it? | questions (unanswerable) | " + " | ".join(
+        f"{m} AUC | {m} refusal recall / false refusals" for m in METHODS) + " |")
+    print("|---|---|---|" + "---:|---:|" * len(METHODS))
+
+    def fmt(v):
+        return "–" if v is None else f"{v:.2f}"
+    for n, s in report["sources"].items():
+        a = s["asmr"]
+        views = [("in-sample" if s["in_sample"] else "out-of-source", s)]
+        if "out_of_source" in s:
+            views.append((f"out-of-source (refitted without {s['out_of_source']['family']})", s["out_of_source"]))
+        for label, v in views:
+            print(f"| {n} | {label} | {a['answerable'] + a['unanswerable']} ({a['unanswerable']}) | " +
+                  " | ".join(f"{fmt(v[m]['roc_auc'])} | {fmt(v[m]['recall'])} / {fmt(v[m]['false_refusal_rate'])}"
+                             for m in METHODS) + " |")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
     if args.write:
         model = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
-        model["weights"] = [round(float(v), 2) for v in w]
-        model["fitted_by"] = "bench/calibrate_confidence.py " + " ".join(sys.argv[1:])
+        model.update({"features": list(FEATURES), "weights": [round(float(v), 3) for v in w],
+                      "threshold": round(thresholds["asmr"], 3),
+                      "baselines": {m: round(thresholds[m], 3) for m in ("dense", "hybrid")},
+                      "baselines_note": "refusal thresholds of the evaluation's dense and hybrid RAG on the cosine "
+                                        "of the question and their best unit, chosen by the same rule as ours",
+                      "fitted_by": "python " + " ".join(shlex.quote(a) for a in sys.argv)})
         MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {MODEL_PATH}")
-
-    folds = np.zeros(len(y), int)
-    rng = np.random.default_rng(args.seed)
-    for i in range(len(data)):  # five folds within each dataset
-        f = np.arange(np.sum(which == i)) % 5
-        rng.shuffle(f)
-        folds[which == i] = f
-    conf = np.zeros(len(y))
-    for k in range(5):
-        wk = fit_logistic(x[folds != k], y[folds != k], weight[folds != k])
-        conf[folds == k] = predict(wk, x[folds == k])
-    print("\n5-fold cross-validated:")
-    cv_sets, start = [], 0
-    for name, rows, un in sets:
-        cv_rows = [{**r, "confidence": float(c)} for r, c in zip(rows, conf[start:start + len(rows)])]
-        start += len(rows)
-        report(name, cv_rows, un)
-        print("  shipped weights:", json.dumps({k: round(v, 3) for k, v in refusal_report(rows, un).items()}))
-        cv_sets.append((name, cv_rows, un))
-    for name, rows, un in held:
-        hx, _ = xy(rows, un)
-        print("\nheld out (weights fitted on all of the above):")
-        report(name, [{**r, "confidence": float(c)} for r, c in zip(rows, predict(w, hx))], un)
-        print("  shipped weights:", json.dumps({k: round(v, 3) for k, v in refusal_report(rows, un).items()}))
-
-    # Reliability of the cross-validated confidences: every fitted dataset together, then each.
-    pooled = [{**r, "qid": f"{i}/{r['qid']}"} for i, (_, rows, _) in enumerate(cv_sets) for r in rows]
-    pooled_un = {f"{i}/{q}" for i, (_, _, un) in enumerate(cv_sets) for q in un}
-    for name, rows, un in [("all fitted", pooled, pooled_un)] + cv_sets:
-        print(f"\nreliability ({name}, cross-validated)\n\n| confidence | questions | mean confidence | answerable |"
-              "\n|---|---:|---:|---:|")
-        for b in reliability_table(rows, un):
-            print(f"| {b['bin']} | {b['questions']} | {b['mean_confidence']:.2f} | {b['answerable']:.2f} |")
 
 
 if __name__ == "__main__":

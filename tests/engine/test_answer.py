@@ -161,7 +161,9 @@ def test_an_uncited_answer_is_answered_and_counts_as_a_hallucination(handbook):
     queries = [AnswerQuery("port", port, "single", (("9090",),), ("ops.deploy",), ("port 9090",)),
                AnswerQuery("painter", painter, "unanswerable", ()),
                AnswerQuery("logs", logs, "single", (("14 days",),), ("faq",), ("14 days",))]
-    report = AnswerEval(handbook, gen, embedder=emb).run(queries, ["hybrid_rag"], redundancy_variants=False)
+    # thresholds 0: this test is about what the generator's text counts as, not the baseline's refusal
+    report = AnswerEval(handbook, gen, embedder=emb, baseline_thresholds={"dense": 0.0, "hybrid": 0.0}).run(
+        queries, ["hybrid_rag"], redundancy_variants=False)
     m = report["methods"]["hybrid_rag"]
     refused = {o["qid"]: o["refused"] for o in report["outcomes"]}
     assert refused == {"port": False, "painter": False, "logs": True}
@@ -178,7 +180,7 @@ def test_citation_recall_leaves_out_questions_whose_gold_units_do_not_resolve(ha
     queries = [AnswerQuery("port", port, "single", (("9090",),), ("ops.deploy",), ("port 9090",)),
                AnswerQuery("gone", "Which team owns billing?", "single", (("Kestrel",),), ("no.such.doc",),
                            ("Team Kestrel",))]
-    ev = AnswerEval(handbook, gen, embedder=emb)
+    ev = AnswerEval(handbook, gen, embedder=emb, baseline_thresholds={"dense": 0.0, "hybrid": 0.0})
     assert ev.gold_units(queries[1]) == set()
     m = ev.run(queries, ["hybrid_rag"], redundancy_variants=False)["methods"]["hybrid_rag"]
     assert m["citation_recall"] == 1.0 and m["citation_recall_questions"] == 1
@@ -209,8 +211,8 @@ def test_answer_eval_runs_the_redundancy_variants_with_the_block_asked_for(handb
     queries = [AnswerQuery("port", port, "single", (("9090",),), ("ops.deploy",), ("port 9090",))]
     for mode, marker in (("list", "\n- "), ("full", "Example question: ")):
         gen = ScriptedGenerator({port: "The API server listens on port 9090."})
-        report = AnswerEval(handbook, gen, embedder=emb).run(queries, ["hybrid_rag"], redundancy_variants=True,
-                                                             redundancy_mode=mode)
+        report = AnswerEval(handbook, gen, embedder=emb, baseline_thresholds={"dense": 0.0, "hybrid": 0.0}).run(
+            queries, ["hybrid_rag"], redundancy_variants=True, redundancy_mode=mode)
         assert list(report["methods"]) == ["hybrid_rag", "hybrid_rag+redundancy"]
         assert report["redundancy_mode"] == mode
         off, on = gen.prompts

@@ -225,7 +225,8 @@ def test_bad_unanswerable_flags_are_one_line_and_exit_2(tmp_path, capsys, flags,
 def test_answer_eval_splits_answerable_and_unanswerable(memory):
     emb = get_embedder("hash-64")
     queries = answer_queries([ANA, MOON])
-    report = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb").run(queries, ["dense_rag"])
+    report = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb",
+                    baseline_thresholds={"dense": 0.0, "hybrid": 0.0}).run(queries, ["dense_rag"])
     m = report["methods"]["dense_rag"]
     assert m["answerable"] == 1 and m["unanswerable"] == 1
     # The answerable question is answered right; the other one is answered too (threshold 0 refuses nothing).
@@ -257,7 +258,8 @@ def test_answer_eval_counts_answers_that_say_their_sources_disagree(memory, monk
     emb = get_embedder("hash-64")
     queries = answer_queries([ANA, Query("oslo", "What is Oslo the capital of?", ("oslo",),
                                                                ("Norway",))])
-    m = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb").run(queries, ["dense_rag"])
+    m = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb",
+                    baseline_thresholds={"dense": 0.0, "hybrid": 0.0}).run(queries, ["dense_rag"])
     assert m["methods"]["dense_rag"]["conflict_rate"] == 0.5  # one id is no disagreement
 
 

@@ -16,7 +16,7 @@ from asmr.units.read import read_path
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # refusal is calibrated for MiniLM; with hashing vectors a lower bar keeps these questions answerable
-CONFIG = RetrieveConfig(confidence_threshold=0.1)
+CONFIG = RetrieveConfig(confidence_threshold=0.25)  # hashing vectors: confidences sit low
 QUESTIONS = ["What does release 2.3 add?", "Which port does the API server listen on?",
              "Which kernel version does the host need?"]
 NONSENSE = "purple elephant quantum banana"

@@ -189,8 +189,10 @@ def _mean_recall(pairs) -> dict:
 
 
 def split_unanswerable(queries: list[Query], fraction: float, seed: int = 0) -> tuple[set[str], set[str]]:
-    """Choose ``fraction`` of the answerable questions to make unanswerable: (their qids, the gold
-    documents to remove). Questions that have no answer already are never chosen."""
+    """Choose ``fraction`` of the answerable questions to make unanswerable: (the qids without their
+    answer, the gold documents to remove). Every answerable question that loses a gold document is
+    among the qids, chosen or not (questions often share a passage). Questions that have no answer
+    already are never chosen."""
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"--unanswerable {fraction}: must be between 0 and 1")
     answerable = [q for q in queries if q.answerable]
@@ -198,8 +200,9 @@ def split_unanswerable(queries: list[Query], fraction: float, seed: int = 0) -> 
         raise ValueError(f"--unanswerable {fraction}: no answerable question to make unanswerable")
     rng = np.random.default_rng(seed)
     chosen = rng.choice(len(answerable), size=max(1, round(fraction * len(answerable))), replace=False)
-    qids = {answerable[i].qid for i in chosen}
-    return qids, {d for i in chosen for d in answerable[i].gold}
+    removed = {d for i in chosen for d in answerable[i].gold}
+    # A question that shares a removed passage with a chosen one has lost (part of) its answer too.
+    return {q.qid for q in answerable if removed & set(q.gold)}, removed
 
 
 def synth_refusal_queries(path: str | Path) -> tuple[list[Query], set[str]]:

@@ -2,7 +2,7 @@
 
 ``confidence`` is a logistic function of the best unit's similarity to the question and of what
 ``signals`` reads off the best units against the question (term and pair alignment, phrase
-coverage, the asked-for kind of answer, the agreement of the dense and BM25 rankings). Its weights
+coverage, subject phrases). Its weights
 and threshold load from ``confidence_model.json``, written by ``bench/calibrate_confidence.py``.
 """
 from __future__ import annotations
@@ -12,14 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .signals import (alignment, answer_kind, asked_kind, held, phrase_coverage, question_terms, ranker_agreement,
-                      subject_phrases)
+from .signals import alignment, held, phrase_coverage, question_terms, subject_phrases
 
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
 # What confidence() weighs, in the order of the model's weights after the bias.
-FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases",
-            "answer_kind", "ranker_agreement")
+FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases")
 
 
 def _load_model(path: Path = MODEL_PATH) -> tuple[tuple[float, ...], float, dict[str, float]]:
@@ -49,35 +47,29 @@ def refusal_reason(features: dict, value: float, threshold: float) -> str:
              f"the best unit states {features['term_alignment']:.0%} of the question's terms"]
     if features.get("unheld_terms"):
         parts[-1] += f" (no recalled unit has {features['unheld_terms']})"
-    if features.get("asked_kind") and features["answer_kind"] == 0.0:
-        parts.append(f"no well-aligned unit holds a {features['asked_kind']}, which the question asks for")
     parts.append(f"best similarity {features['top_similarity']:.2f}")
-    parts.append(f"dense and BM25 share {features['ranker_agreement']:.0%} of their best units")
     return "; ".join(parts)
 
 
 def no_features() -> dict:
     """The features of a recall that found nothing at all."""
-    return {**dict.fromkeys(FEATURES, 0.0), "unheld_terms": "", "asked_kind": ""}
+    return {**dict.fromkeys(FEATURES, 0.0), "unheld_terms": ""}
 
 
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
-                        dense_rows, lexical_rows, idf_of, cfg) -> dict:
+                        idf_of, cfg) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
 
     ``sim``: the cosine of the question and each reached unit; ``texts``: the recalled units' texts,
-    best first; ``lexical_texts``: the best ``cfg.alignment_lexical`` BM25 units' texts;
-    ``dense_rows``/``lexical_rows``: the two rankings the seeds fused; ``idf_of``: the memory's idf of
+    best first; ``lexical_texts``: the best ``cfg.alignment_lexical`` BM25 units' texts; ``idf_of``: the memory's idf of
     index tokens; ``cfg``: the ``RetrieveConfig``."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
-    single, pair, order = alignment(terms, weights, candidates)
+    single, pair = alignment(terms, weights, candidates)
     unheld = [t for t, h in zip(terms, np.any([held(terms, c) for c in candidates], axis=0)) if not h] \
         if terms and candidates else []
     return {"top_similarity": float(sim.max()) if len(sim) else 0.0,
             "term_alignment": single, "pair_alignment": pair,
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
             "subject_phrases": subject_phrases(terms, weights, question, candidates),
-            "answer_kind": answer_kind(question, candidates, order),
-            "ranker_agreement": ranker_agreement(dense_rows, lexical_rows),
-            "unheld_terms": ", ".join(unheld), "asked_kind": asked_kind(question) or ""}
+            "unheld_terms": ", ".join(unheld)}

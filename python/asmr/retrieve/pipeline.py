@@ -71,9 +71,8 @@ class Retriever:
         every seed at full strength; a seed's score falls with its fused rank instead."""
         return self._seeds(question, qvec, n)[:2]
 
-    def _seeds(self, question: str, qvec: np.ndarray, n: int
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """seeds(), and the dense and BM25 rankings it fused."""
+    def _seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """seeds(), and the BM25 ranking it fused."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
         dense_rows, _ = m.search_dense(qvec[None], depth)
@@ -83,12 +82,12 @@ class Retriever:
             for rank, row in enumerate(ranking):
                 fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (self.config.rrf_k + rank + 1)
         if not fused:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32), dense_rows[0], lex_rows
+            return np.zeros(0, np.int64), np.zeros(0, np.float32), lex_rows
         rows = np.fromiter(fused, np.int64, len(fused))
         scores = np.fromiter(fused.values(), np.float64, len(fused))
         top = np.argsort(-scores, kind="stable")[:n]
         return (rows[top], (1.0 / (1.0 + np.arange(len(top)) / self.config.seed_rank_scale)).astype(np.float32),
-                dense_rows[0], lex_rows)
+                lex_rows)
 
     def clear_cache(self) -> None:
         """Forget recent questions (benchmarks that time each method from cold)."""
@@ -129,7 +128,7 @@ class Retriever:
         """The top-k hits for a question whose vector is already known, and the confidence features
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
-        seed_rows, seed_scores, dense_rows, lex_rows = self._seeds(question, qvec, cfg.seeds)
+        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds)
         if not len(seed_rows):
             return [], no_features()
         res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
@@ -170,10 +169,9 @@ class Retriever:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types())
-        return hits, self._features(question, sim, units, dense_rows, lex_rows)
+        return hits, self._features(question, sim, units, lex_rows)
 
-    def _features(self, question: str, sim: np.ndarray, units: list, dense_rows: np.ndarray,
-                  lex_rows: np.ndarray) -> dict:
+    def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray) -> dict:
         """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
         content = {u.row: u.content for u in units}
@@ -182,8 +180,8 @@ class Retriever:
         if missing:
             content.update((u.row, u.content) for u in m.units_at_rows(missing))
         return confidence_features(question, sim, [u.content for u in units],
-                                   [content[r] for r in lexical if r in content], dense_rows, lex_rows,
-                                   m.inverse_document_frequencies, cfg)
+                                   [content[r] for r in lexical if r in content], m.inverse_document_frequencies,
+                                   cfg)
 
     def _document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
         if self._documents is None:  # once per snapshot
