@@ -363,6 +363,15 @@ def test_term_alignment_weighs_rare_terms_and_meets_word_forms():
     assert alignment([], weights[:0], units) == (0.5, 0.5)
 
 
+def test_the_refusal_reason_names_the_unheld_words_as_asked():
+    import numpy as np
+
+    from asmr.retrieve.confidence import confidence_features
+    f = confidence_features("Who is the chief executive of the company?", np.array([0.1]), ["Tea is sold here."], [],
+                            lambda tokens: [1.0] * len(tokens), RetrieveConfig())
+    assert f["term_alignment"] == 0.0 and f["unheld_terms"] == "chief, executive, company"  # words, not stems
+
+
 def test_chinese_questions_have_terms_and_align():
     from asmr.retrieve.signals import alignment, question_terms, subject_phrases
 

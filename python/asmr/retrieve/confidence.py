@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .signals import alignment, held, phrase_coverage, question_terms, subject_phrases
+from ..text.words import tokenize
+from .signals import alignment, held, phrase_coverage, question_terms, subject_phrases, term_key
 
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
@@ -68,6 +69,8 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     single, pair = alignment(terms, weights, candidates)
     unheld = [t for t, h in zip(terms, np.any([held(terms, c) for c in candidates], axis=0)) if not h] \
         if terms and candidates else []
+    as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
+    unheld = [as_asked.get(t, t) for t in unheld]
     return {"top_similarity": float(sim.max()) if len(sim) else 0.0,
             "term_alignment": single, "pair_alignment": pair,
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
