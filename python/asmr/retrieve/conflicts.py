@@ -10,8 +10,8 @@ A pair is found two ways:
   as one). Not a conflict: other words in the same place (another statement), two spans with
   different values (a template filled in for another subject), words one side adds (it says
   more, not otherwise), different names where both sentences begin ("Brelova pages the on-call
-  engineer ..." / "Brisade pages ..."), values that are part of each document's title ("Heinkel
-  HD 40" / "HD 39"), and sentences opening with a pronoun in documents of different titles ("It
+  engineer ..." / "Brisade pages ..."), values that are part of each document's title ("Marrow
+  MX 40" / "MX 39"), and sentences opening with a pronoun in documents of different titles ("It
   aired on ...": each is about its own document's subject);
 - **a revised rule reworded**: cosine >= ``conflict_similarity`` and different effective dates.
 
@@ -289,7 +289,7 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
         return names[i]
 
     def own_subject(i: int, value: str) -> bool:
-        """The value names the unit's document, or is part of its title ("HD 40" of "Heinkel HD 40")."""
+        """The value names the unit's document, or is part of its title ("MX 40" of "Marrow MX 40")."""
         key = normalize(value)
         return ((units[i].kb, units[i].doc_id) in subjects.get(key, ())
                 or bool(key) and f" {key} " in f" {titles[i]} ")
