@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asmr.embed import get_embedder
+from asmr.embed import DEFAULT_EMBEDDER, get_embedder
 from asmr.eval.retrieval import load_queries, refusal_features, roc_auc
 from asmr.eval.unanswerable import MODES, make
 from asmr.retrieve import RetrieveConfig
@@ -178,12 +178,18 @@ def main() -> None:
         args.json.write_text(json.dumps(report, indent=2))
     if args.write:
         model = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
-        model.update({"features": list(FEATURES), "weights": [round(float(v), 3) for v in w],
-                      "threshold": round(thresholds["asmr"], 3),
-                      "baselines": {m: round(thresholds[m], 3) for m in ("dense", "hybrid")},
-                      "baselines_note": "refusal thresholds of the evaluation's dense and hybrid RAG on the cosine "
-                                        "of the question and their best unit, chosen by the same rule as ours",
-                      "fitted_by": "python " + " ".join(shlex.quote(a) for a in sys.argv)})
+        fitted = {"weights": [round(float(v), 3) for v in w], "threshold": round(thresholds["asmr"], 3),
+                  "baselines": {m: round(thresholds[m], 3) for m in ("dense", "hybrid")},
+                  "fitted_by": "python " + " ".join(shlex.quote(a) for a in sys.argv)}
+        if args.embedder in (None, DEFAULT_EMBEDDER):  # the default model, also of embedders without their own
+            model.update({"features": list(FEATURES), **fitted,
+                          "baselines_note": "refusal thresholds of the evaluation's dense and hybrid RAG on the "
+                                            "cosine of the question and their best unit, chosen by the same rule "
+                                            "as ours"})
+        else:  # another model's cosines are on another scale: its own weights and thresholds
+            if list(model["features"]) != list(FEATURES):
+                raise SystemExit(f"{MODEL_PATH}: fit the default embedder's model for these features first")
+            model.setdefault("embedders", {})[args.embedder] = fitted
         MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {MODEL_PATH}")
 

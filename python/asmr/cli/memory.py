@@ -70,7 +70,7 @@ def add_check(sub) -> None:
 
 
 def cmd_ingest(args) -> int:
-    from ..embed import check_embedder_name
+    from ..embed import MULTILINGUAL_EMBEDDER, check_embedder_name
     from ..store import DEFAULT_KB, Writer
     from ..units.model import InputError
     from ..units.read import check_date
@@ -96,8 +96,10 @@ def cmd_ingest(args) -> int:
                          EXIT_BAD_INPUT)
     if not report.documents and not errors:
         return fail("no documents found in " + ", ".join(args.paths), EXIT_BAD_INPUT)
+    model, unread, share = _unread_scripts(memory_dir(args))
     if args.json:
-        print(json.dumps({**report.to_dict(), "bad_inputs": errors}, indent=2))
+        print(json.dumps({**report.to_dict(), "bad_inputs": errors, "embed_model": model,
+                          "readable_share": round(share, 3)}, indent=2))
     else:
         c = report.counts()
         changes = [f"{sum(getattr(d, k) for d in report.documents)} {k}"
@@ -105,9 +107,29 @@ def cmd_ingest(args) -> int:
         print(f"{len(report.documents)} documents: {c['new']} new, {c['revised']} revised, {c['unchanged']} "
               f"unchanged; units {', '.join(changes)}; {report.embedded} embedded, {report.reused_vectors} "
               f"vectors reused; {report.active_units} active units; {report.seconds:.2f} s")
+        if share < 0.5:
+            print(f"asmr ingest: note: {1 - share:.0%} of this memory's text is in scripts {model} does not read "
+                  f"({', '.join(unread)}); recall leans on BM25 there. A memory made with --embedder "
+                  f"{MULTILINGUAL_EMBEDDER} reads them.", file=sys.stderr)
     if errors:
         print(f"asmr ingest: {len(errors)} bad input(s) skipped", file=sys.stderr)
     return EXIT_BAD_INPUT if errors else EXIT_OK
+
+
+def _unread_scripts(directory) -> tuple[str, list[str], float]:
+    """The memory's embedding model, the scripts of its text that the model does not read (most words
+    first), and the share of its text the model reads."""
+    from ..embed import scripts_of
+    from ..retrieve.pipeline import memory_script_words
+    from ..store import Memory
+    from ..text.scripts import readable_share_of
+
+    with Memory(directory) as m:
+        model = m.embed_model
+        scripts = scripts_of(model)
+        counts = {} if scripts is None else memory_script_words(m)
+    unread = sorted((s for s in counts if s not in scripts), key=lambda s: -counts[s]) if counts else []
+    return model, unread, readable_share_of(counts, scripts)
 
 
 def cmd_units_show(args) -> int:
@@ -184,7 +206,7 @@ def cmd_search(args) -> int:
         result = retriever.search(args.question)
         units = {u.id: u for u in m.units_at_rows([h.row for h in result.hits])}
     if args.json:
-        print(json.dumps({**result.to_dict(), "params": config.to_dict()}, indent=2, ensure_ascii=False))
+        print(json.dumps({**result.to_dict(), "params": retriever.config.to_dict()}, indent=2, ensure_ascii=False))
         return EXIT_OK
     if not result.found:
         print(f"not found ({result.reason})" + ("; the closest candidates:" if result.hits else ""))

@@ -62,7 +62,7 @@ def add_serve(sub) -> None:
                                                                          "(default 200)")
     p.add_argument("--embedder", default=None,
                    help="embedding model if the first POST /v1/ingest creates the memory: all-MiniLM-L6-v2 "
-                        "(default) or hash-<dim>; an existing memory keeps its own")
+                        "(default), multilingual-e5-small or hash-<dim>; an existing memory keeps its own")
     p.add_argument("--poll-seconds", type=float, default=0.2, metavar="S",
                    help="how often to look for commits by other processes (default 0.2; 0: never)")
     p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info")

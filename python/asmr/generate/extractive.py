@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from asmr.decoding.markers import CITE, Marker, cite
+from asmr.embed.models import question_vectors
 from asmr.text.entities import mentions
 from asmr.text.sentences import split_sentences
 from asmr.text.words import content_words
@@ -72,15 +73,16 @@ class ExtractiveGenerator:
 
     def _ranked(self, question: str, sources: Sequence[Source], parts: Sequence[str] = ()
                 ) -> list[list[tuple[float, int, str]]]:
-        """Candidates ranked for the question and then for each of ``parts`` (one embedding call)."""
+        """Candidates ranked for the question and then for each of ``parts``."""
         cands = [(i, s) for i, src in enumerate(sources) for s in quotable_sentences(src.text)]
         queries = [question, *parts]
         if not cands:
             return [[] for _ in queries]
-        vecs = self.embedder.embed(queries + [s for _, s in cands])
+        query_vecs = question_vectors(self.embedder, queries)
+        sentence_vecs = self.embedder.embed([s for _, s in cands])
         out = []
         for qi, query in enumerate(queries):
-            cos = np.asarray(vecs[len(queries):] @ vecs[qi], dtype=np.float64)
+            cos = np.asarray(sentence_vecs @ query_vecs[qi], dtype=np.float64)
             q_words = content_words(query)
             ranked = []
             for (i, s), c in zip(cands, cos):

@@ -1,6 +1,7 @@
 """How sure recall is that the memory states the answer: the logistic model over ``signals``.
 
-``confidence`` is a logistic function of the best unit's similarity to the question and of what
+``confidence`` is a logistic function of the best unit's similarity to the question (as far as the
+embedding model reads the question's script; for the rest, its lexical stand-in, term alignment) and of what
 ``signals`` reads off the best units against the question (term and pair alignment, phrase
 coverage, subject phrases). Its weights
 and threshold load from ``confidence_model.json``, written by ``bench/calibrate_confidence.py``.
@@ -21,17 +22,31 @@ MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases")
 
 
-def _load_model(path: Path = MODEL_PATH) -> tuple[tuple[float, ...], float, dict[str, float]]:
+Model = tuple[tuple[float, ...], float, dict[str, float]]  # weights, threshold, baselines' thresholds
+
+
+def _load_models(path: Path = MODEL_PATH) -> tuple[Model, dict[str, Model]]:
+    """The default model (all-MiniLM-L6-v2's, and any embedder's without its own), and the models
+    fitted for other embedders (``"embedders"``)."""
     model = json.loads(path.read_text(encoding="utf-8"))
     if tuple(model["features"]) != FEATURES:
         raise ValueError(f"{path}: features {model['features']} are not {list(FEATURES)}")
-    baselines = {name: float(t) for name, t in model.get("baselines", {}).items()}
-    return tuple(float(w) for w in model["weights"]), float(model["threshold"]), baselines
+
+    def one(m: dict) -> Model:
+        return (tuple(float(w) for w in m["weights"]), float(m["threshold"]),
+                {name: float(t) for name, t in m.get("baselines", {}).items()})
+    return one(model), {name: one(m) for name, m in model.get("embedders", {}).items()}
 
 
+_DEFAULT_MODEL, _EMBEDDER_MODELS = _load_models()
 # BASELINE_THRESHOLDS: the refusal thresholds of the evaluation's baselines ("dense", "hybrid") on the
 # cosine of the question and their best unit, fitted by the same script, on the same data, as ours.
-DEFAULT_WEIGHTS, DEFAULT_THRESHOLD, BASELINE_THRESHOLDS = _load_model()
+DEFAULT_WEIGHTS, DEFAULT_THRESHOLD, BASELINE_THRESHOLDS = _DEFAULT_MODEL
+
+
+def fitted_model(embedder: str) -> Model:
+    """(weights, threshold, baselines' thresholds) fitted for the embedding model called ``embedder``."""
+    return _EMBEDDER_MODELS.get(embedder, _DEFAULT_MODEL)
 
 
 def confidence(features: dict, weights: tuple[float, ...]) -> float:
@@ -58,12 +73,13 @@ def no_features() -> dict:
 
 
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
-                        idf_of, cfg) -> dict:
+                        idf_of, cfg, readable: float = 1.0) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
 
     ``sim``: the cosine of the question and each reached unit; ``texts``: the recalled units' texts,
     best first; ``lexical_texts``: the best ``cfg.alignment_lexical`` BM25 units' texts; ``idf_of``: the memory's idf of
-    index tokens; ``cfg``: the ``RetrieveConfig``."""
+    index tokens; ``cfg``: the ``RetrieveConfig``; ``readable``: how far the cosines can be trusted
+    (``Retriever.readable``): the similarity signal is the cosine that far, term alignment the rest."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     single, pair = alignment(terms, weights, candidates)
@@ -71,7 +87,8 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
         if terms and candidates else []
     as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
     unheld = [as_asked.get(t, t) for t in unheld]
-    return {"top_similarity": float(sim.max()) if len(sim) else 0.0,
+    top = float(sim.max()) if len(sim) else 0.0
+    return {"top_similarity": readable * top + (1.0 - readable) * single,
             "term_alignment": single, "pair_alignment": pair,
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
             "subject_phrases": subject_phrases(terms, weights, question, candidates),

@@ -1,13 +1,15 @@
 """One question's recall: cache -> seeds -> spread -> score -> bridge -> conflicts -> confidence.
 
-Seeds are the dense (faiss) and BM25 results fused by reciprocal rank; their
+Seeds are the dense (faiss) and BM25 results fused by reciprocal rank, the dense
+ranking weighted by how much of the question and of the memory the embedding model
+can read (``readable``: an English model's cosines of Chinese text are noise); their
 scores, falling with rank, start a spread of activation over the unit graph
 (``asmr_kernels.spread``: depth 2, edges under the threshold ignored). Each
 reached unit is scored by
 
-    mix[0] * similarity + mix[1] * path strength + mix[2] * centrality / (1 + hop)
+    mix[0] * r * similarity + (mix[1] + mix[0] * (1 - r)) * path strength + mix[2] * centrality / (1 + hop)
 
-with similarity the cosine of question and unit, path strength the seed score
+with r the readable share, similarity the cosine of question and unit, path strength the seed score
 times the product of edge weights on the unit's recall path, and centrality
 its activation relative to the strongest; a recency factor favours newer
 effective dates, and units that state the question's key facts gain up to
@@ -27,8 +29,10 @@ import numpy as np
 
 from asmr_kernels import spread
 
+from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
 from ..text.facts import key_facts, missing_from
+from ..text.scripts import readable_share, readable_share_of, script_words
 from .bridge import DocumentSubjects, bridge, document_subjects
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
@@ -45,6 +49,15 @@ def _day_number(iso: str) -> float:
 
 
 
+def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
+    """Words per script (``asmr.text.scripts``) in about ``sample`` active units spread over the memory."""
+    counts: dict[str, int] = {}
+    for text in memory.sample_active_contents(sample):
+        for name, n in script_words(text).items():
+            counts[name] = counts.get(name, 0) + n
+    return counts
+
+
 class Retriever:
     """Recall over one memory snapshot. ``embedder`` must be the memory's own model."""
 
@@ -53,7 +66,7 @@ class Retriever:
             raise ValueError(f"embedder {embedder.name!r} is not the memory's model {memory.embed_model!r}")
         self.memory = memory
         self.embedder = embedder
-        self.config = config or RetrieveConfig()
+        self.config = (config or RetrieveConfig()).for_embedder(embedder.name)
         memory.load_indexes()
         self.graph = graph or load_or_build(memory, self.config.graph)
         self._cache: OrderedDict[tuple, Result] = OrderedDict()
@@ -62,25 +75,48 @@ class Retriever:
         self._subjects: tuple[dict[str, list[tuple[str, str]]], list[str]] | None = None
         self._days: np.ndarray | None = None
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
+        self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
+
+    def readable(self, question: str) -> float:
+        """How far the embedding model's cosines can be trusted for ``question``: the share of its
+        letters in scripts the model reads, times that share of the memory's text."""
+        return readable_share(question, embedder_scripts(self.embedder)) * self._memory_share()
+
+    def _memory_share(self) -> float:
+        """The readable share of the memory's text, from up to 2,000 active units spread over its rows
+        (once per snapshot; a memory rarely changes language between ingests)."""
+        generation = self.memory.generation
+        if self._memory_readable is None or self._memory_readable[0] != generation:
+            scripts = embedder_scripts(self.embedder)
+            share = 1.0 if scripts is None else readable_share_of(memory_script_words(self.memory), scripts)
+            self._memory_readable = (generation, share)
+        return self._memory_readable[1]
 
     # Seeds
-    def seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def seeds(self, question: str, qvec: np.ndarray, n: int, readable: float | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
         """Top-n unit rows by reciprocal rank fusion of dense and BM25 results, with seed scores in (0, 1].
+        The dense ranking counts ``readable`` times (default ``self.readable(question)``; 1.0 is plain RRF).
 
         RRF sums are nearly flat over the first ranks (1/61 against 1/66), which would start
         every seed at full strength; a seed's score falls with its fused rank instead."""
-        return self._seeds(question, qvec, n)[:2]
+        return self._seeds(question, qvec, n, self.readable(question) if readable is None else readable)[:2]
 
-    def _seeds(self, question: str, qvec: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """seeds(), and the BM25 ranking it fused."""
+    def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """seeds(), and the BM25 ranking it fused; the dense ranking counts ``readable`` times."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
-        dense_rows, _ = m.search_dense(qvec[None], depth)
+        rankings = []
+        if readable > 0.0:
+            dense_rows, _ = m.search_dense(qvec[None], depth)
+            rankings.append((dense_rows[0][dense_rows[0] >= 0], readable))
         lex_rows, _ = m.search_lexical(question, depth)
+        rankings.append((lex_rows, 1.0))
         fused: dict[int, float] = {}
-        for ranking in (dense_rows[0][dense_rows[0] >= 0], lex_rows):
+        for ranking, weight in rankings:
             for rank, row in enumerate(ranking):
-                fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (self.config.rrf_k + rank + 1)
+                fused[int(row)] = fused.get(int(row), 0.0) + weight / (self.config.rrf_k + rank + 1)
         if not fused:
             return np.zeros(0, np.int64), np.zeros(0, np.float32), lex_rows
         rows = np.fromiter(fused, np.int64, len(fused))
@@ -108,7 +144,7 @@ class Retriever:
                 self._cache.move_to_end(key)
         if hit is not None:
             return replace(hit, seconds=time.perf_counter() - t0, cached=True)
-        qvec = self.embedder.embed([question])[0]
+        qvec = question_vectors(self.embedder, [question])[0]
         hits, features = self.recall(question, qvec, k)
         confidence = self.confidence(features)
         found = confidence >= cfg.confidence_threshold
@@ -128,7 +164,8 @@ class Retriever:
         """The top-k hits for a question whose vector is already known, and the confidence features
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
-        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds)
+        readable = self.readable(question)
+        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable)
         if not len(seed_rows):
             return [], no_features()
         res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
@@ -142,7 +179,8 @@ class Retriever:
         strength = np.minimum(res.strength[is_unit][rows_ok], 1.0)
         sim = np.maximum(np.asarray(m.vectors[rows]) @ qvec, 0.0)
         cent = act / max(float(act.max()), 1e-12) / (1.0 + hop)
-        score = cfg.mix[0] * sim + cfg.mix[1] * strength + cfg.mix[2] * cent
+        score = cfg.mix[0] * readable * sim + (cfg.mix[1] + cfg.mix[0] * (1.0 - readable)) * strength \
+            + cfg.mix[2] * cent
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
         facts = key_facts(question) if cfg.fact_boost else []
@@ -169,9 +207,10 @@ class Retriever:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types())
-        return hits, self._features(question, sim, units, lex_rows)
+        return hits, self._features(question, sim, units, lex_rows, readable)
 
-    def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray) -> dict:
+    def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray,
+                  readable: float) -> dict:
         """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
         content = {u.row: u.content for u in units}
@@ -181,7 +220,7 @@ class Retriever:
             content.update((u.row, u.content) for u in m.units_at_rows(missing))
         return confidence_features(question, sim, [u.content for u in units],
                                    [content[r] for r in lexical if r in content], m.inverse_document_frequencies,
-                                   cfg)
+                                   cfg, readable)
 
     def _document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
         if self._documents is None:  # once per snapshot

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 from ..graph import GraphConfig
-from .confidence import DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, FEATURES as CONFIDENCE_FEATURES
+from .confidence import FEATURES as CONFIDENCE_FEATURES, fitted_model
 
 MIN_K = 1  # the HTTP API's schemas declare it too, for the OpenAPI document
 MAX_DEPTH = 8  # spreading hops
@@ -73,6 +73,13 @@ def _weights(value) -> str | None:
     return f"must be {n} numbers (a bias, then {', '.join(CONFIDENCE_FEATURES)})"
 
 
+def _or_none(rule):
+    """``rule``, or None (a setting left to the model fitted for the memory's embedder)."""
+    def check(value) -> str | None:
+        return None if value is None else rule(value)
+    return check
+
+
 def _graph(value) -> str | None:
     return None if isinstance(value, GraphConfig) else "must be an asmr.graph.GraphConfig"
 
@@ -95,9 +102,11 @@ class RetrieveConfig:
     fact_boost: float = 0.4
     fact_pool: int = 3  # the best k * fact_pool units are rescored with it
     cache_size: int = 1024
-    confidence_threshold: float = DEFAULT_THRESHOLD  # below it the result is "not found"
-    # Logistic weights (a bias, then one for each of CONFIDENCE_FEATURES), from confidence_model.json
-    confidence_weights: tuple[float, ...] = DEFAULT_WEIGHTS
+    # Below it the result is "not found". With the logistic weights (a bias, then one for each of
+    # CONFIDENCE_FEATURES): None takes those fitted for the memory's embedding model (confidence_model.json;
+    # cosines of different models are not on one scale), which the Retriever fills in (``for_embedder``).
+    confidence_threshold: float | None = None
+    confidence_weights: tuple[float, ...] | None = None
     phrase_units: int = 5  # best recalled units searched for the question's phrases (phrase_coverage)
     alignment_units: int = 5  # best recalled units, and
     alignment_lexical: int = 3  # best BM25 units, read against the question (term and pair alignment, answer kind)
@@ -123,6 +132,16 @@ class RetrieveConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def for_embedder(self, name: str) -> "RetrieveConfig":
+        """This config with the confidence weights and threshold it leaves open (None) set to those
+        fitted for the embedding model ``name``."""
+        if self.confidence_weights is not None and self.confidence_threshold is not None:
+            return self
+        weights, threshold, _ = fitted_model(name)
+        return replace(self, confidence_weights=weights if self.confidence_weights is None else self.confidence_weights,
+                       confidence_threshold=threshold if self.confidence_threshold is None
+                       else self.confidence_threshold)
+
 
 # What each field may be. 0 turns a count off where it limits optional work (bridging, the cache,
 # the coverage searches); edge_threshold and conflict_similarity above 1 turn edges and conflicts off.
@@ -130,7 +149,8 @@ _RULES = {
     "k": _count(MIN_K), "seeds": _count(1), "seed_pool": _count(1), "rrf_k": _count(0),
     "seed_rank_scale": _number(0, above=True), "depth": _count(0, MAX_DEPTH), "edge_threshold": _number(),
     "decay": _number(0), "mix": _mix, "recency": _number(0), "fact_boost": _number(0), "fact_pool": _count(1),
-    "cache_size": _count(0), "confidence_threshold": _number(0, 1), "confidence_weights": _weights,
+    "cache_size": _count(0), "confidence_threshold": _or_none(_number(0, 1)),
+    "confidence_weights": _or_none(_weights),
     "phrase_units": _count(0), "alignment_units": _count(0), "alignment_lexical": _count(0),
     "conflict_similarity": _number(), "bridge_from": _count(0), "bridge_hits": _count(0),
     "bridge_decay": _number(0), "bridge_units": _count(0), "graph": _graph,

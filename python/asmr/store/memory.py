@@ -287,6 +287,13 @@ class Memory:
         """(row, content) of every active unit."""
         return iter(self._db.execute("SELECT row, content FROM units WHERE status='active'"))
 
+    def sample_active_contents(self, n: int) -> list[str]:
+        """The contents of about ``n`` active units spread evenly over the rows (for statistics of the text)."""
+        active = self.count_units("active")
+        stride = max(1, active // max(n, 1))
+        return [r[0] for r in self._db.execute("SELECT content FROM units WHERE status='active' AND row % ? = 0 "
+                                               "LIMIT ?", (stride, n))]
+
     def active_effective_dates(self) -> Iterator[tuple[int, str]]:
         """(row, effective_at) of every active unit."""
         return iter(self._db.execute("SELECT row, effective_at FROM units WHERE status='active'"))
