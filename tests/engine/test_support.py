@@ -49,6 +49,17 @@ def test_chinese_facts():
     assert norms("东京大学在2020年发布了新版本2.0。", "version") == ["2.0"]
 
 
+def test_chinese_numerals_with_a_unit_are_facts():
+    assert norms("日志保留三十天，费用一百二十元。", "number") == ["30 day", "120 cny"]
+    assert norms("备份保留三个月，任务运行两个小时。", "number") == ["3 month", "2 h"]
+    assert norms("二〇二三年发布。", "date") == ["2023"]
+    assert norms("五月很热，十一月很冷，大家统一管理。", "number") == []  # months and words, no numbers
+    # the verifier's check: a claim with another value is caught, the same value in digits is not
+    assert [f.norm for f in missing_facts("日志保留十四天。", "日志保留三十天。")] == ["14 day"]
+    assert missing_facts("日志保留30天。", "日志保留三十天。") == []
+    assert missing_facts("日志保留三十天。", "日志保留30天。") == []
+
+
 def test_missing_numbers_dates_and_entities():
     evidence = "The single sold over 2 million copies by March 14, 1970 and topped the chart for four weeks."
     assert missing_facts("It sold 2 million copies in March 1970.", evidence) == []

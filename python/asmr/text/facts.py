@@ -27,6 +27,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple, Sequence
 
+import cn2an
+
 from asmr_kernels.cpu import KeyFactExtractor
 
 from .cjk import CJK_CLASS
@@ -84,8 +86,13 @@ _WORD_NUMBERS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
                       "ninety": 90, "hundred": 100, "dozen": 12, "half": 0.5, "once": 1, "twice": 2})
 _WORD_NUMBER = re.compile(r"(?<![\w])(" + "|".join(_WORD_NUMBERS) + r")(?:[ -](one|two|three|four|five|six|"
                           r"seven|eight|nine))?(?:\s(thousand|million|billion|trillion))?(?![\w])")
-_CJK_NUMERALS = {c: i for i, c in enumerate("零一二三四五六七八九")}
-_CJK_NUMERALS.update({"十": 10, "两": 2, "百": 100})
+_CJK_DIGITS = "零〇一二两三四五六七八九"
+_CJK_NUMERAL_RUN = re.compile(f"[{_CJK_DIGITS}十百千万亿]+(?:点[{_CJK_DIGITS}]+)?")
+# A number in Chinese numerals is a key fact with a unit of measure, time or money after it ("三十天",
+# "一百二十元"); bare numerals are too often parts of words. Not 月 alone: "五月" is May.
+_CJK_NUMBER = re.compile(f"({_CJK_NUMERAL_RUN.pattern})个?(月|小时|星期)|({_CJK_NUMERAL_RUN.pattern})(分钟|公里|千米|"
+                         f"千克|公斤|天|周|年|秒|元|块钱|米|克|吨|倍|岁)")
+_CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", "岁": "year of age"}
 
 _CODE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:[_-][A-Za-z0-9]+)+|[A-Za-z]+_[A-Za-z0-9_]+|"
@@ -319,6 +326,8 @@ def _regex_key_facts(text: str) -> tuple[Fact, ...]:
     _codes(text, taken, out)
     if _DIGITS.search(text):
         _numeric(text, taken, out)
+    if _CJK_NUMERAL_RUN.search(text):
+        _cjk_numbers(text, taken, out)
     _entities(text, taken, out)
     return tuple(out)
 
@@ -356,17 +365,40 @@ def _word_numbers(text: str) -> set[str]:
         if m.group(3):
             v *= _SCALE[m.group(3).lower()]
         out.add(_fmt(v))
-    for m in re.finditer(r"[零一二三四五六七八九十两百]+", text):
-        run, total, cur = m.group(0), 0, 0
-        for c in run:
-            n = _CJK_NUMERALS[c]
-            if n >= 10:
-                total += (cur or 1) * n
-                cur = 0
-            else:
-                cur = n
-        out.add(_fmt(total + cur))
+    for m in _CJK_NUMERAL_RUN.finditer(text):
+        value = _cjk_value(m.group(0))
+        if value is not None:
+            out.add(_fmt(value))
     return out
+
+
+def _cjk_value(run: str) -> float | None:
+    """The value of a run of Chinese numerals (cn2an), None where it is not one number ("十百")."""
+    try:
+        return float(cn2an.cn2an(run, "smart"))
+    except (ValueError, KeyError, IndexError):
+        return None
+
+
+def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
+    """Numbers in Chinese numerals with a unit ("三十天": 30 day); a year written digit by digit
+    ("二〇二三年") is a date."""
+    for m in _CJK_NUMBER.finditer(text):
+        if taken and _overlaps(m.span(), taken):
+            continue
+        run, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if unit == "月" and "个" not in m.group(0):
+            continue  # "五月" is May
+        value = _cjk_value(run)
+        if value is None:
+            continue
+        if unit == "年" and not any(c in run for c in "十百千万亿点") and len(run) == 4:
+            fact = Fact("date", m.group(0), _fmt(value))
+        else:
+            unit = _CJK_UNITS.get(unit) or _unit_norm(_UNITS_ALIAS.get(unit, unit))
+            fact = Fact("number", m.group(0), f"{_fmt(value)} {unit}")
+        out.append(fact)
+        taken.append(m.span())
 
 
 class _EvidenceFacts:
