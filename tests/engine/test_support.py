@@ -54,6 +54,7 @@ def test_chinese_numerals_with_a_unit_are_facts():
     assert norms("备份保留三个月，任务运行两个小时。", "number") == ["3 month", "2 h"]
     assert norms("二〇二三年发布。", "date") == ["2023"]
     assert norms("五月很热，十一月很冷，大家统一管理。", "number") == []  # months and words, no numbers
+    assert norms("他生于哪一年？这一天很冷。", "number") == []  # which, this: not one
     # the verifier's check: a claim with another value is caught, the same value in digits is not
     assert [f.norm for f in missing_facts("日志保留十四天。", "日志保留三十天。")] == ["14 day"]
     assert missing_facts("日志保留30天。", "日志保留三十天。") == []

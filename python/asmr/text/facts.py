@@ -92,6 +92,7 @@ _CJK_NUMERAL_RUN = re.compile(f"[{_CJK_DIGITS}十百千万亿]+(?:点[{_CJK_DIGI
 # "一百二十元"); bare numerals are too often parts of words. Not 月 alone: "五月" is May.
 _CJK_NUMBER = re.compile(f"({_CJK_NUMERAL_RUN.pattern})个?(月|小时|星期)|({_CJK_NUMERAL_RUN.pattern})(分钟|公里|千米|"
                          f"千克|公斤|天|周|年|秒|元|块钱|米|克|吨|倍|岁)")
+_NOT_A_COUNT = frozenset("哪这那每同第某任唯统")
 _CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", "岁": "year of age"}
 
 _CODE = re.compile(
@@ -387,6 +388,8 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
         if taken and _overlaps(m.span(), taken):
             continue
         run, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if run == "一" and m.start() and text[m.start() - 1] in _NOT_A_COUNT:
+            continue  # "哪一年", "这一天": which, this, each; not one
         if unit == "月" and "个" not in m.group(0):
             continue  # "五月" is May
         value = _cjk_value(run)
