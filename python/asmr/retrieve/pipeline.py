@@ -79,11 +79,11 @@ class Retriever:
 
     def readable(self, question: str) -> float:
         """How far the embedding model's cosines can be trusted for ``question``: the share of its
-        letters in scripts the model reads, times that share of the memory's text."""
+        words in scripts the model reads, times that share of the memory's text."""
         return readable_share(question, embedder_scripts(self.embedder)) * self._memory_share()
 
     def _memory_share(self) -> float:
-        """The readable share of the memory's text, from up to 2,000 active units spread over its rows
+        """The readable share of the memory's text, from about 2,000 active units spread over it
         (once per snapshot; a memory rarely changes language between ingests)."""
         generation = self.memory.generation
         if self._memory_readable is None or self._memory_readable[0] != generation:
