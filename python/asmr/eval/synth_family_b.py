@@ -110,6 +110,27 @@ def _topic_question(rng: random.Random, question: str) -> str:
     return rng.choice(("Quick question: ", "I need to know: ", "Policy check. ")) + _low(question)
 
 
+# Specification lines of fixed labels: the sentence ({name}; {0}, {1}... the facts' values) and a
+# question for each fact ({name}, or {lname} lower-cased).
+_SPEC_WORDING = {
+    ("Replicas", "Region"): ("In production, {name} is deployed to {1} with {0}.",
+                             ("Tell me how many replicas {name} has in production.", "Where does {name} run?")),
+    ("Maintenance day", "Maintenance start", "Maintenance length"): (
+        "Planned maintenance on {name} happens every {0}, begins at {1} and takes {2}.",
+        ("Which weekday is {name} maintained on?", "When does planned maintenance of {lname} begin?",
+         "Tell me how long the planned maintenance of {name} takes.")),
+    ("Host group",): ("Deployments of {name} come from the {0} host group.",
+                      ("Which host group are {name} deployments rolled out from?",)),
+    ("SKU",): ("Billing for {name} is booked against {0}.", ("Give the SKU that {name} is billed under.",)),
+    ("Product manager",): ("{0} is the product manager for {name} and takes its product questions.",
+                           ("who do i ask product questions about {lname}?",)),
+    ("Availability target",): ("The monthly availability goal of {name} is {0}.",
+                               ("Tell me the monthly availability goal of {name}.",)),
+    ("Dashboard",): ("Metrics of {name} are shown on dashboard {0}.",
+                     ("Which dashboard shows the metrics of {name}?",)),
+}
+
+
 def _system_piece(rng: random.Random, s: System, p: Piece) -> None:
     name, labels = s.name, tuple(f.label for f in p.facts)
     if labels == ("Owner", "Production start"):
@@ -122,33 +143,14 @@ def _system_piece(rng: random.Random, s: System, p: Piece) -> None:
     elif labels[0] in _LIMIT_LABELS:
         p.template = f"{labels[0]} ({name}): {{0}}"
         p.facts[0].question = _limit_question(rng, labels[0], name)
-    elif labels == ("Replicas", "Region"):
-        p.template = f"In production, {name} is deployed to {{1}} with {{0}}."
-        p.facts[0].question = f"Tell me how many replicas {name} has in production."
-        p.facts[1].question = f"Where does {name} run?"
-    elif labels == ("Maintenance day", "Maintenance start", "Maintenance length"):
-        p.template = f"Planned maintenance on {name} happens every {{0}}, begins at {{1}} and takes {{2}}."
-        p.facts[0].question = f"Which weekday is {name} maintained on?"
-        p.facts[1].question = f"When does planned maintenance of {name.lower()} begin?"
-        p.facts[2].question = f"Tell me how long the planned maintenance of {name} takes."
-    elif labels == ("Host group",):
-        p.template = f"Deployments of {name} come from the {{0}} host group."
-        p.facts[0].question = f"Which host group are {name} deployments rolled out from?"
-    elif labels == ("SKU",):
-        p.template = f"Billing for {name} is booked against {{0}}."
-        p.facts[0].question = f"Give the SKU that {name} is billed under."
+    elif labels in _SPEC_WORDING:
+        template, questions = _SPEC_WORDING[labels]
+        p.template = template.replace("{name}", name)
+        for fact, question in zip(p.facts, questions):
+            fact.question = question.format(name=name, lname=name.lower())
     elif labels[0] in DEPENDENCY_PURPOSES:
         p.template = f"For {labels[0]}, {name} calls {{0}}."
         p.facts[0].question = f"Which service does {name} call for {labels[0]}?"
-    elif labels == ("Product manager",):
-        p.template = f"{{0}} is the product manager for {name} and takes its product questions."
-        p.facts[0].question = f"who do i ask product questions about {name.lower()}?"
-    elif labels == ("Availability target",):
-        p.template = f"The monthly availability goal of {name} is {{0}}."
-        p.facts[0].question = f"Tell me the monthly availability goal of {name}."
-    elif labels == ("Dashboard",):
-        p.template = f"Metrics of {name} are shown on dashboard {{0}}."
-        p.facts[0].question = f"Which dashboard shows the metrics of {name}?"
     else:
         raise ValueError(f"family B has no wording for the {name} specification line {p.template!r}")
 
