@@ -336,6 +336,27 @@ def test_workers_start_empty_and_serve_each_others_commits(tmp_path):
     assert "Traceback" not in s.log.read_text()
 
 
+def test_a_worker_that_starts_during_the_first_ingest_serves_an_empty_memory(tmp_path):
+    """A second worker may open the memory while the first worker's ingest is creating it."""
+    import sqlite3
+
+    from asmr.server.state import SnapshotHolder
+    from asmr.store import schema
+    from asmr.units.model import Document
+
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    sqlite3.connect(mem / schema.DB_FILE).close()  # the file exists; no ingest has committed to it yet
+    holder = SnapshotHolder(mem, poll_seconds=0, new_embedder="hash-256")
+    try:
+        assert holder.current.memory is None
+        holder.ingest([Document("cafeteria", "The cafeteria opens at 7 am.", "text")], "kb")
+        assert holder.current.generation == 1
+        assert holder.current.search("When does the cafeteria open?").hits
+    finally:
+        holder.close()
+
+
 def test_a_held_snapshot_outlives_the_swap(tmp_path):
     from asmr.server.state import SnapshotHolder
     from asmr.units.model import Document

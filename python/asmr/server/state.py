@@ -167,7 +167,9 @@ class SnapshotHolder:
         return self._embedder
 
     def _open(self) -> Snapshot:
-        if not (self.directory / schema.DB_FILE).exists():
+        # No database, or one whose first ingest has not committed (it may be running in another worker
+        # right now): both are an empty memory to a reader.
+        if not (self.directory / schema.DB_FILE).exists() or schema.never_committed(self.directory):
             return Snapshot(None)
         memory = Memory(self.directory)
         try:

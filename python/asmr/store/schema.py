@@ -98,7 +98,7 @@ def connect(directory: Path, *, create: bool) -> sqlite3.Connection:
         if _never_committed(conn, tables):
             if not create:
                 raise MemoryStateError(f"memory {directory}: no ingest has committed here yet (the first one "
-                                       "was interrupted); run `asmr ingest` to create the memory")
+                                       "is still running or was interrupted); run `asmr ingest` to create the memory")
         else:
             check_schema(conn, directory)  # before any DDL: never touch a newer schema
         if create:
