@@ -372,5 +372,70 @@ def test_eval_verifier_cli(tmp_path, capsys):
     assert s["baseline"]["valid"] > 0
     a = report["attribution"]
     assert a["n"] == 2 and 0.0 <= a["accuracy"] <= 1.0 and 0.0 <= a["macro_f1"] <= 1.0
+    c = report["contradictions"]
+    assert c["n"] == sum(k["n"] for k in c["by_kind"].values()) > 0 and 0 <= c["kept"] <= c["n"]
+    assert c["supported_n"] > 0 and 0 <= c["supported_kept"] <= c["supported_n"]
+    assert {"negation", "number", "entity"} <= set(c["by_kind"]) and c["fitted_on"]
     assert main(["eval", "verifier", "--attribution", str(tmp_path / "missing.jsonl")]) == 2
     assert main(["eval", "verifier", "--memory", str(tmp_path / "nothing"), "--attribution", str(bench)]) == 4
+
+
+# ---- generated claims (asmr.eval.contradictions) --------------------------------------------------
+
+RETENTION_UNITS = [
+    ("u1", "Logs are kept for 14 days in the central log store. The API server listens on port 9090."),
+    ("u2", "Backups run daily at 02:00 UTC and are kept for 30 days. Release 2.3 added per-key rate limits."),
+    ("u3", "The client retries a failed request at most 3 times before it gives up."),
+    ("u4", "值班工程师在十五分钟内响应告警。数据库每天凌晨两点做全量备份，备份保留30天。"),
+    ("u5", "All services are deployed to the Frankfurt region in 2021 by the platform team."),
+]
+
+
+def test_generated_claims_are_seeded_labelled_and_change_the_sentence():
+    from asmr.eval.contradictions import LABELS, generate
+
+    claims = generate(RETENTION_UNITS, seed=3, per_kind=None)
+    assert [c.to_dict() for c in claims] == [c.to_dict() for c in generate(RETENTION_UNITS, seed=3, per_kind=None)]
+    assert all(c.label == LABELS[c.kind] for c in claims)
+    by_kind = {}
+    for c in claims:
+        by_kind.setdefault(c.kind, []).append(c)
+    evidence = dict(RETENTION_UNITS)
+    for c in claims:
+        assert c.evidence == evidence[c.unit]
+        if c.kind == "copy":
+            assert c.text in c.evidence
+        else:
+            assert c.text not in c.evidence  # every other kind says something the unit does not say verbatim
+    assert {"copy", "negation", "number", "unrelated"} <= set(by_kind)
+    assert {c.lang for c in claims} == {"en", "zh"}
+    for c in by_kind["negation"]:
+        assert ("not" in c.text.split()) != ("not" in dict(RETENTION_UNITS)[c.unit].split()) or c.lang == "zh"
+    # per_kind caps every kind
+    capped = generate(RETENTION_UNITS, seed=3, per_kind=1)
+    assert max(sum(c.kind == k for c in capped) for k in LABELS) == 1
+
+
+def test_generated_contradictions_of_a_retention_rule():
+    """The rules applied to one sentence make the claims the issue lists, and keep supported ones true."""
+    import random
+
+    from asmr.eval import contradictions as gen
+
+    s = "Logs are kept for 14 days in the central log store."
+    rng = random.Random(0)
+    assert gen._en_negation(s, rng) == "Logs are not kept for 14 days in the central log store."
+    assert gen._en_negation("Logs are not kept.", rng) == "Logs are kept."
+    assert gen._en_number(s, rng) != s and "14" not in gen._en_number(s, rng)
+    assert gen._en_unit(s, rng) == "Logs are kept for 14 weeks in the central log store."
+    duration = gen._en_duration(s, rng)
+    assert "14 days" not in duration and duration.startswith("Logs are kept ")
+    assert gen._en_number_words(s, rng) == "Logs are kept for fourteen days in the central log store."
+    assert gen._en_subset(s, rng) == "Logs are kept for 14 days."
+    assert gen._en_frequency("Backups run daily at 02:00 UTC.", rng) != "Backups run daily at 02:00 UTC."
+    assert gen._en_frequency("A bi-weekly report.", rng) is None  # not a frequency of its own
+    assert gen._en_date("The team moved in 2021.", rng) != "The team moved in 2021."
+    assert gen._zh_negation("数据库是主库。", rng) == "数据库不是主库。"
+    assert gen._zh_unit("2002年9月，他离开。", rng) is None  # a year, not a count of years
+    assert gen._en_hedged("The logs are kept.", rng).endswith(", the logs are kept.")
+    assert gen._en_hedged("Milira sings it.", rng).endswith(", Milira sings it.")  # a name keeps its capital

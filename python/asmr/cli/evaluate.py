@@ -50,7 +50,10 @@ def add_eval(sub) -> None:
                          description="Structural: builds answers from the memory's units and the units each turn "
                                      "recalls, injects invented, deprecated, superseded and earlier-turn ids, "
                                      "truncated and malformed markers, and markers hidden in quoted or copied source "
-                                     "text, and counts how many the verifier catches (all must be). Attribution: "
+                                     "text, and counts how many the verifier catches (all must be). Contradictions: "
+                                     "claims generated from the memory's units (supported paraphrases, contradicted "
+                                     "perturbations, unsupported claims), and how many of each kind keep their "
+                                     "citation. Attribution: "
                                      "the shipped support model and thresholds, never refitted, as a classifier "
                                      "over an AttributionBench file. Exits 1 if an injected fault was missed.")
     pv.add_argument("--memory", metavar="DIR", type=Path, default=None,
@@ -297,6 +300,12 @@ def cmd_eval_verifier(args) -> int:
             print(f"  {kind:13} {k['caught']:4}/{k['injected']:<4}")
         b = s["baseline"]
         print(f"clean answers: {b['valid']}/{b['citations']} citations kept in {b['answers']} answers")
+        c = report["contradictions"]
+        print(f"generated claims from the memory's units (support model fitted on {c['fitted_on']}): "
+              f"contradicted kept {c['kept']}/{c['n']}, supported kept {c['supported_kept']}/{c['supported_n']}, "
+              f"unsupported kept {c['unsupported']['kept']}/{c['unsupported']['n']}")
+        for kind, k in {**c["by_kind"], **c["unsupported"]["by_kind"]}.items():
+            print(f"  {kind:13} kept {k['kept']:4}/{k['n']:<4}")
         if a["n"]:
             print(f"attribution ({a['file']}): n {a['n']}, accuracy {a['accuracy']:.3f}, "
                   f"macro-F1 {a['macro_f1']:.3f} (hard threshold {a['threshold']:.3f})")

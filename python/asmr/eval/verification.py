@@ -30,6 +30,11 @@ rule: probability at least ``hard`` and none of the claim's checked key facts
 (``VerifierConfig.fact_kinds``) missing. ``model_only`` is the probability
 alone. The shipped model was fitted on the dev split: on it these are
 in-sample figures; its cross-validated ones are in its ``support_model.json``.
+
+Contradictions. Claims generated from the memory's own units (``eval.contradictions``: the
+unit's sentence and paraphrases, perturbations that make it false, claims it does not
+mention), each cited against its unit and decided by the same rule; the report counts how
+many of each kind are kept and names the data the support model was fitted on.
 """
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ import tempfile
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -46,6 +52,7 @@ from ..text.cjk import CJK_CHAR
 from ..store.memory import Unit
 from ..text.sentences import sentence_ends
 from ..verify.allowlist import Conversation
+from .contradictions import Claim, generate as generate_claims, units_of_memory
 from .jsonl import records
 from ..verify.citations import scan_markers
 from ..verify.claims import core_claim
@@ -254,8 +261,40 @@ def attribution(path: str | Path, support: SupportModel, config: VerifierConfig)
             "fact_kinds": list(config.fact_kinds), "model_only": _metrics(prob >= config.hard, gold)}
 
 
+def contradictions(claims: Sequence[Claim], support: SupportModel, config: VerifierConfig, *,
+                   embedder=None) -> dict:
+    """How many generated claims the verifier's support rule keeps, by label and kind.
+
+    ``n``/``kept``: contradicted claims (the fewer kept the better); ``supported_*``: claims the
+    unit does support (the more kept the better); ``unsupported``: claims it does not mention.
+    """
+    cores = [core_claim(c.text) for c in claims]
+    evidences = [c.evidence for c in claims]
+    prob = support.score(cores, evidences, embedder=embedder)
+    kept = [bool(p >= config.hard) and not config.missing(core, e) for p, core, e in zip(prob, cores, evidences)]
+    return tally_claims(claims, kept)
+
+
+def tally_claims(claims: Sequence[Claim], kept: Sequence[bool]) -> dict:
+    """Claims kept, by label and kind, in the form of :func:`contradictions`."""
+    tallies: dict[str, dict[str, dict[str, int]]] = {"contradicted": {}, "supported": {}, "unsupported": {}}
+    for c, k in zip(claims, kept):
+        t = tallies[c.label].setdefault(c.kind, {"n": 0, "kept": 0})
+        t["n"] += 1
+        t["kept"] += k
+
+    def total(label: str, field: str) -> int:
+        return sum(t[field] for t in tallies[label].values())
+
+    return {"n": total("contradicted", "n"), "kept": total("contradicted", "kept"), "by_kind": tallies["contradicted"],
+            "supported_n": total("supported", "n"), "supported_kept": total("supported", "kept"),
+            "supported_by_kind": tallies["supported"],
+            "unsupported": {"n": total("unsupported", "n"), "kept": total("unsupported", "kept"),
+                            "by_kind": tallies["unsupported"]}}
+
+
 def evaluate(memory_dir: str | Path | None, attribution_path: str | Path | None, *,
-             embedder: str, turns: int = 8) -> dict:
+             embedder: str, turns: int = 8, claims_per_kind: int = 200) -> dict:
     """The full report; with no ``memory_dir``, a temporary memory built from the examples."""
     from ..embed import get_embedder
     from ..retrieve import Retriever
@@ -273,6 +312,9 @@ def evaluate(memory_dir: str | Path | None, attribution_path: str | Path | None,
         emb = get_embedder(m.embed_model)
         verifier = Verifier(m, support=support, embedder=emb, config=config)
         report = {"structural": structural(m, verifier, Retriever(m, emb), turns=turns)}
+        claims = generate_claims(units_of_memory(m), seed=0, per_kind=claims_per_kind)
+        report["contradictions"] = {**contradictions(claims, support, config), "units": str(memory_dir),
+                                    "fitted_on": support.meta.get("fitted_on", "attributionbench dev")}
         report["params"] = {"memory": str(memory_dir), "embedder": m.embed_model, "config": config.to_dict()}
     if attribution_path is None:
         report["attribution"] = {"n": 0, "accuracy": None, "macro_f1": None, "skipped": "no attribution file"}
