@@ -100,6 +100,46 @@ class CachedEmbedder:
             np.savez(self.path, keys=keys, vecs=np.stack(list(self.rows.values())))
 
 
+# ---- generated claims (bench/support_claims.py) -------------------------------------------------
+
+def load_claim_sets(folder: Path) -> dict:
+    from asmr.eval.contradictions import Claim
+    sets = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        sets[path.stem] = [Claim(**json.loads(line)) for line in path.open(encoding="utf-8") if line.strip()]
+    if not sets:
+        raise SystemExit(f"calibrate_support: {folder}: no claim files (run bench/support_claims.py --out {folder})")
+    return sets
+
+
+def claim_features(claims, emb) -> np.ndarray:
+    from asmr.verify.claims import core_claim
+    return pair_features([core_claim(c.text) for c in claims], [c.evidence for c in claims], embedder=emb)
+
+
+def sample_per_kind(claims, per_kind: int, rng) -> list[int]:
+    by_kind: dict[str, list[int]] = {}
+    for i, c in enumerate(claims):
+        by_kind.setdefault(c.kind, []).append(i)
+    take = []
+    for kind in sorted(by_kind):
+        idx = by_kind[kind]
+        take += sorted(rng.choice(idx, size=min(per_kind, len(idx)), replace=False).tolist())
+    return take
+
+
+def claims_kept(claims, prob: np.ndarray, model: SupportModel) -> dict:
+    """The verifier's rule on generated claims: the probability reaches ``hard`` and no checked key fact
+    is missing; the tally of asmr.eval.verification.contradictions."""
+    from asmr.eval.verification import tally_claims
+    from asmr.verify.claims import core_claim
+    from asmr.verify.verifier import VerifierConfig
+    config = VerifierConfig.from_support(model)
+    kept = [bool(p >= model.hard) and not config.missing(core_claim(c.text), c.evidence)
+            for p, c in zip(prob, claims)]
+    return tally_claims(claims, kept)
+
+
 # ---- logistic regression, folds, metrics --------------------------------------------------------
 
 def standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -227,7 +267,7 @@ def evaluate(x, y, groups, strata, sources, seed: int, neg: np.ndarray) -> dict:
         mean, scale, w, b, _, thr, _ = fit_select(x[tr], y[tr], g_tr, s_tr, seed, neg)
         oof[te] = predict(x[te], mean, scale, w, b)
         pred[te] = oof[te] >= thr
-    out = {"cv5": {"accuracy": float(np.mean(pred == y)), "macro_f1": macro_f1(y, pred)}}
+    out = {"cv5": {"accuracy": float(np.mean(pred == y)), "macro_f1": macro_f1(y, pred)}, "_pred": pred}
     per_source = {}
     for src in sorted(set(sources)):
         m = np.array([s == src for s in sources])
@@ -257,6 +297,13 @@ def main(argv=None) -> int:
                     help="sentence-vector cache (outside the repository)")
     ap.add_argument("--embedder", default="all-MiniLM-L6-v2")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--claims", type=Path, default=None, metavar="DIR",
+                    help="generated claims (bench/support_claims.py --out DIR): fit on --fit-claims sources beside "
+                         "AttributionBench dev, report every other source out of sample")
+    ap.add_argument("--fit-claims", nargs="*", default=["hotpotqa", "cmrc"], metavar="SOURCE",
+                    help="claim sources fitted on (default: hotpotqa cmrc, the sources in ../shared/data)")
+    ap.add_argument("--claims-per-kind", type=int, default=60,
+                    help="claims of each kind and source drawn for the fit (default 60)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if not args.data.exists():
@@ -278,11 +325,31 @@ def main(argv=None) -> int:
     t_feat = time.perf_counter() - t0
     emb.save()
 
-    report: dict = {"n": len(rows), "features_seconds": round(t_feat, 1), "models": {}}
+    claim_sets = load_claim_sets(args.claims) if args.claims else {}
+    unknown = [c for c in args.fit_claims if claim_sets and c not in claim_sets]
+    if unknown:
+        print(f"calibrate_support: --fit-claims {' '.join(unknown)}: no such file in {args.claims}", file=sys.stderr)
+        return 2
+    claim_x = {src: claim_features(cs, emb) for src, cs in claim_sets.items()}
+    emb.save()
+    n_ab = len(rows)
+    fit_sources = [c for c in args.fit_claims if c in claim_sets]
+    rng = np.random.default_rng(args.seed)
+    for src in fit_sources:
+        take = sample_per_kind(claim_sets[src], args.claims_per_kind, rng)
+        x = np.vstack([x, claim_x[src][take]])
+        y = np.concatenate([y, [claim_sets[src][i].label == "supported" for i in take]])
+        sources += [f"gen:{src}"] * len(take)
+        groups += [f"{src}:{claim_sets[src][i].unit}" for i in take]
+    strata = [f"{s}|{int(t)}" for s, t in zip(sources, y)]
+
+    report: dict = {"n": len(rows), "n_claims": len(y) - n_ab, "fit_claims": fit_sources,
+                    "features_seconds": round(t_feat, 1), "models": {}}
     for name, feats in {**BASELINES, "full": FEATURES}.items():
         cols = [FEATURES.index(f) for f in feats]
         neg = np.array([f in NONPOSITIVE for f in feats])
         res, oof, _ = evaluate(x[:, cols], y, groups, strata, sources, args.seed, neg)
+        res["attributionbench_cv5_macro_f1"] = macro_f1(y[:n_ab], res.pop("_pred")[:n_ab])
         report["models"][name] = res
         if name == "full":
             full_oof = oof
@@ -304,6 +371,14 @@ def main(argv=None) -> int:
     }
     model = SupportModel(features=FEATURES, mean=mean, scale=scale, weights=w, bias=b, hard=hard, soft=soft,
                          embedder=args.embedder, meta=meta)
+    if claim_sets:
+        meta["trained_on"] = (f"AttributionBench dev ({n_ab} pairs) and {len(y) - n_ab} generated claims "
+                              f"({', '.join(fit_sources)}), by bench/calibrate_support.py")
+        meta["fitted_on"] = f"attributionbench dev + generated claims of {', '.join(fit_sources) or 'no source'}"
+        meta["cv"]["attributionbench_macro_f1"] = round(full["attributionbench_cv5_macro_f1"], 4)
+        report["claims"] = {src: {"in_sample": src in fit_sources,
+                                  **claims_kept(claim_sets[src], model.predict(claim_x[src]), model)}
+                            for src in claim_sets}
     report["thresholds"] = {"hard": hard, "soft": soft}
     report["weights"] = {f: round(float(v), 3) for f, v in zip(FEATURES, w)}
     if not args.no_write:
@@ -321,7 +396,15 @@ def main(argv=None) -> int:
               f"mean={res['leave_one_source_out_mean_macro_f1']:.3f}")
     print("cv5 macro-F1 by source (full): " + "  ".join(
         f"{k}={v['macro_f1']:.3f}" for k, v in full["cv5"]["by_source"].items()))
+    print("AttributionBench dev cv5 macro-F1 (rows of the dev split only): " + "  ".join(
+        f"{k}={v['attributionbench_cv5_macro_f1']:.3f}" for k, v in report["models"].items()))
     print(f"thresholds: hard={hard:.3f} soft={soft:.3f}  (l2={l2})")
+    for src, r in report.get("claims", {}).items():
+        print(f"claims of {src} ({'in sample' if r['in_sample'] else 'out of sample'}): contradicted kept "
+              f"{r['kept']}/{r['n']}, supported kept {r['supported_kept']}/{r['supported_n']}, unsupported kept "
+              f"{r['unsupported']['kept']}/{r['unsupported']['n']}")
+        print("   " + "  ".join(f"{k}={t['kept']}/{t['n']}" for k, t in
+                               {**r["by_kind"], **r["unsupported"]["by_kind"], **r["supported_by_kind"]}.items()))
     print("weights: " + ", ".join(f"{f}={v:+.2f}" for f, v in report["weights"].items()))
     if not args.no_write:
         print(f"wrote {args.out}")

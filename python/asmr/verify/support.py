@@ -12,7 +12,10 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
 - key facts (:mod:`asmr.text.facts`): numbers, dates, versions, codes and names
   of the claim missing from the evidence; a changed number or date is strong evidence
   of non-support;
-- contradiction cues: a negation on one side only, antonyms ("increase"/"decrease").
+- contradiction cues: a negation on one side only, antonyms ("increase"/"decrease");
+- alignment: the claim word by word against the evidence sentence sharing most of its words
+  (a negation on one side, claim words standing where the sentence has other words, names and
+  numbers among them, claim words with no counterpart, a quantifier changed: "all"/"no").
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
@@ -30,6 +33,7 @@ import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import accumulate
 from typing import Sequence
@@ -216,6 +220,7 @@ FEATURES = (
     "facts_n", "facts_share", "missing_number", "missing_date", "missing_entity", "missing_code",
     "neg_mismatch", "antonym", "hedged", "claim_len_log", "evidence_len_log",
     "clause_min_cos", "clause_min_recall", "negation_conflicts",
+    "aligned_neg_mismatch", "aligned_replaced", "aligned_replaced_names", "aligned_added", "quantifier_change",
 )
 
 
@@ -284,6 +289,49 @@ def _negation_conflicts(claim: _Claim, sentence: str) -> int:
     if not shared:
         return 0
     return len((_negated_stems(claim.words) ^ _negated_stems(words)) & shared)
+
+
+_QUANTIFIERS = frozenset("all every each no none never always only few many most some any nobody nothing everyone "
+                         "everything".split())
+_CJK_QUANTIFIERS = ("所有", "每", "没有", "从不", "总是", "只", "全部", "部分", "大多数", "少数", "任何")
+
+
+def _quantifiers(words: list[str], text: str) -> set[str]:
+    out = set(_QUANTIFIERS.intersection(words))
+    if not text.isascii():
+        out.update(q for q in _CJK_QUANTIFIERS if q in text)
+    return out
+
+
+def _aligned(claim: _Claim, ev: _Evidence) -> dict[str, float]:
+    """The claim word by word against the evidence sentence that shares most of its content words.
+
+    A claim made from one sentence of its source keeps that sentence's words in order; where they
+    differ, SequenceMatcher says which claim words stand in another word's place (``replaced``:
+    a name, number or term swapped, or a paraphrase) and which have no counterpart (``added``).
+    """
+    cset = set(claim.content)
+    j = max(range(len(ev.sentences)), key=lambda i: (len(cset & ev.sent_tokens[i]), -i))
+    sentence = ev.sentences[j]
+    words = claim_words(sentence)
+    theirs = _content(words)
+    replaced = added = names = 0
+    if claim.content and theirs:
+        capitals = {light_stem(w.lower()) for w in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w-]*|\d[\d.,:]*",
+                                                              claim.core)}
+        sm = SequenceMatcher(None, claim.content, theirs, autojunk=False)
+        for op, a0, a1, _, _ in sm.get_opcodes():
+            if op == "replace":
+                replaced += a1 - a0
+                names += sum(t in capitals for t in claim.content[a0:a1])
+            elif op == "delete":  # claim words the sentence lacks, with nothing in their place
+                added += a1 - a0
+    mine = _quantifiers(claim.words, claim.core)
+    other = _quantifiers(words, sentence)
+    return {"aligned_neg_mismatch": float(claim.neg != ev.sent_neg[j]),
+            "aligned_replaced": math.log1p(replaced), "aligned_replaced_names": float(names),
+            "aligned_added": math.log1p(added),
+            "quantifier_change": float(bool(mine ^ other) and bool(mine) and bool(other))}
 
 
 def _recall(content: list[str], tokens: frozenset[str]) -> float:
@@ -445,6 +493,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f["cos_doc"] = cos_doc[i]
         f.update(_lexical(c, ev, best))
         f.update(_fact_features(c, evidences[i]))
+        f.update(_aligned(c, ev))
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
