@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asmr.cli import main
+from asmr.decoding.markers import DEFAULT_MARKERS, MAX_ID_CHARS, Marker
 from asmr.retrieve import Hit, Result
 from asmr.store import Memory, MemoryStateError, ingest
 from asmr.units.model import Document
@@ -167,6 +168,17 @@ def test_parse_malformed(text, fragment, reason):
     p = parse_answer(text)
     assert [(m.text, m.reason) for m in p.malformed] == [(fragment, reason)]
     assert fragment not in strip_markers(text) and "[c" not in strip_markers(text)
+
+
+def test_parse_reads_ids_as_long_as_the_decoder_may_spell():
+    """The parser looks for the closer as far as the decoder's compile allows an id to run."""
+    uid = "memo://kb/doc/" + "k" * (MAX_ID_CHARS - len("memo://kb/doc/"))
+    for markers in (DEFAULT_MARKERS, (Marker("[[", "]]"),)):
+        m = markers[0]
+        p = parse_answer(f"Fact {m.spell(uid)}. More.", markers)
+        assert [c.unit_id for c in p.citations] == [uid] and not p.malformed
+        p = parse_answer(f"Fact {m.spell(uid + 'k')}. More.", markers)
+        assert [x.reason for x in p.malformed] == ["unclosed"] and not p.citations
 
 
 def test_parse_hidden_markers():

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from asmr.decoding.automaton import (CitationGrammar, CitationMatcher, allocate_token_bitmask,
                                      apply_token_bitmask_inplace, fill_next_token_bitmask, unpack_bitmask)
-from asmr.decoding.markers import Marker, marker_pattern
+from asmr.decoding.markers import DEFAULT_MARKERS, MAX_ID_CHARS, Marker, marker_pattern
 from asmr.decoding.vocab import EOS, NEVER, SPECIAL, TEXT, TokenVocabulary
 from reference import citation_mask_ref, citation_prefix_ok
 
@@ -202,6 +202,22 @@ def test_bad_ids_and_markers_are_refused_with_the_reason(qwen):
         grammar.compile([""])
     with pytest.raises(ValueError, match="inside opener"):
         CitationGrammar(vocab, [Marker("[cite:", "]"), Marker("cite:", ">")])
+
+
+def _byte_grammar(markers):
+    """A grammar over a vocabulary of single bytes (every id spellable)."""
+    vocab = TokenVocabulary.from_token_bytes([bytes([b]) for b in range(256)] + [None], eos_ids=[256])
+    return CitationGrammar(vocab, markers)
+
+
+def test_compile_refuses_ids_longer_than_the_verifier_reads():
+    grammar = _byte_grammar(DEFAULT_MARKERS)
+    longest = "memo://kb/doc/" + "k" * (MAX_ID_CHARS - len("memo://kb/doc/"))
+    assert len(grammar.compile([longest])) == 1
+    too_long = f"'memo://kb/doc/kkk.*{MAX_ID_CHARS + 1} characters.*{MAX_ID_CHARS}"
+    with pytest.raises(ValueError, match=too_long) as exc:
+        grammar.compile([longest + "k"])
+    assert len(str(exc.value)) < 300  # the id is named, not pasted whole
 
 
 # ---- batches and the apply kernel --------------------------------------------------------------

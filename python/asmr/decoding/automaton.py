@@ -24,7 +24,7 @@ import numpy as np
 
 from asmr_kernels.cpu import CitationAllowlist, CitationVocab, apply_token_bitmask, fill_citation_masks
 
-from .markers import DEFAULT_MARKERS, Marker, check_citable_id, check_markers
+from .markers import DEFAULT_MARKERS, MAX_ID_CHARS, Marker, check_citable_id, check_markers
 from .vocab import EOS, TokenVocabulary
 
 
@@ -57,7 +57,7 @@ class CitationGrammar:
         ids = tuple(dict.fromkeys(ids))
         for uid in ids:
             # The fast test first: 1,000 ids are checked in well under a millisecond.
-            if not isinstance(uid, str) or not uid or _SPACE.search(uid) or any(
+            if not isinstance(uid, str) or not 0 < len(uid) <= MAX_ID_CHARS or _SPACE.search(uid) or any(
                     m.closer in uid or m.opener in uid for m in self.markers):
                 check_citable_id(uid, self.markers)  # raises, naming the id and the reason
         offsets, data = _packed([uid.encode("utf-8") for uid in ids])

@@ -11,6 +11,12 @@ from typing import Iterable, Sequence
 
 from asmr.text.sentences import SENTENCE_END
 
+# The longest id a marker may hold, in characters: the decoder's compile refuses a longer id and the
+# verifier looks no further past an opener for its closer, so an id the decoder can spell is always
+# parsed back whole. A unit id (memo://<kb>/<doc>/<key>, names of at most 128 characters) is under 300;
+# the bound keeps an unclosed marker from eating a paragraph.
+MAX_ID_CHARS = 512
+
 
 @dataclass(frozen=True)
 class Marker:
@@ -47,10 +53,18 @@ def check_markers(markers: Sequence[Marker]) -> tuple[Marker, ...]:
     return markers
 
 
+def _shown(unit_id: str) -> str:
+    return repr(unit_id[:60]) + ("…" if len(unit_id) > 60 else "")
+
+
 def check_citable_id(unit_id: str, markers: Iterable[Marker] = DEFAULT_MARKERS) -> str:
     """An id that can sit between an opener and a closer without ending the marker early."""
     if not isinstance(unit_id, str) or not unit_id:
         raise ValueError(f"citable id {unit_id!r}: must be a non-empty string")
+    if len(unit_id) > MAX_ID_CHARS:
+        raise ValueError(f"citable id {_shown(unit_id)}: {len(unit_id)} characters, more than "
+                         f"MAX_ID_CHARS ({MAX_ID_CHARS}), the most the verifier reads between an opener "
+                         "and its closer")
     if any(c.isspace() for c in unit_id):
         raise ValueError(f"citable id {unit_id!r}: may not hold whitespace")
     for m in markers:

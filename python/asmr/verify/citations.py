@@ -15,7 +15,9 @@ truncated answer, ``[cite:memo://kb`` followed by a space), an empty or blank
 id (``[cite:]``, ``[cite: A]``), an id holding another marker's text — and a proper
 prefix of an opener at the very end of the answer (``…[ci``) are reported so
 that they are never shown. An unclosed marker ends at the first blank, line
-end or next opener, so it never swallows the text after it.
+end or next opener, so it never swallows the text after it. The closer is
+looked for up to ``MAX_ID_CHARS`` past the opener: the decoder spells no
+longer id.
 
 Hidden markers. A marker is the model's citation only if it stands in the
 model's own words. One inside a quotation (between paired “ ”, 「 」, 『 』,
@@ -34,12 +36,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
+from ..decoding.markers import DEFAULT_MARKERS, MAX_ID_CHARS, Marker, check_markers
 from ..text.sentences import sentence_ends
 
-# The longest run after an opener searched for its closer: far longer than any unit id
-# (memo://<kb>/<doc>/<key>), short enough that an unclosed marker never eats a paragraph.
-MAX_ID_CHARS = 512
 _PAIRED_QUOTES = {"“": "”", "「": "」", "『": "』", "«": "»"}
 _LINE_QUOTES = ('"', "`")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+•][ \t]|\d+[.)][ \t]|#|\||>)")
@@ -155,7 +154,8 @@ def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
             break
         start, m = hit.start(), by_opener[hit.group()]
         body = hit.end()
-        limit = min(len(text), body + MAX_ID_CHARS)
+        # The closer is looked for as far as the longest id the decoder may spell allows.
+        limit = min(len(text), body + MAX_ID_CHARS + len(m.closer))
         nl = text.find("\n", body, limit)
         nxt = openers.search(text, body, limit)
         stop = min(limit, nl if nl >= 0 else limit, nxt.start() if nxt else limit)
