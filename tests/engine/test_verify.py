@@ -129,7 +129,8 @@ def test_allowlist_turns_are_scoped_and_round_trip(tmp_path, memory, ids):
     assert verifier(memory).verify(f"The server listens on port 9090 by default [cite:{ids['port'].id}].",
                                    a1).counts["keep"] == 1
     for bad in (lambda: Allowlist(0, {}), lambda: Allowlist(1, {"a b": 1.0}),
-                lambda: Allowlist(1, {"x": float("nan")}), lambda: Allowlist.from_dict({"turn": 1})):
+                lambda: Allowlist(1, {"x": float("nan")}), lambda: Allowlist.from_dict({"turn": 1}),
+                lambda: Allowlist(1, {"memo://kb/a/\ud800": 1.0})):
         with pytest.raises(ValueError):
             bad()
     path.write_text("{not json")
@@ -163,6 +164,7 @@ def test_parse_both_markers_runs_and_placement():
     ("Port is 9090 [cite: memo://kb/a/1] ok.", "[cite: memo://kb/a/1]", "blank in id"),
     ("Port is 9090 [cite:memo://kb/a/1 and more.", "[cite:memo://kb/a/1", "unclosed"),
     ("Port [cite:[cite:memo://kb/a/1] ok.", "[cite:", "unclosed"),
+    ("Port is 9090 [cite:memo://kb/a/\ud800] ok.", "[cite:memo://kb/a/\ud800]", "surrogate in id"),
 ])
 def test_parse_malformed(text, fragment, reason):
     p = parse_answer(text)
@@ -282,6 +284,8 @@ def test_cjk_answer_and_bad_input(memory, ids):
     assert v.text == f"服务器默认监听9090端口【引用:{zh.id}】。{DROPPED_CJK}"
     with pytest.raises(ValueError, match="answer"):
         verifier(memory).verify(b"bytes", allow(zh))
+    v = verifier(memory).verify("Port 9090 [cite:memo://kb/a/\ud800].", allow(zh))  # no lookup of it
+    assert v.audit[0]["malformed"][0]["reason"] == "surrogate in id" and v.text == "Port 9090."
     with pytest.raises(ValueError, match="allowlist"):
         verifier(memory).verify("x", {zh.id: 1.0})
     with pytest.raises(ValueError, match="soft"):

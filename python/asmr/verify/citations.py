@@ -12,12 +12,12 @@ break inside a paragraph is a wrapped line.
 
 Malformed markers — an opener that is never closed (``[cite:`` at the end of a
 truncated answer, ``[cite:memo://kb`` followed by a space), an empty or blank
-id (``[cite:]``, ``[cite: A]``), an id holding another marker's text — and a proper
-prefix of an opener at the very end of the answer (``…[ci``) are reported so
-that they are never shown. An unclosed marker ends at the first blank, line
-end or next opener, so it never swallows the text after it. The closer is
-looked for up to ``MAX_ID_CHARS`` past the opener: the decoder spells no
-longer id.
+id (``[cite:]``, ``[cite: A]``), an id holding another marker's text or a lone
+surrogate — and a proper prefix of an opener at the very end of the answer
+(``…[ci``) are reported so that they are never shown. An unclosed marker ends
+at the first blank, line end or next opener, so it never swallows the text
+after it. The closer is looked for up to ``MAX_ID_CHARS`` past the opener: the
+decoder spells no longer id.
 
 Hidden markers. A marker is the model's citation only if it stands in the
 model's own words. One inside a quotation (between paired “ ”, 「 」, 『 』,
@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from ..decoding.markers import DEFAULT_MARKERS, MAX_ID_CHARS, Marker, check_markers
+from ..decoding.markers import DEFAULT_MARKERS, LONE_SURROGATE, MAX_ID_CHARS, Marker, check_markers
 from ..text.sentences import sentence_ends
 
 _PAIRED_QUOTES = {"“": "”", "「": "」", "『": "』", "«": "»"}
@@ -70,7 +70,7 @@ class Malformed:
     start: int
     end: int
     text: str
-    reason: str  # "truncated", "unclosed", "empty id", "blank in id", "marker text in id"
+    reason: str  # "truncated", "unclosed", "empty id", "blank in id", "marker text in id", "surrogate in id"
 
     def to_dict(self) -> dict:
         return {"text": self.text, "span": [self.start, self.end], "reason": self.reason}
@@ -129,6 +129,8 @@ def _id_problem(uid: str, markers: Sequence[Marker]) -> str:
         return "blank in id"
     if any(m.opener in uid or m.closer in uid for m in markers):
         return "marker text in id"
+    if LONE_SURROGATE.search(uid):
+        return "surrogate in id"  # no unit can have it: the store's ids are UTF-8
     return ""
 
 
