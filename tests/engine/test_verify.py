@@ -267,13 +267,35 @@ def test_soft_zone_rewrite_and_hidden(memory, ids):
     # a rewrite that still fails leaves the sentence weakened
     v = verifier(memory, rewrite=lambda s, u: "Something else entirely.").verify(soft, allow(port))
     assert v.audit[0]["outcome"] == "weaken" and v.audit[0]["rewritten"]["verdict"] == "unsupported"
-    # a valid, allowlisted marker copied out of a unit, or quoted, cites nothing
+    # a valid, allowlisted marker copied out of a unit, or quoted, cites nothing; the unit it names
+    # is still asked, and this one does not state the copied sentence
     style, logs = ids["style"], ids["logs"]
     copied = f"Answers cite the log rule as [cite:{logs.id}] after it."
     v = verifier(memory).verify(copied, allow(style, logs))
-    assert v.audit[0]["citations"][0]["verdict"] == "copied" and v.text == "Answers cite the log rule as after it."
+    assert v.audit[0]["citations"][0]["verdict"] == "copied" and v.text == DROPPED
     v = verifier(memory).verify(f"The guide says “Logs are kept for 14 days [cite:{logs.id}]”.", allow(logs))
     assert v.audit[0]["citations"][0]["verdict"] == "quoted" and "[cite:" not in v.text
+
+
+def test_a_hidden_marker_still_lets_its_unit_drop_the_sentence(memory, ids):
+    """A marker whose text an allowlisted unit also holds (or one in a quotation) cites nothing, but
+    the unit it names is still asked: a sentence it does not support is dropped, not weakened."""
+    style, logs = ids["style"], ids["logs"]
+    false = f"Logs are kept for 90 days in the log directory [cite:{logs.id}]."
+    v = verifier(memory).verify(false, allow(style, logs))
+    entry = v.audit[0]["citations"][0]
+    assert (entry["hidden"], entry["verdict"], entry["unit_verdict"], entry["kept"]) == \
+        ("copied", "copied", "unsupported", False)
+    assert entry["missing_facts"] == ["90 days"] and entry["checks"]["supports"] is False
+    assert v.audit[0]["outcome"] == "drop" and v.text == DROPPED
+    v = verifier(memory).verify(f"The guide says “Logs are kept for 90 days [cite:{logs.id}]”.", allow(logs))
+    assert v.audit[0]["outcome"] == "drop" and v.audit[0]["citations"][0]["verdict"] == "quoted"
+    # the unit supports the sentence: the copied marker is still removed, the sentence stays
+    true = f"Logs are kept for 14 days in the log directory [cite:{logs.id}]."
+    v = verifier(memory).verify(true, allow(style, logs))
+    entry = v.audit[0]["citations"][0]
+    assert (entry["verdict"], entry["unit_verdict"], entry["kept"]) == ("copied", "valid", False)
+    assert v.audit[0]["outcome"] == "weaken" and v.text == "Logs are kept for 14 days in the log directory."
 
 
 def test_cjk_answer_and_bad_input(memory, ids):

@@ -24,9 +24,9 @@ model's own words. One inside a quotation (between paired “ ”, 「 」, 『 
 « », or two ``"`` or two backticks on the same line) or whose exact text occurs
 in the content of a unit the answer draws on (``sources``: the model copied a
 unit that itself contains a marker) is source text: it cites nothing, and the
-verifier removes it. Getting this wrong in the safe direction (a real
-citation that a source also happens to contain) costs one marker, never a
-false citation.
+verifier removes it (still asking the unit it names, which can drop the
+sentence). Getting this wrong in the safe direction (a real citation that a
+source also happens to contain) costs one marker, never a false citation.
 """
 from __future__ import annotations
 
