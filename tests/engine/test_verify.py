@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asmr.cli import main
+from asmr.decoding.markers import DEFAULT_MARKERS, MAX_ID_CHARS, Marker
 from asmr.retrieve import Hit, Result
 from asmr.store import Memory, MemoryStateError, ingest
 from asmr.units.model import Document
@@ -128,7 +129,8 @@ def test_allowlist_turns_are_scoped_and_round_trip(tmp_path, memory, ids):
     assert verifier(memory).verify(f"The server listens on port 9090 by default [cite:{ids['port'].id}].",
                                    a1).counts["keep"] == 1
     for bad in (lambda: Allowlist(0, {}), lambda: Allowlist(1, {"a b": 1.0}),
-                lambda: Allowlist(1, {"x": float("nan")}), lambda: Allowlist.from_dict({"turn": 1})):
+                lambda: Allowlist(1, {"x": float("nan")}), lambda: Allowlist.from_dict({"turn": 1}),
+                lambda: Allowlist(1, {"memo://kb/a/\ud800": 1.0})):
         with pytest.raises(ValueError):
             bad()
     path.write_text("{not json")
@@ -162,11 +164,23 @@ def test_parse_both_markers_runs_and_placement():
     ("Port is 9090 [cite: memo://kb/a/1] ok.", "[cite: memo://kb/a/1]", "blank in id"),
     ("Port is 9090 [cite:memo://kb/a/1 and more.", "[cite:memo://kb/a/1", "unclosed"),
     ("Port [cite:[cite:memo://kb/a/1] ok.", "[cite:", "unclosed"),
+    ("Port is 9090 [cite:memo://kb/a/\ud800] ok.", "[cite:memo://kb/a/\ud800]", "surrogate in id"),
 ])
 def test_parse_malformed(text, fragment, reason):
     p = parse_answer(text)
     assert [(m.text, m.reason) for m in p.malformed] == [(fragment, reason)]
     assert fragment not in strip_markers(text) and "[c" not in strip_markers(text)
+
+
+def test_parse_reads_ids_as_long_as_the_decoder_may_spell():
+    """The parser looks for the closer as far as the decoder's compile allows an id to run."""
+    uid = "memo://kb/doc/" + "k" * (MAX_ID_CHARS - len("memo://kb/doc/"))
+    for markers in (DEFAULT_MARKERS, (Marker("[[", "]]"),)):
+        m = markers[0]
+        p = parse_answer(f"Fact {m.spell(uid)}. More.", markers)
+        assert [c.unit_id for c in p.citations] == [uid] and not p.malformed
+        p = parse_answer(f"Fact {m.spell(uid + 'k')}. More.", markers)
+        assert [x.reason for x in p.malformed] == ["unclosed"] and not p.citations
 
 
 def test_parse_hidden_markers():
@@ -253,13 +267,35 @@ def test_soft_zone_rewrite_and_hidden(memory, ids):
     # a rewrite that still fails leaves the sentence weakened
     v = verifier(memory, rewrite=lambda s, u: "Something else entirely.").verify(soft, allow(port))
     assert v.audit[0]["outcome"] == "weaken" and v.audit[0]["rewritten"]["verdict"] == "unsupported"
-    # a valid, allowlisted marker copied out of a unit, or quoted, cites nothing
+    # a valid, allowlisted marker copied out of a unit, or quoted, cites nothing; the unit it names
+    # is still asked, and this one does not state the copied sentence
     style, logs = ids["style"], ids["logs"]
     copied = f"Answers cite the log rule as [cite:{logs.id}] after it."
     v = verifier(memory).verify(copied, allow(style, logs))
-    assert v.audit[0]["citations"][0]["verdict"] == "copied" and v.text == "Answers cite the log rule as after it."
+    assert v.audit[0]["citations"][0]["verdict"] == "copied" and v.text == DROPPED
     v = verifier(memory).verify(f"The guide says “Logs are kept for 14 days [cite:{logs.id}]”.", allow(logs))
     assert v.audit[0]["citations"][0]["verdict"] == "quoted" and "[cite:" not in v.text
+
+
+def test_a_hidden_marker_still_lets_its_unit_drop_the_sentence(memory, ids):
+    """A marker whose text an allowlisted unit also holds (or one in a quotation) cites nothing, but
+    the unit it names is still asked: a sentence it does not support is dropped, not weakened."""
+    style, logs = ids["style"], ids["logs"]
+    false = f"Logs are kept for 90 days in the log directory [cite:{logs.id}]."
+    v = verifier(memory).verify(false, allow(style, logs))
+    entry = v.audit[0]["citations"][0]
+    assert (entry["hidden"], entry["verdict"], entry["unit_verdict"], entry["kept"]) == \
+        ("copied", "copied", "unsupported", False)
+    assert entry["missing_facts"] == ["90 days"] and entry["checks"]["supports"] is False
+    assert v.audit[0]["outcome"] == "drop" and v.text == DROPPED
+    v = verifier(memory).verify(f"The guide says “Logs are kept for 90 days [cite:{logs.id}]”.", allow(logs))
+    assert v.audit[0]["outcome"] == "drop" and v.audit[0]["citations"][0]["verdict"] == "quoted"
+    # the unit supports the sentence: the copied marker is still removed, the sentence stays
+    true = f"Logs are kept for 14 days in the log directory [cite:{logs.id}]."
+    v = verifier(memory).verify(true, allow(style, logs))
+    entry = v.audit[0]["citations"][0]
+    assert (entry["verdict"], entry["unit_verdict"], entry["kept"]) == ("copied", "valid", False)
+    assert v.audit[0]["outcome"] == "weaken" and v.text == "Logs are kept for 14 days in the log directory."
 
 
 def test_cjk_answer_and_bad_input(memory, ids):
@@ -270,6 +306,8 @@ def test_cjk_answer_and_bad_input(memory, ids):
     assert v.text == f"服务器默认监听9090端口【引用:{zh.id}】。{DROPPED_CJK}"
     with pytest.raises(ValueError, match="answer"):
         verifier(memory).verify(b"bytes", allow(zh))
+    v = verifier(memory).verify("Port 9090 [cite:memo://kb/a/\ud800].", allow(zh))  # no lookup of it
+    assert v.audit[0]["malformed"][0]["reason"] == "surrogate in id" and v.text == "Port 9090."
     with pytest.raises(ValueError, match="allowlist"):
         verifier(memory).verify("x", {zh.id: 1.0})
     with pytest.raises(ValueError, match="soft"):

@@ -1,6 +1,8 @@
 """The citation-closure automaton: masks against a Python reference, on random and real vocabularies."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,8 +10,9 @@ from hypothesis import strategies as st
 
 from asmr.decoding.automaton import (CitationGrammar, CitationMatcher, allocate_token_bitmask,
                                      apply_token_bitmask_inplace, fill_next_token_bitmask, unpack_bitmask)
-from asmr.decoding.markers import Marker, marker_pattern
+from asmr.decoding.markers import DEFAULT_MARKERS, MAX_ID_CHARS, Marker, marker_pattern
 from asmr.decoding.vocab import EOS, NEVER, SPECIAL, TEXT, TokenVocabulary
+from asmr.verify.citations import scan_markers
 from reference import citation_mask_ref, citation_prefix_ok
 
 ALPHABET = b"[]<>c:ab1/ ."
@@ -202,6 +205,73 @@ def test_bad_ids_and_markers_are_refused_with_the_reason(qwen):
         grammar.compile([""])
     with pytest.raises(ValueError, match="inside opener"):
         CitationGrammar(vocab, [Marker("[cite:", "]"), Marker("cite:", ">")])
+
+
+def _byte_grammar(markers):
+    """A grammar over a vocabulary of single bytes (every id spellable)."""
+    vocab = TokenVocabulary.from_token_bytes([bytes([b]) for b in range(256)] + [None], eos_ids=[256])
+    return CitationGrammar(vocab, markers)
+
+
+def test_compile_refuses_ids_longer_than_the_verifier_reads():
+    grammar = _byte_grammar(DEFAULT_MARKERS)
+    longest = "memo://kb/doc/" + "k" * (MAX_ID_CHARS - len("memo://kb/doc/"))
+    assert len(grammar.compile([longest])) == 1
+    too_long = f"'memo://kb/doc/kkk.*{MAX_ID_CHARS + 1} characters.*{MAX_ID_CHARS}"
+    with pytest.raises(ValueError, match=too_long) as exc:
+        grammar.compile([longest + "k"])
+    assert len(str(exc.value)) < 300  # the id is named, not pasted whole
+
+
+def test_compile_refuses_a_lone_surrogate_with_a_value_error_naming_the_id():
+    grammar = _byte_grammar(DEFAULT_MARKERS)
+    with pytest.raises(ValueError, match=r"memo://kb/a/\\ud800.*surrogate") as exc:
+        grammar.compile(["memo://kb/a/1", "memo://kb/a/\ud800"])
+    assert not isinstance(exc.value, UnicodeError)
+    with pytest.raises(ValueError, match="surrogate"):
+        Marker("[\ud800:", "]")
+
+
+@pytest.mark.parametrize("markers, uid", [
+    ([Marker("[[", "]]")], "a]"),           # "[[a]]]": the first "]]" ends the id at "a"
+    ([Marker("[[", "]]")], "a]b]"),
+    ([Marker("<<", ">>"), Marker("[[", "]]")], "x]"),  # an id is accepted under every marker
+    ([Marker("<<", "<>")], "a<"),           # "<<a<<>": an opener begins before the closer
+])
+def test_compile_refuses_ids_that_make_the_marker_ambiguous(markers, uid):
+    with pytest.raises(ValueError, match=f"{re.escape(repr(uid))}.*(closer|opener)"):
+        _byte_grammar(markers).compile([uid])
+
+
+@pytest.mark.parametrize("markers", [
+    [Marker("<", "<>")],        # a closer holding an opener
+    [Marker("x]", "]")],        # an opener holding a closer
+    [Marker("<c", "]<")],       # a closer ending in the start of an opener
+    [Marker("@[", "]@")],
+])
+def test_markers_whose_closer_and_opener_overlap_are_refused(markers):
+    with pytest.raises(ValueError, match="overlap"):
+        CitationGrammar(_byte_grammar(DEFAULT_MARKERS).vocab, markers)
+
+
+_MARKER_SETS = [DEFAULT_MARKERS, (Marker("[[", "]]"),), (Marker("<<", ">>"), Marker("{", "}")),
+                (Marker("@[", "]!"),), (Marker("<<", "<>"),), (Marker("[c:", "]"), Marker("<<", ">"))]
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(_MARKER_SETS), st.text("[]<>{}@c:ab \u3010\u3011", min_size=0, max_size=8),
+       st.sampled_from(["", "x", "x y", "]", "<<", "."]))
+def test_an_id_compile_accepts_is_parsed_back_whole_by_the_verifier(markers, uid, after):
+    """One rule on both sides: whatever the decoder may spell, the verifier reads as that id."""
+    try:
+        _byte_grammar(markers).compile([uid])
+    except ValueError:
+        return
+    for m in markers:
+        text = f"Fact {m.spell(uid)}{after}"
+        cites, bad = scan_markers(text, markers)
+        assert [(c.unit_id, c.start, c.end) for c in cites][:1] == [(uid, 5, 5 + len(m.spell(uid)))], text
+        assert not [b for b in bad if b.start < 5 + len(m.spell(uid))], text
 
 
 # ---- batches and the apply kernel --------------------------------------------------------------

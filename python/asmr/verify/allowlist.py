@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Iterator, Mapping
 
+from ..decoding.markers import LONE_SURROGATE
+
 
 @dataclass(frozen=True)
 class Allowlist:
@@ -35,8 +37,10 @@ class Allowlist:
             raise ValueError(f"allowlist scores: must map unit id to score, got {type(self.scores).__name__}")
         clean: dict[str, float] = {}
         for uid, score in self.scores.items():
-            if not isinstance(uid, str) or not uid or any(c.isspace() for c in uid):
-                raise ValueError(f"allowlist id {uid!r}: must be a non-empty string without whitespace")
+            if not isinstance(uid, str) or not uid or any(c.isspace() for c in uid) \
+                    or LONE_SURROGATE.search(uid):  # the store's lookup could not even encode it
+                raise ValueError(f"allowlist id {uid!r}: must be a non-empty string without whitespace or a "
+                                 "lone surrogate")
             if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
                 raise ValueError(f"allowlist score of {uid}: {score!r} is not a finite number")
             clean[uid] = float(score)

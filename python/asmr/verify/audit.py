@@ -93,6 +93,8 @@ def format_record(rec: dict) -> str:
             checks = " ".join(f"{k}={'yes' if v else 'NO'}" for k, v in e["checks"].items())
             scores = " ".join(f"{k} {v:.3f}" for k, v in e["scores"].items())
             line = f"      {'+' if e['kept'] else '-'} {e['id']}  {e['verdict']}"
+            if e.get("unit_verdict"):  # a hidden marker: what the unit it names says
+                line += f" (unit {e['unit_verdict']})"
             if e.get("successor"):
                 line += f" (successor {e['successor']})"
             lines.append(line + (f"  {checks}" if checks else "") + (f"  {scores}" if scores else ""))

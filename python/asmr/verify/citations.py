@@ -12,19 +12,21 @@ break inside a paragraph is a wrapped line.
 
 Malformed markers — an opener that is never closed (``[cite:`` at the end of a
 truncated answer, ``[cite:memo://kb`` followed by a space), an empty or blank
-id (``[cite:]``, ``[cite: A]``), an id holding another marker's text — and a proper
-prefix of an opener at the very end of the answer (``…[ci``) are reported so
-that they are never shown. An unclosed marker ends at the first blank, line
-end or next opener, so it never swallows the text after it.
+id (``[cite:]``, ``[cite: A]``), an id holding another marker's text or a lone
+surrogate — and a proper prefix of an opener at the very end of the answer
+(``…[ci``) are reported so that they are never shown. An unclosed marker ends
+at the first blank, line end or next opener, so it never swallows the text
+after it. The closer is looked for up to ``MAX_ID_CHARS`` past the opener: the
+decoder spells no longer id.
 
 Hidden markers. A marker is the model's citation only if it stands in the
 model's own words. One inside a quotation (between paired “ ”, 「 」, 『 』,
 « », or two ``"`` or two backticks on the same line) or whose exact text occurs
 in the content of a unit the answer draws on (``sources``: the model copied a
 unit that itself contains a marker) is source text: it cites nothing, and the
-verifier removes it. Getting this wrong in the safe direction (a real
-citation that a source also happens to contain) costs one marker, never a
-false citation.
+verifier removes it (still asking the unit it names, which can drop the
+sentence). Getting this wrong in the safe direction (a real citation that a
+source also happens to contain) costs one marker, never a false citation.
 """
 from __future__ import annotations
 
@@ -34,12 +36,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
+from ..decoding.markers import DEFAULT_MARKERS, LONE_SURROGATE, MAX_ID_CHARS, Marker, check_markers
 from ..text.sentences import sentence_ends
 
-# The longest run after an opener searched for its closer: far longer than any unit id
-# (memo://<kb>/<doc>/<key>), short enough that an unclosed marker never eats a paragraph.
-MAX_ID_CHARS = 512
 _PAIRED_QUOTES = {"“": "”", "「": "」", "『": "』", "«": "»"}
 _LINE_QUOTES = ('"', "`")
 _BLOCK_START = re.compile(r"[ \t]*(?:[-*+•][ \t]|\d+[.)][ \t]|#|\||>)")
@@ -71,7 +70,7 @@ class Malformed:
     start: int
     end: int
     text: str
-    reason: str  # "truncated", "unclosed", "empty id", "blank in id", "marker text in id"
+    reason: str  # "truncated", "unclosed", "empty id", "blank in id", "marker text in id", "surrogate in id"
 
     def to_dict(self) -> dict:
         return {"text": self.text, "span": [self.start, self.end], "reason": self.reason}
@@ -130,6 +129,8 @@ def _id_problem(uid: str, markers: Sequence[Marker]) -> str:
         return "blank in id"
     if any(m.opener in uid or m.closer in uid for m in markers):
         return "marker text in id"
+    if LONE_SURROGATE.search(uid):
+        return "surrogate in id"  # no unit can have it: the store's ids are UTF-8
     return ""
 
 
@@ -155,7 +156,8 @@ def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
             break
         start, m = hit.start(), by_opener[hit.group()]
         body = hit.end()
-        limit = min(len(text), body + MAX_ID_CHARS)
+        # The closer is looked for as far as the longest id the decoder may spell allows.
+        limit = min(len(text), body + MAX_ID_CHARS + len(m.closer))
         nl = text.find("\n", body, limit)
         nxt = openers.search(text, body, limit)
         stop = min(limit, nl if nl >= 0 else limit, nxt.start() if nxt else limit)

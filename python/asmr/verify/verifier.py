@@ -30,6 +30,12 @@ A citation that passes all four is valid. Each sentence then gets one outcome:
   an outdated version): the sentence is replaced by a notice that its source
   cannot be confirmed.
 
+A hidden marker (quoted, or copied: its text is also in an allowlisted unit)
+cites nothing, so it is never kept and never keeps its sentence; but the unit
+it names is checked all the same (its entry's ``unit_verdict``), and one that
+says otherwise drops the sentence: a model may not escape the support check by
+citing with a marker that a unit of the turn happens to contain.
+
 Sentences without any marker pass unchanged ("uncited"). Malformed and
 truncated markers never reach the output text, which is scanned once more at
 the end: cutting markers out cannot splice a new one together unseen.
@@ -224,15 +230,12 @@ class Verifier:
         """exists · active · allowed for every citation; the pairs that need a support check."""
         pairs = []
         for k, (s, rec) in enumerate(zip(parsed.sentences, records)):
-            claim = core_claim(s.text) if s.cited else ""
+            claim = core_claim(s.text) if s.citations else ""
             rec["claim"] = claim
             for c in s.citations:
                 entry = {**c.to_dict(), "checks": {}, "status": None, "successor": None,
                          "scores": {}, "missing_facts": [], "verdict": "", "kept": False}
                 rec["citations"].append(entry)
-                if c.hidden:
-                    entry["verdict"] = c.hidden  # source text, not a citation: nothing to check
-                    continue
                 unit = units.get(c.unit_id)
                 checks = entry["checks"]
                 checks["exists"] = unit is not None
@@ -241,15 +244,17 @@ class Verifier:
                     entry["scores"]["retrieval"] = allowlist.scores[c.unit_id]
                 if unit is None:
                     entry["verdict"] = "invented"
-                    continue
-                checks["active"] = unit.status == "active"
-                entry["status"], entry["successor"] = unit.status, unit.superseded_by
-                if not checks["active"]:
-                    entry["verdict"] = unit.status
-                elif not checks["allowed"]:
-                    entry["verdict"] = "not allowed"
-                # Support is scored even where a check above failed: the audit shows what the unit says.
-                pairs.append(_Pair(k, s.text, c, unit, claim, entry))
+                else:
+                    checks["active"] = unit.status == "active"
+                    entry["status"], entry["successor"] = unit.status, unit.superseded_by
+                    if not checks["active"]:
+                        entry["verdict"] = unit.status
+                    elif not checks["allowed"]:
+                        entry["verdict"] = "not allowed"
+                    # Support is scored even where a check above failed: the audit shows what the unit says.
+                    pairs.append(_Pair(k, s.text, c, unit, claim, entry))
+                if c.hidden:  # source text, not a citation: what its unit says is kept aside
+                    entry["unit_verdict"], entry["verdict"] = entry["verdict"], c.hidden
         return pairs
 
     def _score(self, sentences: list[str], units: list[UnitState]) -> tuple[np.ndarray, np.ndarray]:
@@ -295,8 +300,9 @@ class Verifier:
         cosine, prob = self._score([p.sentence_text for p in pairs], [p.unit for p in pairs])
         for p, cos, pr in zip(pairs, cosine, prob):
             verdict = self._judge(p.claim, p.unit, cos, pr, p.record)
-            if not p.record["verdict"]:  # a store check already failed: that is the verdict
-                p.record["verdict"] = verdict
+            key = "unit_verdict" if p.citation.hidden else "verdict"
+            if not p.record[key]:  # a store check already failed: that is the verdict
+                p.record[key] = verdict
             p.record["kept"] = p.record["verdict"] == "valid"
 
     def _rewrite(self, parsed: ParsedAnswer, pairs: list[_Pair], records: list[dict]) -> set[int]:
@@ -308,7 +314,8 @@ class Verifier:
         for p in pairs:
             rec = records[p.sentence]
             if any(c["kept"] for c in rec["citations"]) or p.record["checks"].get("active") is not True \
-                    or not p.record["checks"]["allowed"] or p.record["scores"]["support"] < self.config.soft:
+                    or not p.record["checks"]["allowed"] or p.record["scores"]["support"] < self.config.soft \
+                    or p.citation.hidden:  # a hidden marker is no citation for a rewrite to rescue
                 continue
             best = chosen.get(p.sentence)
             if best is None or p.record["scores"]["support"] > best.record["scores"]["support"]:
@@ -347,7 +354,7 @@ def _outcome(s: Sentence, rec: dict, rewritten: bool) -> tuple[str, str]:
         why = "rewritten from the cited unit" if rewritten else "supported"
         return "keep", why + (f"; {removed} bad marker(s) removed" if removed else "")
     verdicts = [c["verdict"] for c in cites]
-    against = sorted(set(verdicts) & _DROP_VERDICTS)
+    against = sorted({c.get("unit_verdict", c["verdict"]) for c in cites} & _DROP_VERDICTS)
     if against and s.text:
         return "drop", "cited unit " + "/".join(against)
     why = sorted(set(verdicts)) + sorted({m["reason"] for m in rec["malformed"]})
