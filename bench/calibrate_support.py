@@ -46,7 +46,8 @@ L2_GRID = (0.1, 1.0, 10.0, 100.0)
 # Cues that can only speak against support: a fit that gives one a positive weight (noise in a
 # small dev set) drops it instead, so a missing number or a negated claim never raises a score.
 NONPOSITIVE = ("missing_number", "missing_date", "missing_entity", "missing_code", "neg_mismatch",
-               "negation_conflicts", "antonym", "novel_log")
+               "negation_conflicts", "antonym", "novel_log", "aligned_neg_mismatch", "aligned_replaced",
+               "aligned_replaced_names", "aligned_added", "quantifier_change")
 SOFT_RECALL = 0.95
 
 
