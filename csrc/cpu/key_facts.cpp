@@ -435,13 +435,15 @@ std::string unit_norm(std::string u) {
     }
     if (u == "percent" || u == "per cent" || u == "percentage point" || u == "percentage points" || u == "%")
         return "%";
-    if (u.size() > 3 && u.back() == 's' && u != "lbs" && u != "hrs" && u != "days" && u != "mos") u.pop_back();
+    if (u == "centuries") return "century";
+    if (u.size() > 3 && u.back() == 's' && u != "lbs" && u != "hrs" && u != "mos") u.pop_back();
     static const std::pair<std::string_view, std::string_view> kAlias[] = {
         {"dollar", "usd"}, {"euro", "eur"},       {"yuan", "cny"},   {"rmb", "cny"},    {"pound", "lb"},
         {"lb", "lb"},      {"lbs", "lb"},         {"kilometer", "km"}, {"kilometre", "km"}, {"meter", "m"},
         {"metre", "m"},    {"second", "s"},       {"sec", "s"},      {"minute", "min"}, {"hour", "h"},
         {"hr", "h"},       {"hrs", "h"},          {"day", "day"},    {"year", "year"},  {"month", "month"},
-        {"week", "week"},  {"tonne", "ton"},      {"x", "times"},    {"person", "people"}, {"degree", "deg"}};
+        {"week", "week"},  {"tonne", "ton"},      {"x", "times"},    {"person", "people"}, {"degree", "deg"},
+        {"time", "times"}};
     for (const auto& [from, to] : kAlias)
         if (u == from) return std::string(to);
     return u;

@@ -144,8 +144,10 @@ def _unit_norm(unit: str | None) -> str:
         u = _SPACES.sub(" ", u)
     if u in ("percent", "per cent", "percentage point", "percentage points", "%"):
         return "%"
-    if u.endswith("s") and len(u) > 3 and u not in ("lbs", "hrs", "days", "mos"):
-        u = u[:-1]  # "weeks" and "week" compare equal
+    if u == "centuries":
+        return "century"
+    if u.endswith("s") and len(u) > 3 and u not in ("lbs", "hrs", "mos"):
+        u = u[:-1]  # "days" and "day" compare equal, as "天" does
     return u
 
 
@@ -263,7 +265,7 @@ _UNITS_ALIAS = {"dollar": "usd", "euro": "eur", "yuan": "cny", "rmb": "cny", "�
                 "hr": "h", "hrs": "h", "小时": "h", "分钟": "min", "秒": "s", "day": "day", "天": "day",
                 "year": "year", "年": "year", "month": "month", "月": "month", "week": "week", "克": "g",
                 "千克": "kg", "公斤": "kg", "吨": "ton", "tonne": "ton", "倍": "times", "x": "times",
-                "人": "people", "person": "people", "°c": "c", "°f": "f", "degree": "deg"}
+                "人": "people", "person": "people", "time": "times", "°c": "c", "°f": "f", "degree": "deg"}
 
 
 def _codes(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
