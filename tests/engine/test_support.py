@@ -124,6 +124,61 @@ def test_idioms_and_names_are_not_frequencies_or_durations(text):
     assert words == []
 
 
+LOGS = "Logs are kept for 14 days in the log directory. Backups run daily."
+
+
+@pytest.mark.parametrize("claim, missing", [
+    ("Logs are kept forever.", ["inf duration"]),
+    ("Logs are deleted after one hour.", ["1 h"]),
+    ("Logs are kept for fourteen weeks.", ["14 week"]),
+    ("Backups run every week.", ["every 1 week"]),
+    ("Backups run twice a day.", ["every 0.5 day"]),
+    # the same value in other words, units or forms is stated
+    ("Logs are kept for two weeks.", []),
+    ("Logs are kept for a fortnight.", []),
+    ("Logs are kept for fourteen days.", []),
+    ("Logs are kept for 336 hours.", []),
+    ("Backups run every day.", []),
+    ("Backups run once a day.", []),
+    ("Backups run every 24 hours.", []),
+])
+def test_the_verifier_check_reads_durations_and_frequencies(claim, missing):
+    assert [f.norm for f in missing_facts(claim, LOGS)] == missing
+
+
+def test_durations_and_frequencies_compare_across_forms():
+    assert missing_facts("It takes one hour.", "It takes 60 minutes.") == []
+    assert missing_facts("It takes 60 minutes.", "It takes an hour.") == []
+    assert missing_facts("A day is 24 hours.", "It lasted one day.") == []
+    assert missing_facts("Backups run daily.", "Daily backups are kept.") == []  # an adjective in evidence
+    assert missing_facts("Three meals per day.", "three meals a day") == []
+    assert missing_facts("three meals a day", "Three meals per day.") == []
+    assert missing_facts("It polls hourly.", "It polls at 10 requests/h.") == []
+    assert missing_facts("Backups run every 7 days.", "Backups run weekly.") == []
+    assert missing_facts("It is checked twice a day.", "It is checked every 12 hours.") == []
+    assert [f.norm for f in missing_facts("Backups run every 3 days.", "Backups are kept 3 days.")] == ["every 3 day"]
+    assert missing_facts("Backups are kept 3 days.", "Backups run every 3 days.") == []
+    # months and years are not converted to days
+    assert [f.norm for f in missing_facts("It lasts a month.", "It lasts 30 days.")] == ["1 month"]
+    assert [f.norm for f in missing_facts("It lasts 4 months.", "It lasted four weeks.")] == ["4 month"]
+    # a value in words with a unit no longer stands for the bare value
+    assert [f.norm for f in missing_facts("It lasts 14 weeks.", "It lasts fourteen days.")] == ["14 week"]
+    assert missing_facts("It lasts 14 days.", "Fourteen days, it lasts.") == []
+    # "forever" only as another word for forever
+    assert missing_facts("Logs are kept forever.", "Logs are kept permanently.") == []
+    assert [f.norm for f in missing_facts("Logs are kept forever.", "Logs are kept.")] == ["inf duration"]
+
+
+def test_chinese_durations_and_frequencies():
+    assert [f.norm for f in missing_facts("日志每天备份。", "日志每周备份。")] == ["every 1 day"]
+    assert missing_facts("日志每天备份。", "Backups run daily: 日志每日备份。") == []
+    assert [f.norm for f in missing_facts("日志永久保留。", "日志保留30天。")] == ["inf duration"]
+    assert missing_facts("日志永久保留。", "日志永远保留。") == []
+    assert missing_facts("日志保留两周。", "日志保留十四天。") == []
+    assert missing_facts("任务需要半小时。", "任务需要30分钟。") == []
+    assert [f.norm for f in missing_facts("日志保留三十周。", "日志保留三十天。")] == ["30 week"]
+
+
 def test_english_in_non_ascii_text_is_read_alike():
     # non-ASCII text takes the regex extractor, ASCII the native one: the same facts either way
     ascii_facts = [(f.kind, f.norm) for f in key_facts("Cafe logs are kept for two weeks and rotated daily.")]

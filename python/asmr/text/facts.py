@@ -20,7 +20,9 @@ two texts can be compared by:
 - entity: lower case, punctuation dropped, no leading "the".
 
 ``missing_facts(claim, evidence)`` lists the claim's facts the evidence does not
-state. Extraction is regular expressions, with no model: cheap enough to run on every
+state; spans of time compare by length across seconds, minutes, hours, days and
+weeks ("two weeks" is stated by "14 days"; months and years are not converted).
+Extraction is regular expressions, with no model: cheap enough to run on every
 cited sentence and unit. ASCII text goes to a native port of the same patterns
 (``csrc/cpu/key_facts.cpp``), which finds the same facts several times faster;
 tests/kernels/test_facts_native.py holds the two to each other. English and CJK
@@ -371,9 +373,12 @@ def key_facts(text: str) -> list[Fact]:
 
 
 def _word_numbers(text: str) -> set[str]:
-    """Values written in words ("four weeks", "two million", "三十"), as number norms without unit."""
+    """Values written in words without a unit ("two million", "三十"), as number norms; with a unit
+    ("four weeks", "三十天") they are key facts, whose unit counts."""
     out: set[str] = set()
     for m in _WORD_NUMBER.finditer(text):
+        if _UNIT_AFTER.match(text, m.end()):
+            continue
         v = _WORD_NUMBERS[m.group(1).lower()]
         if m.group(2):
             v += _WORD_NUMBERS[m.group(2).lower()]
@@ -381,6 +386,8 @@ def _word_numbers(text: str) -> set[str]:
             v *= _SCALE[m.group(3).lower()]
         out.add(_fmt(v))
     for m in _CJK_NUMERAL_RUN.finditer(text):
+        if _CJK_NUMBER.match(text, m.start()):
+            continue
         value = _cjk_value(m.group(0))
         if value is not None:
             out.add(_fmt(value))
@@ -445,6 +452,7 @@ _FREQUENCY = re.compile(
     rf"({_TIME_UNIT_RE})|(an?|per)\s+({_TIME_UNIT_RE}|annum)|(daily|weekly|hourly|monthly|yearly|annually|"
     rf"fortnightly))(?![\w-])", re.IGNORECASE)
 _TIME_UNIT = re.compile(_TIME_UNIT_RE)
+_UNIT_AFTER = re.compile(rf"(?:\s+|-)(?:{_TIME_UNIT_RE}|{_MEASURE_UNIT_RE})(?!\w)", re.IGNORECASE)
 _UNBOUNDED = re.compile(r"(?<![\w-])(?:forever|for\s+ever|indefinitely|permanently|in\s+perpetuity|"
                         r"never\s+expire[sd]?)(?![\w-])", re.IGNORECASE)
 # Every match of a pattern holds one of its words (as a run of letters); most sentences have none.
@@ -668,25 +676,72 @@ def _cjk_words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None
             taken.append(m.span())
 
 
+_SECONDS = {"s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0, "week": 604800.0}
+_CALENDAR = ("month", "year", "decade", "century")  # not converted: a month is not always 30 days
+
+
+def _time_key(value: float, unit: str) -> tuple[str, str] | None:
+    """A span of time comparable across units: "2 week", "14 day" and "336 h" share one; None for
+    a unit that is not of time."""
+    if unit in _SECONDS:
+        return "s", f"{value * _SECONDS[unit]:.6g}"
+    return (unit, f"{value:.6g}") if unit in _CALENDAR else None
+
+
+def _frequency_key(norm: str) -> tuple[str, str] | None:
+    """The period of a frequency norm ("every 0.5 day") as a time key."""
+    n, _, unit = norm[6:].partition(" ")
+    return _time_key(float(n), unit)
+
+
+# How evidence may state a frequency beyond what key_facts reads in a claim: adjectives ("daily
+# backups"), "a day" after any noun, "/day".
+_LOOSE_RATE = re.compile(
+    r"(?:(?<![a-z])(?:(daily|nightly|weekly|fortnightly|hourly|monthly|yearly|annually|annual)|(?:an?|per|each|every)"
+    r"\s+(second|minute|hour|day|week|fortnight|month|year|annum))|/(sec|s|min|hr|h|day|d|week|wk|month|yr|year))"
+    r"(?![a-z])")
+_LOOSE_UNITS = {"daily": "day", "nightly": "day", "weekly": "week", "fortnightly": "fortnight", "hourly": "h",
+                "monthly": "month", "yearly": "year", "annually": "year", "annual": "year", "d": "day",
+                "wk": "week", "yr": "year", "hr": "h"}
+
+
 class _EvidenceFacts:
     """What an evidence text states, indexed for the checks of missing_facts."""
 
-    __slots__ = ("norms", "units", "dates", "words", "lower")
+    __slots__ = ("norms", "units", "dates", "words", "lower", "durations", "_rates", "_frequencies")
 
     def __init__(self, evidence: str):
         facts = _key_facts(evidence)
         self.norms = {f.norm for f in facts}
         # value -> the units it is stated with ("" for none), of numbers, versions and word numbers
         self.units: dict[str, set[str]] = {}
+        self.durations: set[tuple[str, str]] = set()  # spans of time, by _time_key
+        self._frequencies: list[str] = []
+        self._rates: set[tuple[str, str]] | None = None
         for f in facts:
-            if f.kind in ("number", "version"):
+            if f.kind == "number" and f.norm.startswith("every "):
+                self._frequencies.append(f.norm)
+                self.durations.add(_frequency_key(f.norm))  # "every 3 days" states 3 days too
+            elif f.kind in ("number", "version") and f.norm != INF_DURATION:
                 value, _, unit = f.norm.partition(" ")
                 self.units.setdefault(value, set()).add(unit)
+                if unit in _SECONDS or unit in _CALENDAR:
+                    self.durations.add(_time_key(float(value), unit))
         for value in _word_numbers(evidence):
             self.units.setdefault(value, set()).add("")
         self.dates = [f.norm for f in facts if f.kind == "date"]
         self.lower = evidence.lower()
         self.words = set(_entity_norm(evidence).split())
+
+    def rates(self) -> set[tuple[str, str]]:
+        """The periods of the frequencies the evidence states, read loosely (on first use)."""
+        if self._rates is None:
+            self._rates = {_frequency_key(n) for n in self._frequencies}
+            for m in _LOOSE_RATE.finditer(self.lower):
+                word = next(g for g in m.groups() if g)
+                factor, unit = _time_unit(_LOOSE_UNITS.get(word, word))
+                self._rates.add(_time_key(factor, unit))
+        return self._rates
 
 
 @lru_cache(maxsize=2048)
@@ -698,7 +753,13 @@ def _present(f: Fact, ev: _EvidenceFacts) -> bool:
     if f.norm in ev.norms:
         return True
     if f.kind == "number":
+        if f.norm == INF_DURATION:
+            return False  # "forever" only as "forever", "permanently", "永久"...
+        if f.norm.startswith("every "):
+            return _frequency_key(f.norm) in ev.rates()
         value, _, unit = f.norm.partition(" ")
+        if (unit in _SECONDS or unit in _CALENDAR) and _time_key(float(value), unit) in ev.durations:
+            return True  # "two weeks" is "14 days"
         units = ev.units.get(value)
         if units is not None:
             # the value is stated; a unit conflicts only when the evidence gives it another one
@@ -730,8 +791,11 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
     """Facts of ``claim`` that ``evidence`` does not state, compared by ``norm``.
 
     A number counts as stated when the evidence has the same value with the same or no unit
-    (also written in words: "four weeks"); a date when the evidence has a date at least as
-    precise that agrees ("March 2021" is in "March 3, 2021", not the other way round); an
-    entity when its text occurs in the evidence or at least half of its words do.
+    (also written in words: "four weeks"), or the same span of time in another unit ("two
+    weeks" in "14 days"); a frequency when the evidence gives the same period in any form
+    ("every day" in "daily backups", "per day", "/day"); "forever" only when the evidence says
+    so too; a date when the evidence has a date at least as precise that agrees ("March 2021"
+    is in "March 3, 2021", not the other way round); an entity when its text occurs in the
+    evidence or at least half of its words do.
     """
     return missing_from(_key_facts(claim), evidence)
