@@ -1006,7 +1006,7 @@ int64_t time_unit_end(const Text& t, int64_t r, bool annum) {  // (TIME_UNIT|ann
 }
 
 // _ANCHOR_WORDS: every match of the three patterns holds one of these as a whole run of letters;
-// a text with none (most) skips them. Looked up by first letter, lower case.
+// a text with none where a match could hold it (most) skips them. Looked up by first letter.
 bool anchor_word(const Text& t, int64_t a, int64_t b) {
     static const std::vector<std::string_view> kByLetter[26] = {
         /*a*/ {"annum", "annually"},
@@ -1042,11 +1042,37 @@ bool anchor_word(const Text& t, int64_t a, int64_t b) {
     return false;
 }
 
+// _anchor_words: whether a word of the list above stands where a match could hold it: after a
+// run of letters that can come just before it (_BEFORE_UNIT, _BEFORE_WORD), or alone (_ALONE_WORDS).
 bool any_anchor_word(const Text& t) {
+    static const std::string_view kAlone[] = {"daily",  "weekly",      "hourly",       "monthly",    "yearly",
+                                              "annually", "fortnightly", "indefinitely", "permanently", "forever"};
+    static const std::string_view kBeforeUnit[] = {
+        "hundred", "dozen", "thousand", "million", "billion", "half", "a", "an", "every", "each", "other",
+        "second", "per"};
+    static const std::string_view kExpire[] = {"expire", "expires", "expired"};
+    int64_t prev_a = -1, prev_b = -1;  // the run of letters before
     for (int64_t i = 0; i < t.n; ++i) {
         if (!is_alpha(t.p[i])) continue;
         const int64_t e = letters_end(t, i);
-        if (anchor_word(t, i, e)) return true;
+        if (anchor_word(t, i, e)) {
+            bool before;
+            if (word_index(t, i, e, kAlone) >= 0)
+                return true;
+            if (word_eq(t, i, e, "ever"))
+                before = word_eq(t, prev_a, prev_b, "for");
+            else if (word_eq(t, i, e, "perpetuity"))
+                before = word_eq(t, prev_a, prev_b, "in");
+            else if (word_index(t, i, e, kExpire) >= 0)
+                before = word_eq(t, prev_a, prev_b, "never");
+            else
+                before = prev_a >= 0 && (word_index(t, prev_a, prev_b, kBeforeUnit) >= 0 ||
+                                         word_index(t, prev_a, prev_b, kSmall) >= 0 ||
+                                         word_index(t, prev_a, prev_b, kTens) >= 0);
+            if (before) return true;
+        }
+        prev_a = i;
+        prev_b = e;
         i = e;
     }
     return false;

@@ -464,6 +464,12 @@ _AMOUNT_WORDS = _TIME_WORDS | frozenset("""percent cent percentage pounds pound 
 inches inch meters meter metres metre kilometers kilometer kilometres kilometre degrees degree dollars dollar euros
 euro yuan yen""".split())
 _ANCHOR_WORDS = _FREQUENCY_WORDS | _UNBOUNDED_WORDS | _AMOUNT_WORDS
+# ... and in a match, the run of letters before that word is one of these ("every 3 days": every;
+# "for ever": for), except for the words that stand alone.
+_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly forever indefinitely permanently".split())
+_BEFORE_UNIT = frozenset(_SMALL + _TENS + "hundred dozen thousand million billion half a an every each other second "
+                                          "per".split())
+_BEFORE_WORD = {"ever": {"for"}, "perpetuity": {"in"}, "expire": {"never"}, "expires": {"never"}, "expired": {"never"}}
 _LOWER_LETTERS = re.compile(r"[a-z]+")
 INF_DURATION = "inf duration"
 _ADVERBS = {"daily": (1.0, "day"), "weekly": (1.0, "week"), "hourly": (1.0, "h"), "monthly": (1.0, "month"),
@@ -561,9 +567,18 @@ def _named(text: str, s: int, e: int) -> bool:
     return not _opens_sentence(text, s) or (nxt[:1].isupper() and nxt != "I")
 
 
+def _anchor_words(text: str) -> set[str]:
+    """The anchor words of ``text`` that may be part of a match (see _ALONE_WORDS)."""
+    runs = _LOWER_LETTERS.findall(text.lower())
+    if _ANCHOR_WORDS.isdisjoint(runs):
+        return set()
+    return {w for i, w in enumerate(runs) if w in _ANCHOR_WORDS and (
+        w in _ALONE_WORDS or (i and runs[i - 1] in _BEFORE_WORD.get(w, _BEFORE_UNIT)))}
+
+
 def _words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
     """Frequencies, unbounded durations and amounts written in words (the patterns above)."""
-    words = _ANCHOR_WORDS.intersection(_LOWER_LETTERS.findall(text.lower()))
+    words = _anchor_words(text)
     if not words:
         return
     for m in _FREQUENCY.finditer(text) if not _FREQUENCY_WORDS.isdisjoint(words) else ():
@@ -670,7 +685,7 @@ def _cjk_words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None
             u = unit or unit2.lstrip("个")
             out.append(Fact("number", m.group(0), f"{_fmt(value + 0.5)} {_CJK_TIME[u]}"))
             taken.append(m.span())
-    for m in _CJK_UNBOUNDED.finditer(text):
+    for m in _CJK_UNBOUNDED.finditer(text) if "永" in text or "无限期" in text else ():
         if not (taken and _overlaps(m.span(), taken)):
             out.append(Fact("number", m.group(0), INF_DURATION))
             taken.append(m.span())
