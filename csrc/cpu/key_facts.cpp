@@ -1,13 +1,15 @@
-// Key facts of ASCII text: a port of asmr.text.facts (_codes, _numeric,
+// Key facts of ASCII text: a port of asmr.text.facts (_codes, _words, _numeric,
 // _entities). Each regular expression there is matched here by hand, trying its
 // alternatives in the order Python's backtracking engine tries them; comments
 // name the pattern each function stands for.
 #include "asmr/key_facts.h"
 
 #include <algorithm>
+#include <bitset>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -435,13 +437,15 @@ std::string unit_norm(std::string u) {
     }
     if (u == "percent" || u == "per cent" || u == "percentage point" || u == "percentage points" || u == "%")
         return "%";
-    if (u.size() > 3 && u.back() == 's' && u != "lbs" && u != "hrs" && u != "days" && u != "mos") u.pop_back();
+    if (u == "centuries") return "century";
+    if (u.size() > 3 && u.back() == 's' && u != "lbs" && u != "hrs" && u != "mos") u.pop_back();
     static const std::pair<std::string_view, std::string_view> kAlias[] = {
         {"dollar", "usd"}, {"euro", "eur"},       {"yuan", "cny"},   {"rmb", "cny"},    {"pound", "lb"},
         {"lb", "lb"},      {"lbs", "lb"},         {"kilometer", "km"}, {"kilometre", "km"}, {"meter", "m"},
         {"metre", "m"},    {"second", "s"},       {"sec", "s"},      {"minute", "min"}, {"hour", "h"},
         {"hr", "h"},       {"hrs", "h"},          {"day", "day"},    {"year", "year"},  {"month", "month"},
-        {"week", "week"},  {"tonne", "ton"},      {"x", "times"},    {"person", "people"}, {"degree", "deg"}};
+        {"week", "week"},  {"tonne", "ton"},      {"x", "times"},    {"person", "people"}, {"degree", "deg"},
+        {"time", "times"}};
     for (const auto& [from, to] : kAlias)
         if (u == from) return std::string(to);
     return u;
@@ -733,6 +737,596 @@ void entities(const Text& t, const FactWords& words, const std::vector<Span>& ta
     }
 }
 
+// ---- written in words: _FREQUENCY, _UNBOUNDED, _WORD_AMOUNT (and _NUM_RE) ------------------------
+// A word of these patterns is always followed by a blank, a hyphen or a lookahead that refuses a
+// letter, so each is read as a whole run of letters and compared without case. Each optional part
+// of _NUM_RE is greedy and no word of it can start what follows it, so the longest reading is the
+// one the regular expression takes; the same holds for the count before "times".
+
+int64_t letters_end(const Text& t, int64_t i) {
+    while (is_alpha(t.at(i))) ++i;
+    return i;
+}
+
+bool word_eq(const Text& t, int64_t a, int64_t b, std::string_view lower_w) {
+    return b - a == static_cast<int64_t>(lower_w.size()) && t.has_ci(a, lower_w);
+}
+
+template <size_t N>
+int word_index(const Text& t, int64_t a, int64_t b, const std::string_view (&words)[N]) {
+    for (size_t k = 0; k < N; ++k)
+        if (word_eq(t, a, b, words[k])) return static_cast<int>(k);
+    return -1;
+}
+
+int64_t spaces(const Text& t, int64_t i) { return is_space(t.at(i)) ? t.skip_space(i) : -1; }  // \s+
+
+int64_t next_word(const Text& t, int64_t i, std::string_view lower_w) {  // \s+word: its end, or -1
+    const int64_t r = spaces(t, i);
+    if (r < 0) return -1;
+    const int64_t e = letters_end(t, r);
+    return word_eq(t, r, e, lower_w) ? e : -1;
+}
+
+inline bool ends_word(const Text& t, int64_t i) { return !is_word(t.at(i)) && t.at(i) != '-'; }  // (?![\w-])
+
+const std::string_view kSmall[] = {"zero",    "one",     "two",       "three",    "four",
+                                   "five",    "six",     "seven",     "eight",    "nine",
+                                   "ten",     "eleven",  "twelve",    "thirteen", "fourteen",
+                                   "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"};
+const std::string_view kTens[] = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"};
+const std::string_view kTimeUnits[] = {"seconds", "second", "secs", "sec",        "minutes",   "minute",
+                                       "mins",    "min",    "hours", "hour",      "hrs",       "hr",
+                                       "days",    "day",    "weeks", "week",      "fortnights", "fortnight",
+                                       "months",  "month",  "years", "year",      "decades",   "decade",
+                                       "century", "centuries"};
+const std::string_view kMeasureUnits[] = {"percent",   "pounds",     "pound",      "tons",      "ton",
+                                          "tonnes",    "tonne",      "miles",      "mile",      "feet",
+                                          "inches",    "inch",       "meters",     "meter",     "metres",
+                                          "metre",     "kilometers", "kilometer",  "kilometres", "kilometre",
+                                          "degrees",   "degree",     "dollars",    "dollar",    "euros",
+                                          "euro",      "yuan",       "yen"};
+const std::string_view kAdverbs[] = {"daily",  "weekly",   "hourly",     "monthly",
+                                     "yearly", "annually", "fortnightly"};
+const std::pair<double, std::string_view> kAdverbPeriods[] = {{1, "day"},  {1, "week"}, {1, "h"},   {1, "month"},
+                                                              {1, "year"}, {1, "year"}, {2, "week"}};
+const std::string_view kAdverbNext[] = {"at", "in", "on", "from", "to", "and", "or", "but", "for", "until", "till",
+                                        "since", "during", "with", "by", "except", "between", "before", "after",
+                                        "around", "via", "through", "throughout", "starting", "beginning", "as",
+                                        "if", "when", "while", "unless", "including", "basis"};
+const std::string_view kRateUnits[] = {
+    "percent", "cent", "points", "point", "kg", "mg", "lb", "lbs", "pound", "pounds", "ton", "tons", "tonne",
+    "tonnes", "km", "cm", "mm", "mi", "mile", "miles", "feet", "ft", "inch", "inches", "meter", "meters", "metre",
+    "metres", "kilometer", "kilometers", "kilometre", "kilometres", "gb", "mb", "kb", "tb", "pb", "ghz", "mhz",
+    "hz", "kw", "mw", "kwh", "mah", "ms", "sec", "secs", "second", "seconds", "min", "mins", "minute", "minutes",
+    "hr", "hrs", "hour", "hours", "day", "days", "week", "weeks", "month", "months", "year", "years", "decade",
+    "decades", "century", "centuries", "degree", "degrees", "dollar", "dollars", "usd", "eur", "euro", "euros",
+    "rmb", "yuan", "yen", "people", "person", "persons", "times"};
+const std::string_view kOneDayOpeners[] = {"and", "but", "until", "till", "that", "then", "when", "so", "if"};
+const std::string_view kOneDaySpans[] = {"later", "earlier", "after", "before", "ago"};
+const char kInfDuration[] = "inf duration";
+
+// A cheap test before the patterns are tried at a word: whether some word that can open a match
+// (_NUM_RE's first word, the count before "times", every, each, a, an, per, the adverbs, forever...)
+// has the same first two letters and length. Most words fail it.
+class StartWords {
+  public:
+    StartWords() {
+        static const std::string_view kOpeners[] = {
+            "half", "a", "an", "once", "twice", "thrice", "every", "each", "per", "daily", "weekly", "hourly",
+            "monthly", "yearly", "annually", "fortnightly", "forever", "indefinitely", "permanently", "for", "in",
+            "never"};
+        for (std::string_view w : kOpeners) add(w);
+        for (std::string_view w : kSmall) add(w);
+        for (std::string_view w : kTens) add(w);
+    }
+    bool may_open(const Text& t, int64_t a, int64_t b) const {
+        const int64_t n = b - a;
+        return n < 16 && bits_[key(to_lower(t.p[a]), n > 1 ? to_lower(t.p[a + 1]) : 0, n)];
+    }
+
+  private:
+    static size_t key(char c0, char c1, int64_t n) {
+        return (static_cast<size_t>(c0 - 'a') * 27 + (c1 ? c1 - 'a' + 1 : 0)) * 16 + static_cast<size_t>(n);
+    }
+    void add(std::string_view w) { bits_[key(w[0], w.size() > 1 ? w[1] : 0, static_cast<int64_t>(w.size()))] = true; }
+    std::bitset<26 * 27 * 16> bits_;
+};
+
+const StartWords& start_words() {
+    static const StartWords words;
+    return words;
+}
+
+// _SMALL_RE at p: its end, or -1.
+int64_t small_end(const Text& t, int64_t p) {
+    const int64_t q = letters_end(t, p);
+    if (word_index(t, p, q, kTens) >= 0) {
+        if ((t.at(q) == ' ' || t.at(q) == '-') && is_alpha(t.at(q + 1))) {
+            const int64_t r = letters_end(t, q + 1);
+            const int k = word_index(t, q + 1, r, kSmall);
+            if (k >= 1 && k <= 9) return r;
+        }
+        return q;
+    }
+    return word_index(t, p, q, kSmall) >= 0 ? q : -1;
+}
+
+// _NUM_RE at p: its end, or -1.
+int64_t num_end(const Text& t, int64_t p) {
+    const int64_t q = letters_end(t, p);
+    if (word_eq(t, p, q, "half")) {  // half(?:\s+an?)?
+        const int64_t r = spaces(t, q);
+        if (r >= 0) {
+            const int64_t s = letters_end(t, r);
+            if (word_eq(t, r, s, "a") || word_eq(t, r, s, "an")) return s;
+        }
+        return q;
+    }
+    const bool article = word_eq(t, p, q, "a") || word_eq(t, p, q, "an");
+    if (article) {  // an?\s+half
+        const int64_t h = next_word(t, q, "half");
+        if (h >= 0) return h;
+    }
+    int64_t e = article ? q : small_end(t, p);
+    if (e < 0) return -1;
+    if (const int64_t h = next_word(t, e, "hundred"); h >= 0) {  // (?:\s+hundred(?:\s+(?:and\s+)?SMALL)?)?
+        e = h;
+        const int64_t r = spaces(t, e);
+        if (r >= 0) {
+            int64_t inner = -1;
+            const int64_t a = letters_end(t, r);
+            if (word_eq(t, r, a, "and")) {
+                const int64_t r2 = spaces(t, a);
+                if (r2 >= 0) inner = small_end(t, r2);
+            }
+            if (inner < 0) inner = small_end(t, r);
+            if (inner >= 0) e = inner;
+        }
+    }
+    if (const int64_t d = next_word(t, e, "dozen"); d >= 0) e = d;
+    for (std::string_view scale : {"thousand", "million", "billion"})
+        if (const int64_t s = next_word(t, e, scale); s >= 0) {
+            e = s;
+            break;
+        }
+    if (const int64_t a = next_word(t, e, "and"); a >= 0)
+        if (const int64_t b = next_word(t, a, "a"); b >= 0)
+            if (const int64_t h = next_word(t, b, "half"); h >= 0) e = h;
+    return e;
+}
+
+// _words_value: "a hundred and twenty" 120, "half an" 0.5, "two and a half" 2.5.
+double words_value(const Text& t, int64_t a, int64_t b) {
+    std::vector<std::string> toks;
+    for (int64_t i = a; i < b;) {
+        while (i < b && (is_space(t.p[i]) || t.p[i] == '-')) ++i;
+        int64_t j = i;
+        while (j < b && !(is_space(t.p[j]) || t.p[j] == '-')) ++j;
+        if (j > i) toks.push_back(lower_copy(std::string_view(t.p + i, j - i)));
+        i = j;
+    }
+    if (toks.empty()) return 0;
+    if (toks[0] == "half" || (toks.size() > 1 && toks[1] == "half" && (toks[0] == "a" || toks[0] == "an")))
+        return 0.5;
+    const size_t m = toks.size();
+    const bool half = m >= 3 && toks[m - 3] == "and" && toks[m - 2] == "a" && toks[m - 1] == "half";
+    if (half) toks.resize(m - 3);
+    double value = 0;
+    for (const std::string& w : toks) {
+        int k = -1;
+        for (size_t i = 0; i < std::size(kSmall) && k < 0; ++i)
+            if (w == kSmall[i]) k = static_cast<int>(i);
+        for (size_t i = 0; i < std::size(kTens) && k < 0; ++i)
+            if (w == kTens[i]) k = 20 + 10 * static_cast<int>(i);
+        if (k >= 0)
+            value += k;
+        else if (w == "a" || w == "an")
+            value += 1;
+        else if (w == "hundred")
+            value *= 100;
+        else if (w == "dozen")
+            value *= 12;
+        else if (w == "thousand")
+            value *= 1e3;
+        else if (w == "million")
+            value *= 1e6;
+        else if (w == "billion")
+            value *= 1e9;
+    }
+    return half ? value + 0.5 : value;
+}
+
+// _time_unit: a time unit's norm, and how many of it the word is ("fortnight": 2 weeks).
+std::pair<double, std::string> time_unit(std::string_view word) {
+    const std::string w = lower_copy(word);
+    if (w.compare(0, 9, "fortnight") == 0) return {2, "week"};
+    if (w == "annum") return {1, "year"};
+    return {1, unit_norm(w)};
+}
+
+// _word_before: the run of letters, or the one character, before s (blanks skipped), lower case.
+std::string word_before(const Text& t, int64_t s) {
+    int64_t i = s;
+    while (i > 0 && is_space(t.p[i - 1])) --i;
+    int64_t j = i;
+    while (j > 0 && is_alpha(t.p[j - 1])) --j;
+    return j < i ? lower_copy(std::string_view(t.p + j, i - j)) : (i > 0 ? std::string(1, t.p[i - 1]) : "");
+}
+
+// _word_after: the run of letters, or the one character, after e (blanks skipped); *spaced when
+// blanks came first.
+std::string_view word_after(const Text& t, int64_t e, bool* spaced) {
+    int64_t i = e;
+    while (i < t.n && is_space(t.p[i])) ++i;
+    int64_t j = i;
+    while (j < t.n && is_alpha(t.p[j])) ++j;
+    *spaced = i > e;
+    return std::string_view(t.p + i, j > i ? j - i : (i < t.n ? 1 : 0));
+}
+
+template <size_t N>
+bool among(std::string_view w, const std::string_view (&words)[N]) {
+    for (std::string_view x : words)
+        if (w == x) return true;
+    return false;
+}
+
+bool is_rate(const Text& t, int64_t s) {  // _is_rate: "60 km an hour", "$5 per day"
+    const std::string before = word_before(t, s);
+    return !before.empty() &&
+           (among(before, kRateUnits) || (before.size() == 1 && (is_digit(before[0]) || before[0] == '%' ||
+                                                                 before[0] == '$')));
+}
+
+bool named(const Text& t, int64_t s, int64_t e) {  // _named: "Every Day", "the Daily Telegraph"
+    bool first = true;
+    for (int64_t i = s; i < e; ++i) {
+        if (is_alpha(t.p[i]) && !is_alpha(t.at(i - 1))) {
+            if (!first && is_upper(t.p[i])) return true;
+            first = false;
+        }
+    }
+    if (!is_upper(t.p[s])) return false;
+    bool spaced;
+    const std::string_view next = word_after(t, e, &spaced);
+    return !opens_sentence(t, s) || (!next.empty() && is_upper(next[0]) && next != "I");
+}
+
+double parse_double(const Text& t, int64_t a, int64_t b) {
+    double v = 0;
+    std::from_chars(t.p + a, t.p + b, v);
+    return v;
+}
+
+int64_t time_unit_end(const Text& t, int64_t r, bool annum) {  // (TIME_UNIT|annum)(?![\w-])
+    const int64_t e = letters_end(t, r);
+    const bool unit = word_index(t, r, e, kTimeUnits) >= 0 || (annum && word_eq(t, r, e, "annum"));
+    return unit && ends_word(t, e) ? e : -1;
+}
+
+// _ANCHOR_WORDS: every match of the three patterns holds one of these as a whole run of letters;
+// a text with none where a match could hold it (most) skips them. Looked up by first letter.
+bool anchor_word(const Text& t, int64_t a, int64_t b) {
+    static const std::vector<std::string_view> kByLetter[26] = {
+        /*a*/ {"annum", "annually"},
+        /*b*/ {},
+        /*c*/ {"cent", "century", "centuries"},
+        /*d*/ {"day", "days", "daily", "decade", "decades", "degree", "degrees", "dollar", "dollars"},
+        /*e*/ {"ever", "euro", "euros", "expire", "expires", "expired"},
+        /*f*/ {"feet", "forever", "fortnight", "fortnights", "fortnightly"},
+        /*g*/ {},
+        /*h*/ {"hr", "hrs", "hour", "hours", "hourly"},
+        /*i*/ {"inch", "inches", "indefinitely"},
+        /*j*/ {},
+        /*k*/ {"kilometer", "kilometers", "kilometre", "kilometres"},
+        /*l*/ {},
+        /*m*/ {"min", "mins", "minute", "minutes", "month", "months", "monthly", "mile", "miles", "meter", "meters",
+               "metre", "metres"},
+        /*n*/ {},
+        /*o*/ {},
+        /*p*/ {"percent", "percentage", "pound", "pounds", "permanently", "perpetuity"},
+        /*q*/ {},
+        /*r*/ {},
+        /*s*/ {"sec", "secs", "second", "seconds"},
+        /*t*/ {"ton", "tons", "tonne", "tonnes"},
+        /*u*/ {},
+        /*v*/ {},
+        /*w*/ {"week", "weeks", "weekly"},
+        /*x*/ {},
+        /*y*/ {"year", "years", "yearly", "yuan", "yen"},
+        /*z*/ {}};
+    if (b - a < 2 || b - a > 12) return false;
+    for (std::string_view w : kByLetter[to_lower(t.p[a]) - 'a'])
+        if (word_eq(t, a, b, w)) return true;
+    return false;
+}
+
+// _anchor_words: whether a word of the list above stands where a match could hold it: after a
+// run of letters that can come just before it (_BEFORE_UNIT, _BEFORE_WORD), or alone (_ALONE_WORDS).
+bool any_anchor_word(const Text& t) {
+    static const std::string_view kAlone[] = {"daily",  "weekly",      "hourly",       "monthly",    "yearly",
+                                              "annually", "fortnightly", "indefinitely", "permanently", "forever"};
+    static const std::string_view kBeforeUnit[] = {
+        "hundred", "dozen", "thousand", "million", "billion", "half", "a", "an", "every", "each", "other",
+        "second", "per"};
+    static const std::string_view kExpire[] = {"expire", "expires", "expired"};
+    int64_t prev_a = -1, prev_b = -1;  // the run of letters before
+    for (int64_t i = 0; i < t.n; ++i) {
+        if (!is_alpha(t.p[i])) continue;
+        const int64_t e = letters_end(t, i);
+        if (anchor_word(t, i, e)) {
+            bool before;
+            if (word_index(t, i, e, kAlone) >= 0)
+                return true;
+            if (word_eq(t, i, e, "ever"))
+                before = word_eq(t, prev_a, prev_b, "for");
+            else if (word_eq(t, i, e, "perpetuity"))
+                before = word_eq(t, prev_a, prev_b, "in");
+            else if (word_index(t, i, e, kExpire) >= 0)
+                before = word_eq(t, prev_a, prev_b, "never");
+            else
+                before = prev_a >= 0 && (word_index(t, prev_a, prev_b, kBeforeUnit) >= 0 ||
+                                         word_index(t, prev_a, prev_b, kSmall) >= 0 ||
+                                         word_index(t, prev_a, prev_b, kTens) >= 0);
+            if (before) return true;
+        }
+        prev_a = i;
+        prev_b = e;
+        i = e;
+    }
+    return false;
+}
+
+// _FREQUENCY: "daily", "every 3 days", "twice a week", "per hour", "once every two weeks".
+void frequencies(const Text& t, std::vector<Span>* taken, std::vector<KeyFact>* out) {
+    int64_t p = 0;
+    while (p < t.n) {
+        const char c = t.p[p], prev = t.at(p - 1);
+        if (!is_alnum(c) || is_word(prev) || prev == '-' || (is_digit(c) && (prev == '.' || prev == ','))) {
+            ++p;
+            continue;
+        }
+        // (?:(once|twice|thrice|(?:SMALL|\d+)\s+times)\s+)?
+        int64_t q = p, k_end = -1, k_num = -1;
+        double k = 1;
+        if (is_digit(c)) {
+            k_num = p;
+            while (is_digit(t.at(k_num))) ++k_num;
+            if ((k_end = next_word(t, k_num, "times")) >= 0) k = parse_double(t, p, k_num);
+        } else {
+            const int64_t w = letters_end(t, p);
+            if (!start_words().may_open(t, p, w)) {
+                p = w;
+                continue;
+            }
+            static const std::string_view kOnce[] = {"once", "twice", "thrice"};
+            const int once = word_index(t, p, w, kOnce);
+            if (once >= 0) {
+                k_end = w;
+                k = once + 1;
+            } else if ((k_num = small_end(t, p)) >= 0 && (k_end = next_word(t, k_num, "times")) >= 0) {
+                k = words_value(t, p, k_num);
+            }
+        }
+        const bool has_k = k_end >= 0;
+        if (has_k) {
+            q = spaces(t, k_end);
+            if (q < 0) {
+                ++p;
+                continue;
+            }
+        }
+        if (!is_alpha(t.at(q))) {
+            ++p;
+            continue;
+        }
+        const int64_t we = letters_end(t, q);
+        int64_t e = -1, unit_start = -1;
+        double n = 1;
+        bool per = false, per_word = false;
+        int adverb = -1;
+        if (word_eq(t, q, we, "every") || word_eq(t, q, we, "each")) {
+            const int64_t r = spaces(t, we);
+            if (r >= 0) {
+                const int64_t rw = letters_end(t, r);
+                if (word_eq(t, r, rw, "other") || word_eq(t, r, rw, "second")) {  // (other|second)\s+(?=UNIT)
+                    const int64_t r2 = spaces(t, rw);
+                    if (r2 >= 0 && (e = time_unit_end(t, r2, false)) >= 0) {
+                        unit_start = r2;
+                        n = 2;
+                    }
+                }
+                if (e < 0) {  // (\d+(?:\.\d+)?|NUM)\s+
+                    int64_t ne = -1;
+                    bool digits = false;
+                    if (is_digit(t.at(r))) {
+                        ne = r;
+                        while (is_digit(t.at(ne))) ++ne;
+                        if (t.at(ne) == '.' && is_digit(t.at(ne + 1))) {
+                            ne += 2;
+                            while (is_digit(t.at(ne))) ++ne;
+                        }
+                        digits = true;
+                    } else {
+                        ne = num_end(t, r);
+                    }
+                    const int64_t r2 = ne >= 0 ? spaces(t, ne) : -1;
+                    if (r2 >= 0 && (e = time_unit_end(t, r2, false)) >= 0) {
+                        unit_start = r2;
+                        n = digits ? parse_double(t, r, ne) : words_value(t, r, ne);
+                    }
+                }
+                if (e < 0 && (e = time_unit_end(t, r, false)) >= 0) unit_start = r;
+            }
+        } else if (word_eq(t, q, we, "a") || word_eq(t, q, we, "an") || word_eq(t, q, we, "per")) {
+            const int64_t r = spaces(t, we);
+            if (r >= 0 && (e = time_unit_end(t, r, true)) >= 0) {
+                unit_start = r;
+                per = true;
+                per_word = word_eq(t, q, we, "per");
+            }
+        } else if ((adverb = word_index(t, q, we, kAdverbs)) >= 0 && ends_word(t, we)) {
+            e = we;
+        }
+        if (e < 0) {
+            ++p;
+            continue;
+        }
+        const int64_t s = p;
+        p = e;
+        if ((!taken->empty() && overlaps(*taken, s, e)) || named(t, s, e)) continue;
+        if (per && !has_k && (!per_word || is_rate(t, s))) continue;  // "a day" alone: a duration
+        if (adverb >= 0 && !has_k) {
+            bool spaced;
+            const std::string_view next = word_after(t, e, &spaced);
+            const bool ok = next.empty() || (next.size() == 1 && std::string_view(".,;:!?)]\"'").find(next[0]) !=
+                                                                     std::string_view::npos) ||
+                            (spaced && among(lower_copy(next), kAdverbNext));
+            if (!ok) continue;  // "daily life"
+        }
+        if (k == 0) continue;
+        std::string u;
+        if (adverb >= 0) {
+            n = kAdverbPeriods[adverb].first;
+            u = kAdverbPeriods[adverb].second;
+        } else {
+            const auto [factor, unit] = time_unit(std::string_view(t.p + unit_start, e - unit_start));
+            n *= factor;
+            u = unit;
+        }
+        out->push_back({kFactNumber, t.slice(s, e), "every " + format_value(n / k) + " " + u});
+        taken->push_back({s, e});
+    }
+}
+
+// _UNBOUNDED: "forever", "for ever", "indefinitely", "permanently", "in perpetuity", "never expire(s|d)".
+void unbounded(const Text& t, std::vector<Span>* taken, std::vector<KeyFact>* out) {
+    static const std::string_view kOne[] = {"forever", "indefinitely", "permanently"};
+    static const std::string_view kExpire[] = {"expire", "expires", "expired"};
+    int64_t p = 0;
+    while (p < t.n) {
+        const char prev = t.at(p - 1);
+        if (!is_alpha(t.p[p]) || is_word(prev) || prev == '-') {
+            ++p;
+            continue;
+        }
+        const int64_t w = letters_end(t, p);
+        int64_t e = -1;
+        if (!start_words().may_open(t, p, w)) {
+            p = w;
+            continue;
+        }
+        if (word_index(t, p, w, kOne) >= 0) {
+            e = w;
+        } else if (word_eq(t, p, w, "for")) {
+            e = next_word(t, w, "ever");
+        } else if (word_eq(t, p, w, "in")) {
+            e = next_word(t, w, "perpetuity");
+        } else if (word_eq(t, p, w, "never")) {
+            const int64_t r = spaces(t, w);
+            const int64_t x = r >= 0 ? letters_end(t, r) : -1;
+            if (r >= 0 && word_index(t, r, x, kExpire) >= 0) e = x;
+        }
+        if (e < 0 || !ends_word(t, e)) {
+            p = w;
+            continue;
+        }
+        const int64_t s = p;
+        p = e;
+        if ((!taken->empty() && overlaps(*taken, s, e)) || named(t, s, e)) continue;
+        out->push_back({kFactNumber, t.slice(s, e), kInfDuration});
+        taken->push_back({s, e});
+    }
+}
+
+// The unit of _WORD_AMOUNT at r: a time or measure unit, "per cent", "percentage point(s)"; its end or -1.
+int64_t amount_unit_end(const Text& t, int64_t r, bool* time) {
+    const int64_t e = letters_end(t, r);
+    *time = word_index(t, r, e, kTimeUnits) >= 0;
+    if (*time || word_index(t, r, e, kMeasureUnits) >= 0) return e;
+    if (word_eq(t, r, e, "per")) {  // per\s*cent
+        const int64_t c = t.skip_space(e), ce = letters_end(t, c);
+        return word_eq(t, c, ce, "cent") ? ce : -1;
+    }
+    if (word_eq(t, r, e, "percentage")) {  // percentage\s+points?
+        const int64_t c = spaces(t, e);
+        if (c < 0) return -1;
+        const int64_t ce = letters_end(t, c);
+        return word_eq(t, c, ce, "point") || word_eq(t, c, ce, "points") ? ce : -1;
+    }
+    return -1;
+}
+
+// _WORD_AMOUNT: "fourteen days", "half an hour", "a fortnight", "five percent".
+void amounts(const Text& t, std::vector<Span>* taken, std::vector<KeyFact>* out) {
+    int64_t p = 0;
+    while (p < t.n) {
+        const char prev = t.at(p - 1);
+        if (!is_alpha(t.p[p]) || is_word(prev) || prev == '-') {
+            ++p;
+            continue;
+        }
+        const int64_t w = letters_end(t, p);
+        if (!start_words().may_open(t, p, w)) {
+            p = w;
+            continue;
+        }
+        const int64_t ne = num_end(t, p);
+        int64_t r = -1, ue = -1, e = -1;
+        bool time = false, half = false;
+        if (ne >= 0) r = is_space(t.at(ne)) ? t.skip_space(ne) : t.at(ne) == '-' ? ne + 1 : -1;  // (?:\s+|-)
+        if (r >= 0) ue = amount_unit_end(t, r, &time);
+        if (ue >= 0) {  // (\s+and\s+a\s+half)?(?!\w)
+            int64_t h = next_word(t, ue, "and");
+            h = h >= 0 ? next_word(t, h, "a") : -1;
+            h = h >= 0 ? next_word(t, h, "half") : -1;
+            if (h >= 0 && !is_word(t.at(h))) {
+                e = h;
+                half = true;
+            } else if (!is_word(t.at(ue))) {
+                e = ue;
+            }
+        }
+        if (e < 0) {
+            ++p;
+            continue;
+        }
+        const int64_t s = p;
+        p = e;
+        if ((!taken->empty() && overlaps(*taken, s, e)) || named(t, s, e)) continue;
+        const std::string num = lower_copy(std::string_view(t.p + s, ne - s));
+        const std::string unit = lower_copy(std::string_view(t.p + r, ue - r));
+        const bool second = unit == "second" || unit == "sec";
+        if ((num == "a" || num == "an") && (!time || second || is_rate(t, s))) continue;  // "$5 a day"
+        double value = words_value(t, s, ne);
+        if (second && value != 1) continue;  // "the twenty-second day"
+        if (num == "one" && unit == "day" && !half) {  // "One day, he left"; "until one day"
+            bool spaced;
+            const std::string next = lower_copy(word_after(t, e, &spaced));
+            const std::string before = word_before(t, s);
+            if (!among(next, kOneDaySpans) &&
+                (before.empty() || (before.size() == 1 && std::string_view(".!?,;:(\"\n").find(before[0]) !=
+                                                              std::string_view::npos) ||
+                 among(before, kOneDayOpeners)))
+                continue;
+        }
+        if (t.has_ci(e, "-to-") || t.has_ci(e, "-by-") || t.has_ci(e, "-on-") || t.has_ci(e, "-round"))
+            continue;  // "day-to-day", "year-round"
+        if (half) value += 0.5;
+        std::string u;
+        if (time) {
+            const auto [factor, tu] = time_unit(unit);
+            value *= factor;
+            u = tu;
+        } else {
+            u = unit_norm(unit);
+        }
+        out->push_back({kFactNumber, t.slice(s, e), format_value(value) + " " + u});
+        taken->push_back({s, e});
+    }
+}
+
 }  // namespace
 
 bool key_facts_ascii(const char* text, int64_t n, const FactWords& words, std::vector<KeyFact>* out) {
@@ -747,6 +1341,11 @@ bool key_facts_ascii(const char* text, int64_t n, const FactWords& words, std::v
     std::vector<Span> taken;
     std::vector<KeyFact> found;
     codes(t, &taken, &found);
+    if (any_anchor_word(t)) {  // _words: before the digit runs, so "every 3 days" is one fact
+        frequencies(t, &taken, &found);
+        unbounded(t, &taken, &found);
+        amounts(t, &taken, &found);
+    }
     numbers(t, &taken, &found);
     entities(t, words, taken, &found);
     for (KeyFact& f : found) out->push_back(std::move(f));

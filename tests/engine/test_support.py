@@ -75,6 +75,118 @@ def test_missing_numbers_dates_and_entities():
     assert missing_facts("清华大学于2021年3月发布了报告", "2021年3月5日，清华大学发布报告") == []
 
 
+@pytest.mark.parametrize("text, expected", [
+    # amounts written in words, normalised like digits
+    ("Logs are kept for fourteen days.", ["14 day"]),
+    ("Logs are kept for two weeks, then twenty-one days more.", ["2 week", "21 day"]),
+    ("It lasted a hundred and twenty years.", ["120 year"]),
+    ("Wait half an hour, an hour and a half or one and a half hours.", ["0.5 h", "1.5 h", "1.5 h"]),
+    ("Keep it for a fortnight, a month or a year.", ["2 week", "1 month", "1 year"]),
+    ("Prices rose five percent over three per cent.", ["5 %", "3 %"]),
+    ("Logs are deleted after one hour.", ["1 h"]),
+    ("It was a two-week course.", ["2 week"]),
+    ("Logs are kept for 14 days, not 3 centuries.", ["14 day", "3 century"]),  # digits: "days" is "day"
+    # frequencies: the time between two events
+    ("Backups run daily.", ["every 1 day"]),
+    ("Backups run every day, each week and once a year.", ["every 1 day", "every 1 week", "every 1 year"]),
+    ("It is checked twice a day and three times a week.", ["every 0.5 day", "every 0.333333 week"]),
+    ("It runs every 3 days, every two weeks and every other day.", ["every 3 day", "every 2 week", "every 2 day"]),
+    ("It runs every half hour and 5 times a day.", ["every 0.5 h", "every 0.2 day"]),
+    ("It runs hourly at noon, weekly, and on a daily basis.", ["every 1 h", "every 1 week", "every 1 day"]),
+    ("Interest is paid per annum; three backups per day.", ["every 1 year", "every 1 day"]),
+    # unbounded durations
+    ("Logs are kept forever.", ["inf duration"]),
+    ("Keys never expire; backups are kept indefinitely.", ["inf duration", "inf duration"]),
+    ("He was permanently banned and it lasts for ever.", ["inf duration", "inf duration"]),
+    # Chinese
+    ("日志每天备份，每周汇总，每隔三天清理，每天两次检查。", ["every 1 day", "every 1 week", "every 3 day", "every 0.5 day"]),
+    ("日志永久保留。", ["inf duration"]),
+    ("保留两周，等半小时，再等一个半小时，合同两年半。", ["0.5 h", "1.5 h", "2.5 year", "2 week"]),
+    ("每30分钟同步一次。", ["every 30 min"]),
+    ("每星期、每月、每年、每小时各一次。", ["every 1 week", "every 1 month", "every 1 year", "every 1 h"]),
+])
+def test_numbers_written_in_words_frequencies_and_unbounded_durations(text, expected):
+    assert norms(text, "number") == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Two of them came; one of the days was cold.",  # bare word numbers name nothing
+    "Daily life was hard for readers of The Daily Telegraph and the weekly magazine.",
+    "One day, he left. Until one day she came back.",
+    "It drove at 60 km an hour, worked 8 hours a day and earned $5 per day.",  # rates of a quantity
+    "On the twenty-second day, for a second time, the day-to-day work of a year-round resort went on.",
+    "Forever Young and Every Day are songs.",
+    "上半年的半月刊。",  # the first half of the year; a semimonthly
+])
+def test_idioms_and_names_are_not_frequencies_or_durations(text):
+    words = [f for f in key_facts(text) if f.kind == "number" and not f.text[:1].isdigit()
+             and not f.text.startswith("$")]
+    assert words == []
+
+
+LOGS = "Logs are kept for 14 days in the log directory. Backups run daily."
+
+
+@pytest.mark.parametrize("claim, missing", [
+    ("Logs are kept forever.", ["inf duration"]),
+    ("Logs are deleted after one hour.", ["1 h"]),
+    ("Logs are kept for fourteen weeks.", ["14 week"]),
+    ("Backups run every week.", ["every 1 week"]),
+    ("Backups run twice a day.", ["every 0.5 day"]),
+    # the same value in other words, units or forms is stated
+    ("Logs are kept for two weeks.", []),
+    ("Logs are kept for a fortnight.", []),
+    ("Logs are kept for fourteen days.", []),
+    ("Logs are kept for 336 hours.", []),
+    ("Backups run every day.", []),
+    ("Backups run once a day.", []),
+    ("Backups run every 24 hours.", []),
+])
+def test_the_verifier_check_reads_durations_and_frequencies(claim, missing):
+    assert [f.norm for f in missing_facts(claim, LOGS)] == missing
+
+
+def test_durations_and_frequencies_compare_across_forms():
+    assert missing_facts("It takes one hour.", "It takes 60 minutes.") == []
+    assert missing_facts("It takes 60 minutes.", "It takes an hour.") == []
+    assert missing_facts("A day is 24 hours.", "It lasted one day.") == []
+    assert missing_facts("Backups run daily.", "Daily backups are kept.") == []  # an adjective in evidence
+    assert missing_facts("Three meals per day.", "three meals a day") == []
+    assert missing_facts("three meals a day", "Three meals per day.") == []
+    assert missing_facts("It polls hourly.", "It polls at 10 requests/h.") == []
+    assert missing_facts("Backups run every 7 days.", "Backups run weekly.") == []
+    assert missing_facts("It is checked twice a day.", "It is checked every 12 hours.") == []
+    assert [f.norm for f in missing_facts("Backups run every 3 days.", "Backups are kept 3 days.")] == ["every 3 day"]
+    assert missing_facts("Backups are kept 3 days.", "Backups run every 3 days.") == []
+    # months and years are not converted to days
+    assert [f.norm for f in missing_facts("It lasts a month.", "It lasts 30 days.")] == ["1 month"]
+    assert [f.norm for f in missing_facts("It lasts 4 months.", "It lasted four weeks.")] == ["4 month"]
+    # a value in words with a unit no longer stands for the bare value
+    assert [f.norm for f in missing_facts("It lasts 14 weeks.", "It lasts fourteen days.")] == ["14 week"]
+    assert missing_facts("It lasts 14 days.", "Fourteen days, it lasts.") == []
+    # "forever" only as another word for forever
+    assert missing_facts("Logs are kept forever.", "Logs are kept permanently.") == []
+    assert [f.norm for f in missing_facts("Logs are kept forever.", "Logs are kept.")] == ["inf duration"]
+
+
+def test_chinese_durations_and_frequencies():
+    assert [f.norm for f in missing_facts("日志每天备份。", "日志每周备份。")] == ["every 1 day"]
+    assert missing_facts("日志每天备份。", "Backups run daily: 日志每日备份。") == []
+    assert [f.norm for f in missing_facts("日志永久保留。", "日志保留30天。")] == ["inf duration"]
+    assert missing_facts("日志永久保留。", "日志永远保留。") == []
+    assert missing_facts("日志保留两周。", "日志保留十四天。") == []
+    assert missing_facts("任务需要半小时。", "任务需要30分钟。") == []
+    assert [f.norm for f in missing_facts("日志保留三十周。", "日志保留三十天。")] == ["30 week"]
+
+
+def test_english_in_non_ascii_text_is_read_alike():
+    # non-ASCII text takes the regex extractor, ASCII the native one: the same facts either way
+    ascii_facts = [(f.kind, f.norm) for f in key_facts("Cafe logs are kept for two weeks and rotated daily.")]
+    accent = [(f.kind, f.norm) for f in key_facts("Café logs are kept for two weeks and rotated daily.")]
+    assert [n for k, n in ascii_facts if k == "number"] == [n for k, n in accent if k == "number"]
+    assert [n for k, n in accent if k == "number"] == ["every 1 day", "2 week"]
+
+
 # ---- core claim --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sentence, core", [

@@ -21,7 +21,8 @@ NATIVE = KeyFactExtractor(sorted(F._COMMON), F.Fact, F.KINDS)
 
 # One or more cases for each branch of the patterns: codes, ISO / day-month-year /
 # month-day-year dates, years, versions (v-prefix, dotted, after a product name),
-# units, scale words, currency, lists, entities with connectors and sentence openers.
+# units, scale words, currency, lists, entities with connectors and sentence openers,
+# amounts, frequencies and unbounded durations written in words.
 EDGE_CASES = [
     "The ERR_42 code and SKU1234 and COVID-19 and AB-cd and ab_c and A100 and iOS17 and ABc1 AB1x.",
     "On March 3, 2021 and 3rd of March 2021 and 3 Mar. 2021 and 2021-03-03, also 2021-13-01 and 2021-3.",
@@ -38,6 +39,16 @@ EDGE_CASES = [
     "",
     "no facts at all here",
     "9" * 300 + " trillion and " + "1" * 298 + ".5 kg",  # inf, and a float of many digits
+    # written in words: amounts, frequencies, unbounded durations, and the idioms they leave out
+    "Kept for fourteen days, twenty-one weeks, a hundred and twenty years, two dozen miles, half an hour, "
+    "an hour and a half, one and a half hours, a half-hour, a fortnight, five percent, three per  cent.",
+    "Twice a day, three times a week, 5 times a day, once every two weeks, every other day, every second day, "
+    "every second, every 3 days, every 1.5 hours, every half hour, per annum, 3 backups per day, each year.",
+    "It runs daily. It runs hourly at noon, weekly, on a daily basis, monthly; kept forever, for ever, "
+    "indefinitely, permanently, in perpetuity; keys never expire. Forever, he said. Every day I run.",
+    "Daily backups and daily life in The Daily Telegraph; Forever Young; Every Day; One day, he left; "
+    "until one day; one day later; 60 km an hour, 8 hours a day, $5 per day, three meals a day, a day-to-day "
+    "job, a year-round resort, the twenty-second day, a second time, a sec, zero times a day, 1.5 times a day.",
 ]
 
 TOKENS = ("0 1 2 3 9 12 31 39 00 2021 1999 2099 2100 1,234 1,234,567.89 1,2 3.5 1.2.3 v1.2 V2 12. .5 , . - _ $ % "
@@ -45,7 +56,12 @@ TOKENS = ("0 1 2 3 9 12 31 39 00 2021 1999 2099 2100 1,234 1,234,567.89 1,2 3.5 
           "ERR_42 A100 COVID-19 AB-cd ab_c SKU1234 ABc1 AB1x st nd rd th km kg GB ms kwh mi min sec million bn "
           "thousand k K m M x s g percent per cent percentage points point version release Release ver. "
           "iOS C++ U.S. AT&T O'Neil de della van Der & y for Inc. 3rd 1990s 5m 12M $5 2021-03-03 2021-13-01 "
-          "2021-3 21st hrs days persons times dollars").split(" ")
+          "2021-3 21st hrs days persons times dollars "
+          "every each other second once twice thrice a an half per annum daily weekly hourly monthly yearly "
+          "annually fortnightly forever for ever indefinitely permanently in perpetuity never expire expires "
+          "expired one two twenty twenty-one fourteen hundred and dozen day days hour hours week weeks fortnight "
+          "minute year percent percentage Daily Every One Forever I life at basis -to- year-round later until "
+          "- 1.5").split(" ")
 SEPARATORS = [" ", " ", "", "\t", "\n", "  ", ", ", ". "]
 
 

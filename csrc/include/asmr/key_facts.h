@@ -2,8 +2,9 @@
 //
 // The native path of asmr.text.facts.key_facts, for the text every cited
 // sentence and every unit is checked with. It finds what the Python extractor's
-// regular expressions find, in the same order (codes, then dates, versions and
-// numbers in text order, then entities), with the same text and norm for each
+// regular expressions find, in the same order (codes, then amounts, frequencies and
+// unbounded durations written in words, then dates, versions and numbers in text
+// order, then entities), with the same text and norm for each
 // fact; tests/kernels/test_facts_native.py compares the two on real and generated text.
 // Non-ASCII text (CJK names, curly quotes, currency signs other than $) stays with
 // the Python extractor.

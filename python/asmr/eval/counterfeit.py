@@ -40,7 +40,10 @@ class Counterfeit:
 
 
 def _shape(fact) -> tuple[str, str]:
-    """What a value may be swapped for: the same kind, and for a number the same unit."""
+    """What a value may be swapped for: the same kind, and for a number the same unit (any
+    frequency for a frequency: "daily" for "every 3 hours")."""
+    if fact.kind == "number" and fact.norm.startswith("every "):
+        return fact.kind, "every"
     unit = fact.norm.split(" ", 1)[1] if fact.kind == "number" and " " in fact.norm else ""
     return fact.kind, unit
 
@@ -94,9 +97,11 @@ def counterfeit_corpus(corpus: list[dict], queries: list[dict], *, share: float 
     by_pid = {r["pid"]: r for r in corpus}
     values = {r["pid"]: _values(r) for r in corpus}
     pool: dict[tuple[str, str], list[str]] = {}
+    norms: dict[str, str] = {}
     for pid in sorted(values):
         for f in values[pid]:
             pool.setdefault(_shape(f), []).append(f.text)
+            norms[f.text] = f.norm
     for texts in pool.values():
         texts[:] = sorted(set(texts))
     chosen = [q for q in queries if [p for p in q.get("gold_pids") or () if values.get(p)]]
@@ -108,7 +113,9 @@ def counterfeit_corpus(corpus: list[dict], queries: list[dict], *, share: float 
             continue
         gold = rng.choice(golds)
         fact = rng.choice(values[gold])
-        others = [t for t in pool[_shape(fact)] if _bare(t) != _bare(fact.text) and t not in by_pid[gold]["text"]]
+        # another value, not the same one written otherwise ("14 days" for "fourteen days")
+        others = [t for t in pool[_shape(fact)] if _bare(t) != _bare(fact.text) and norms[t] != fact.norm
+                  and t not in by_pid[gold]["text"]]
         if not others:
             continue
         new = rng.choice(others)

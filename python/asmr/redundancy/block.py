@@ -93,11 +93,31 @@ def _blank_order(fact: Fact) -> int:
     return 1 if fact.kind == "number" and fact.text.strip().replace(",", "").replace(".", "").isdigit() else 0
 
 
+_TIME_NORMS = frozenset("s min h day week month year decade century duration".split())
+_MONEY_NORMS = frozenset("usd eur gbp cny yen".split())
+
+
+def _asks_for_words(fact: Fact, cjk: bool) -> str:
+    """The question words for a number written in words, from its norm ("every 1 day": how often)."""
+    unit = fact.norm.rpartition(" ")[2]
+    if fact.norm.startswith("every "):
+        return "多久一次" if cjk else "how often"
+    if unit in _TIME_NORMS:
+        return "多久" if cjk else "how long"
+    if cjk:
+        return "多少"
+    if unit in _MONEY_NORMS:
+        return "how much"
+    return "what percentage" if unit == "%" else f"how many {fact.text.split()[-1]}"
+
+
 def _asks_for(fact: Fact, cjk: bool, after: str) -> str:
     """The question words that stand in for ``fact``: "how many minutes", "what year", "哪个版本"."""
     if fact.kind == "number":
         lead = _NUMBER_LEAD.match(fact.text)
-        unit = fact.text[lead.end():].strip() if lead else ""
+        if lead is None:  # written in words: "fourteen days", "daily", "forever", "five percent", "三十天"
+            return _asks_for_words(fact, cjk)
+        unit = fact.text[lead.end():].strip()
         if cjk:
             return "多少" + unit
         if (lead and lead.group("currency")) or unit.lower() in _MONEY_UNITS:

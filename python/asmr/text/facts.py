@@ -6,19 +6,28 @@ two texts can be compared by:
 
 - number: the value without thousands separators or scale words, then the unit
   ("1,200" → ``1200``, "3.5 percent" → ``3.5 %``, "2 million people" →
-  ``2000000``, "12万人" → ``120000``, "12 GB" → ``12 gb``);
+  ``2000000``, "12万人" → ``120000``, "12 GB" → ``12 gb``, "14 days" → ``14 day``);
+  also written in words with a unit ("fourteen days" → ``14 day``, "half an hour" →
+  ``0.5 h``, "a fortnight" → ``2 week``, "five percent" → ``5 %``, "三十天" →
+  ``30 day``, "半小时" → ``0.5 h``; a bare "two" is no fact), frequencies as the time
+  between two events ("daily", "every day", "once a day", "每天" → ``every 1 day``;
+  "twice a week" → ``every 0.5 week``; "every 3 hours" → ``every 3 h``) and unbounded
+  durations ("forever", "indefinitely", "permanently", "never expires", "永久" →
+  ``inf duration``);
 - date: ISO, as precise as the text (``2021-03-03``, ``2021-03``, ``2021``);
 - version: without a leading "v" (``1.2.3``);
 - code: upper case without separators (``ERR42``, ``SKU1234``);
 - entity: lower case, punctuation dropped, no leading "the".
 
 ``missing_facts(claim, evidence)`` lists the claim's facts the evidence does not
-state. Extraction is regular expressions, with no model: cheap enough to run on
-every cited sentence and unit. ASCII text goes to a native port of the same
-patterns (``csrc/cpu/key_facts.cpp``), which finds the same facts several times
-faster; tests/kernels/test_facts_native.py holds the two to each other. English and CJK text are both handled; CJK entities
-are quoted titles (《》「」“”), organisation and place names ending in a
-suffix such as 大学, 公司 or 市, and katakana runs.
+state; spans of time compare by length across seconds, minutes, hours, days and
+weeks ("two weeks" is stated by "14 days"; months and years are not converted).
+Extraction is regular expressions, with no model: cheap enough to run on every
+cited sentence and unit. ASCII text goes to a native port of the same patterns
+(``csrc/cpu/key_facts.cpp``), which finds the same facts several times faster;
+tests/kernels/test_facts_native.py holds the two to each other. English and CJK
+text are both handled; CJK entities are quoted titles (《》「」“”), organisation and
+place names ending in a suffix such as 大学, 公司 or 市, and katakana runs.
 """
 from __future__ import annotations
 
@@ -144,8 +153,10 @@ def _unit_norm(unit: str | None) -> str:
         u = _SPACES.sub(" ", u)
     if u in ("percent", "per cent", "percentage point", "percentage points", "%"):
         return "%"
-    if u.endswith("s") and len(u) > 3 and u not in ("lbs", "hrs", "days", "mos"):
-        u = u[:-1]  # "weeks" and "week" compare equal
+    if u == "centuries":
+        return "century"
+    if u.endswith("s") and len(u) > 3 and u not in ("lbs", "hrs", "mos"):
+        u = u[:-1]  # "days" and "day" compare equal, as "天" does
     return u
 
 
@@ -263,7 +274,7 @@ _UNITS_ALIAS = {"dollar": "usd", "euro": "eur", "yuan": "cny", "rmb": "cny", "�
                 "hr": "h", "hrs": "h", "小时": "h", "分钟": "min", "秒": "s", "day": "day", "天": "day",
                 "year": "year", "年": "year", "month": "month", "月": "month", "week": "week", "克": "g",
                 "千克": "kg", "公斤": "kg", "吨": "ton", "tonne": "ton", "倍": "times", "x": "times",
-                "人": "people", "person": "people", "°c": "c", "°f": "f", "degree": "deg"}
+                "人": "people", "person": "people", "time": "times", "°c": "c", "°f": "f", "degree": "deg"}
 
 
 def _codes(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
@@ -325,6 +336,9 @@ def _regex_key_facts(text: str) -> tuple[Fact, ...]:
     out: list[Fact] = []
     taken: list[tuple[int, int]] = []
     _codes(text, taken, out)
+    _words(text, taken, out)
+    if not text.isascii():
+        _cjk_words(text, taken, out)
     if _DIGITS.search(text):
         _numeric(text, taken, out)
     if _CJK_NUMERAL_RUN.search(text):
@@ -346,10 +360,12 @@ def _key_facts(text: str) -> tuple[Fact, ...]:
 
 
 def key_facts(text: str) -> list[Fact]:
-    """The key facts of ``text``, dates first, then versions, codes, numbers and entities.
+    """The key facts of ``text``: codes, then numbers written in words, frequencies and unbounded
+    durations, then dates, versions and numbers in text order, then entities.
 
     A span belongs to one fact: "2021-03-03" is a date, not three numbers; "ERR_42" is a
-    code, not the number 42. Results are cached per text (units are checked repeatedly).
+    code, not the number 42; "every 3 days" a frequency, not the 3 days. Results are cached
+    per text (units are checked repeatedly).
     """
     if not isinstance(text, str):
         raise ValueError(f"key_facts: text must be a string, got {type(text).__name__}")
@@ -357,9 +373,12 @@ def key_facts(text: str) -> list[Fact]:
 
 
 def _word_numbers(text: str) -> set[str]:
-    """Values written in words ("four weeks", "two million", "三十"), as number norms without unit."""
+    """Values written in words without a unit ("two million", "三十"), as number norms; with a unit
+    ("four weeks", "三十天") they are key facts, whose unit counts."""
     out: set[str] = set()
     for m in _WORD_NUMBER.finditer(text):
+        if _UNIT_AFTER.match(text, m.end()):
+            continue
         v = _WORD_NUMBERS[m.group(1).lower()]
         if m.group(2):
             v += _WORD_NUMBERS[m.group(2).lower()]
@@ -367,6 +386,8 @@ def _word_numbers(text: str) -> set[str]:
             v *= _SCALE[m.group(3).lower()]
         out.add(_fmt(v))
     for m in _CJK_NUMERAL_RUN.finditer(text):
+        if _CJK_NUMBER.match(text, m.start()):
+            continue
         value = _cjk_value(m.group(0))
         if value is not None:
             out.add(_fmt(value))
@@ -404,25 +425,338 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
         taken.append(m.span())
 
 
+# ---- written in words: numbers with a unit, durations and frequencies -----------------------------------
+# "fourteen days" (14 day), "half an hour" (0.5 h), "a fortnight" (2 week), "forever" (inf duration),
+# "daily" / "every day" / "once a day" (every 1 day), "twice a week" (every 0.5 week), "every 3 days"
+# (every 3 day). Found before the digit runs, so "every 3 days" is one frequency, not the duration "3 days".
+# Each pattern is matched whole, then a few checks keep the common idioms out ("one day he left",
+# "daily life", "The Daily Telegraph", "60 km an hour"); a match a check refuses is skipped whole.
+_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORD_VALUE = {w: float(i) for i, w in enumerate(_SMALL)} | {w: 20.0 + 10 * i for i, w in enumerate(_TENS)}
+_WORD_SCALE = {"hundred": 100.0, "dozen": 12.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SMALL_RE = rf"(?:(?:{'|'.join(_TENS)})(?:[ -](?:{'|'.join(_SMALL[1:10])}))?|{'|'.join(_SMALL)})"
+# Every optional part is greedy and no word of it is a unit, so the longest reading is the match.
+_NUM_RE = (rf"(?:half(?:\s+an?)?|an?\s+half|(?:{_SMALL_RE}|an?)(?:\s+hundred(?:\s+(?:and\s+)?{_SMALL_RE})?)?"
+           rf"(?:\s+dozen)?(?:\s+(?:thousand|million|billion))?(?:\s+and\s+a\s+half)?)")
+_TIME_UNIT_RE = (r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?|"
+                 r"centur(?:y|ies))")
+_MEASURE_UNIT_RE = (r"(?:percent|per\s*cent|percentage\s+points?|pounds?|tons?|tonnes?|miles?|feet|inch(?:es)?|"
+                    r"meters?|metres?|kilometers?|kilometres?|degrees?|dollars?|euros?|yuan|yen)")
+_WORD_AMOUNT = re.compile(rf"(?<![\w-])({_NUM_RE})(?:\s+|-)({_TIME_UNIT_RE}|{_MEASURE_UNIT_RE})"
+                          rf"(\s+and\s+a\s+half)?(?!\w)", re.IGNORECASE)
+_FREQUENCY = re.compile(
+    rf"(?<![\w-])(?:(once|twice|thrice|(?:{_SMALL_RE}|(?<![.,])\d+)\s+times)\s+)?"
+    rf"(?:(every|each)\s+(?:(other|second)\s+(?={_TIME_UNIT_RE}(?![\w-]))|(\d+(?:\.\d+)?|{_NUM_RE})\s+)?"
+    rf"({_TIME_UNIT_RE})|(an?|per)\s+({_TIME_UNIT_RE}|annum)|(daily|weekly|hourly|monthly|yearly|annually|"
+    rf"fortnightly))(?![\w-])", re.IGNORECASE)
+_TIME_UNIT = re.compile(_TIME_UNIT_RE)
+_UNIT_AFTER = re.compile(rf"(?:\s+|-)(?:{_TIME_UNIT_RE}|{_MEASURE_UNIT_RE})(?!\w)", re.IGNORECASE)
+_UNBOUNDED = re.compile(r"(?<![\w-])(?:forever|for\s+ever|indefinitely|permanently|in\s+perpetuity|"
+                        r"never\s+expire[sd]?)(?![\w-])", re.IGNORECASE)
+# Every match of a pattern holds one of its words (as a run of letters); most sentences have none.
+_TIME_WORDS = frozenset("""seconds second secs sec minutes minute mins min hours hour hrs hr days day weeks week
+fortnights fortnight months month years year decades decade century centuries""".split())
+_FREQUENCY_WORDS = _TIME_WORDS | {"annum", "daily", "weekly", "hourly", "monthly", "yearly", "annually", "fortnightly"}
+_UNBOUNDED_WORDS = frozenset("forever ever indefinitely permanently perpetuity expire expires expired".split())
+_AMOUNT_WORDS = _TIME_WORDS | frozenset("""percent cent percentage pounds pound tons ton tonnes tonne miles mile feet
+inches inch meters meter metres metre kilometers kilometer kilometres kilometre degrees degree dollars dollar euros
+euro yuan yen""".split())
+_ANCHOR_WORDS = _FREQUENCY_WORDS | _UNBOUNDED_WORDS | _AMOUNT_WORDS
+# ... and in a match, the run of letters before that word is one of these ("every 3 days": every;
+# "for ever": for), except for the words that stand alone.
+_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly forever indefinitely permanently".split())
+_BEFORE_UNIT = frozenset(_SMALL + _TENS + "hundred dozen thousand million billion half a an every each other second "
+                                          "per".split())
+_BEFORE_WORD = {"ever": {"for"}, "perpetuity": {"in"}, "expire": {"never"}, "expires": {"never"}, "expired": {"never"}}
+_LOWER_LETTERS = re.compile(r"[a-z]+")
+INF_DURATION = "inf duration"
+_ADVERBS = {"daily": (1.0, "day"), "weekly": (1.0, "week"), "hourly": (1.0, "h"), "monthly": (1.0, "month"),
+            "yearly": (1.0, "year"), "annually": (1.0, "year"), "fortnightly": (2.0, "week")}
+_TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+# An adverb is a frequency before these ("runs daily at 2am"); before other words it may name a thing
+# ("daily life", "weekly magazine").
+_ADVERB_NEXT = frozenset("""at in on from to and or but for until till since during with by except between before
+after around via through throughout starting beginning as if when while unless including basis""".split())
+# A quantity with one of these before "a day" / "per hour" is a rate of the quantity ("60 km an hour",
+# "8 hours a day", "$5 per day"), whose value the number fact already holds.
+_RATE_UNITS = frozenset("""percent cent points point kg mg lb lbs pound pounds ton tons tonne tonnes km cm mm mi mile
+miles feet ft inch inches meter meters metre metres kilometer kilometers kilometre kilometres gb mb kb tb pb ghz mhz
+hz kw mw kwh mah ms sec secs second seconds min mins minute minutes hr hrs hour hours day days week weeks month
+months year years decade decades century centuries degree degrees dollar dollars usd eur euro euros rmb yuan yen
+people person persons times""".split())
+_ONE_DAY_OPENERS = frozenset("and but until till that then when so if".split())  # "until one day she left"
+_ONE_DAY_SPANS = frozenset("later earlier after before ago".split())  # "one day later" is a duration
+_COMPOUND_AFTER = ("-to-", "-by-", "-on-", "-round")  # "day-to-day", "year-round": not an amount
+
+
+def _time_unit(word: str) -> tuple[float, str]:
+    """A time unit's norm and how many of it the word is ("fortnight": 2 weeks)."""
+    w = word.lower()
+    if w.startswith("fortnight"):
+        return 2.0, "week"
+    if w == "annum":
+        return 1.0, "year"
+    u = _unit_norm(w)
+    return 1.0, _UNITS_ALIAS.get(u, u)
+
+
+def _words_value(words: str) -> float:
+    """The value of a number in words as _NUM_RE reads it: "a hundred and twenty" 120, "half an" 0.5."""
+    toks = [t for t in re.split(r"[\s-]+", words.lower()) if t]
+    if toks[0] == "half" or (len(toks) > 1 and toks[1] == "half" and toks[0] in ("a", "an")):
+        return 0.5
+    half = toks[-3:] == ["and", "a", "half"]
+    if half:
+        toks = toks[:-3]
+    value = 0.0
+    for t in toks:
+        if t in _WORD_VALUE:
+            value += _WORD_VALUE[t]
+        elif t in ("a", "an"):
+            value += 1.0
+        elif t in _WORD_SCALE:
+            value *= _WORD_SCALE[t]
+    return value + 0.5 if half else value
+
+
+def _ascii_letter(c: str) -> bool:
+    return "a" <= c <= "z" or "A" <= c <= "Z"
+
+
+def _word_before(text: str, s: int) -> str:
+    """The run of letters (lower case), or the one character, just before ``s`` (blanks skipped)."""
+    i = s
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    j = i
+    while j > 0 and _ascii_letter(text[j - 1]):
+        j -= 1
+    return text[j:i].lower() if j < i else text[i - 1:i]
+
+
+def _word_after(text: str, e: int) -> tuple[str, bool]:
+    """The run of letters, or the one character, just after ``e``, and whether blanks came first."""
+    i = e
+    while i < len(text) and text[i].isspace():
+        i += 1
+    j = i
+    while j < len(text) and _ascii_letter(text[j]):
+        j += 1
+    return (text[i:j] if j > i else text[i:i + 1]), i > e
+
+
+def _is_rate(text: str, s: int) -> bool:
+    before = _word_before(text, s)
+    return before != "" and (before in _RATE_UNITS or before in "0123456789%$€£¥")
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def _named(text: str, s: int, e: int) -> bool:
+    """Whether the span reads as part of a name: a capital past its first letter ("Every Day"), or a
+    capital where no sentence opens ("the Daily Telegraph"), or one before another ("Forever Young")."""
+    words = _LETTERS.findall(text, s, e)
+    if any(w[0].isupper() for w in words[1:]):
+        return True
+    if not text[s].isupper():
+        return False
+    nxt, _ = _word_after(text, e)
+    return not _opens_sentence(text, s) or (nxt[:1].isupper() and nxt != "I")
+
+
+def _anchor_words(text: str) -> set[str]:
+    """The anchor words of ``text`` that may be part of a match (see _ALONE_WORDS)."""
+    runs = _LOWER_LETTERS.findall(text.lower())
+    if _ANCHOR_WORDS.isdisjoint(runs):
+        return set()
+    return {w for i, w in enumerate(runs) if w in _ANCHOR_WORDS and (
+        w in _ALONE_WORDS or (i and runs[i - 1] in _BEFORE_WORD.get(w, _BEFORE_UNIT)))}
+
+
+def _words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
+    """Frequencies, unbounded durations and amounts written in words (the patterns above)."""
+    words = _anchor_words(text)
+    if not words:
+        return
+    for m in _FREQUENCY.finditer(text) if not _FREQUENCY_WORDS.isdisjoint(words) else ():
+        s, e = m.span()
+        if (taken and _overlaps((s, e), taken)) or _named(text, s, e):
+            continue
+        times, other, count, unit, per, per_unit, adverb = m.group(1, 3, 4, 5, 6, 7, 8)
+        if per and not times and (per.lower() != "per" or _is_rate(text, s)):
+            continue  # "a day" alone is a duration (below); "60 km per hour" a rate of the 60 km
+        if adverb and not times:
+            nxt, spaced = _word_after(text, e)
+            if not (nxt == "" or nxt in ".,;:!?)]\"'" or (spaced and nxt.lower() in _ADVERB_NEXT)):
+                continue  # "daily life", "weekly magazine"
+        k = 1.0
+        if times:
+            t = times.lower()
+            k = _TIMES[t] if t in _TIMES else (float(t.split()[0]) if t[0].isdigit() else
+                                               _words_value(t.rsplit(None, 1)[0]))
+            if k == 0:
+                continue  # "zero times a day"
+        if adverb:
+            n, u = _ADVERBS[adverb.lower()]
+        else:
+            factor, u = _time_unit(unit or per_unit)
+            n = 2.0 if other else (float(count) if count and count[0].isdigit() else
+                                   _words_value(count) if count else 1.0)
+            n *= factor
+        out.append(Fact("number", m.group(0), f"every {_fmt(n / k)} {u}"))
+        taken.append((s, e))
+    for m in _UNBOUNDED.finditer(text) if not _UNBOUNDED_WORDS.isdisjoint(words) else ():
+        s, e = m.span()
+        if not (taken and _overlaps((s, e), taken)) and not _named(text, s, e):
+            out.append(Fact("number", m.group(0), INF_DURATION))
+            taken.append((s, e))
+    for m in _WORD_AMOUNT.finditer(text) if not _AMOUNT_WORDS.isdisjoint(words) else ():
+        s, e = m.span()
+        if (taken and _overlaps((s, e), taken)) or _named(text, s, e):
+            continue
+        num, unit, half = m.group(1, 2, 3)
+        n, u = num.lower(), unit.lower()
+        article = n in ("a", "an")
+        time = _TIME_UNIT.fullmatch(u) is not None
+        if article and (not time or u in ("second", "sec") or _is_rate(text, s)):
+            continue  # "a kg", "a second time", "$5 a day"
+        value = _words_value(num)
+        if u in ("second", "sec") and value != 1:
+            continue  # "the twenty-second day"
+        if n == "one" and u == "day" and not half:
+            nxt, _ = _word_after(text, e)
+            before = _word_before(text, s)
+            if nxt.lower() not in _ONE_DAY_SPANS and (
+                    before == "" or before in ".!?,;:(\"\n" or before in _ONE_DAY_OPENERS):
+                continue  # "One day, he left"; "until one day"
+        if text[e:e + 6].lower().startswith(_COMPOUND_AFTER):
+            continue
+        if half:
+            value += 0.5
+        if time:
+            factor, u = _time_unit(u)
+            value *= factor
+        else:
+            u = _unit_norm(u)
+            u = _UNITS_ALIAS.get(u, u)
+        out.append(Fact("number", m.group(0), f"{_fmt(value)} {u}"))
+        taken.append((s, e))
+
+
+# Chinese: "每天" (every 1 day), "每隔三天" (every 3 day), "每天两次" (every 0.5 day), "半小时" (0.5 h),
+# "一个半月" (1.5 month), "两年半" (2.5 year), "永久" (inf duration). Not "半天" (also "a long while"),
+# "半月" without 个, nor "上半年" (the first half of a year).
+_CJK_TIME = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year",
+             "小时": "h", "钟头": "h", "分钟": "min", "秒": "s"}
+_CJK_NUM = rf"(?:{_CJK_NUMERAL_RUN.pattern}|\d+(?:\.\d+)?)"
+_CJK_FREQUENCY = re.compile(rf"每(?:隔)?\s*(?:({_CJK_NUM})|(半))?\s*个?\s*(天|日|周|星期|礼拜|月|年|小时|钟头|分钟|秒)"
+                            rf"(?:\s*({_CJK_NUM})\s*次)?")
+_CJK_HALF = re.compile(rf"(?<![上下])(?:({_CJK_NUM})\s*(个)?)?半(个)?(小时|钟头|月|年)|"
+                       rf"({_CJK_NUM})\s*(年|天|周|星期|个月|个小时|小时)半")
+_CJK_UNBOUNDED = re.compile("永久|永远|无限期")
+
+
+def _cjk_count(run: str) -> float | None:
+    return float(run) if run[0].isdigit() else _cjk_value(run)
+
+
+def _cjk_words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
+    """The Chinese frequencies, halves and unbounded durations above."""
+    if "每" in text:
+        for m in _CJK_FREQUENCY.finditer(text):
+            count, half, unit, times = m.groups()
+            n = 0.5 if half else _cjk_count(count) if count else 1.0
+            k = _cjk_count(times) if times else 1.0
+            if n is None or not k or (taken and _overlaps(m.span(), taken)):
+                continue
+            out.append(Fact("number", m.group(0), f"every {_fmt(n / k)} {_CJK_TIME[unit]}"))
+            taken.append(m.span())
+    if "半" in text:
+        for m in _CJK_HALF.finditer(text):
+            run, ge, ge2, unit, run2, unit2 = m.groups()
+            if unit == "月" and not (ge or ge2) or (taken and _overlaps(m.span(), taken)):
+                continue  # "半月" alone: also "半月板", "半月刊"
+            value = _cjk_count(run or run2) if (run or run2) else 0.0
+            if value is None:
+                continue
+            u = unit or unit2.lstrip("个")
+            out.append(Fact("number", m.group(0), f"{_fmt(value + 0.5)} {_CJK_TIME[u]}"))
+            taken.append(m.span())
+    for m in _CJK_UNBOUNDED.finditer(text) if "永" in text or "无限期" in text else ():
+        if not (taken and _overlaps(m.span(), taken)):
+            out.append(Fact("number", m.group(0), INF_DURATION))
+            taken.append(m.span())
+
+
+_SECONDS = {"s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0, "week": 604800.0}
+_CALENDAR = ("month", "year", "decade", "century")  # not converted: a month is not always 30 days
+
+
+def _time_key(value: float, unit: str) -> tuple[str, str] | None:
+    """A span of time comparable across units: "2 week", "14 day" and "336 h" share one; None for
+    a unit that is not of time."""
+    if unit in _SECONDS:
+        return "s", f"{value * _SECONDS[unit]:.6g}"
+    return (unit, f"{value:.6g}") if unit in _CALENDAR else None
+
+
+def _frequency_key(norm: str) -> tuple[str, str] | None:
+    """The period of a frequency norm ("every 0.5 day") as a time key."""
+    n, _, unit = norm[6:].partition(" ")
+    return _time_key(float(n), unit)
+
+
+# How evidence may state a frequency beyond what key_facts reads in a claim: adjectives ("daily
+# backups"), "a day" after any noun, "/day".
+_LOOSE_RATE = re.compile(
+    r"(?:(?<![a-z])(?:(daily|nightly|weekly|fortnightly|hourly|monthly|yearly|annually|annual)|(?:an?|per|each|every)"
+    r"\s+(second|minute|hour|day|week|fortnight|month|year|annum))|/(sec|s|min|hr|h|day|d|week|wk|month|yr|year))"
+    r"(?![a-z])")
+_LOOSE_UNITS = {"daily": "day", "nightly": "day", "weekly": "week", "fortnightly": "fortnight", "hourly": "h",
+                "monthly": "month", "yearly": "year", "annually": "year", "annual": "year", "d": "day",
+                "wk": "week", "yr": "year", "hr": "h"}
+
+
 class _EvidenceFacts:
     """What an evidence text states, indexed for the checks of missing_facts."""
 
-    __slots__ = ("norms", "units", "dates", "words", "lower")
+    __slots__ = ("norms", "units", "dates", "words", "lower", "durations", "_rates", "_frequencies")
 
     def __init__(self, evidence: str):
         facts = _key_facts(evidence)
         self.norms = {f.norm for f in facts}
         # value -> the units it is stated with ("" for none), of numbers, versions and word numbers
         self.units: dict[str, set[str]] = {}
+        self.durations: set[tuple[str, str]] = set()  # spans of time, by _time_key
+        self._frequencies: list[str] = []
+        self._rates: set[tuple[str, str]] | None = None
         for f in facts:
-            if f.kind in ("number", "version"):
+            if f.kind == "number" and f.norm.startswith("every "):
+                self._frequencies.append(f.norm)
+                self.durations.add(_frequency_key(f.norm))  # "every 3 days" states 3 days too
+            elif f.kind in ("number", "version") and f.norm != INF_DURATION:
                 value, _, unit = f.norm.partition(" ")
                 self.units.setdefault(value, set()).add(unit)
+                if unit in _SECONDS or unit in _CALENDAR:
+                    self.durations.add(_time_key(float(value), unit))
         for value in _word_numbers(evidence):
             self.units.setdefault(value, set()).add("")
         self.dates = [f.norm for f in facts if f.kind == "date"]
         self.lower = evidence.lower()
         self.words = set(_entity_norm(evidence).split())
+
+    def rates(self) -> set[tuple[str, str]]:
+        """The periods of the frequencies the evidence states, read loosely (on first use)."""
+        if self._rates is None:
+            self._rates = {_frequency_key(n) for n in self._frequencies}
+            for m in _LOOSE_RATE.finditer(self.lower):
+                word = next(g for g in m.groups() if g)
+                factor, unit = _time_unit(_LOOSE_UNITS.get(word, word))
+                self._rates.add(_time_key(factor, unit))
+        return self._rates
 
 
 @lru_cache(maxsize=2048)
@@ -434,7 +768,13 @@ def _present(f: Fact, ev: _EvidenceFacts) -> bool:
     if f.norm in ev.norms:
         return True
     if f.kind == "number":
+        if f.norm == INF_DURATION:
+            return False  # "forever" only as "forever", "permanently", "永久"...
+        if f.norm.startswith("every "):
+            return _frequency_key(f.norm) in ev.rates()
         value, _, unit = f.norm.partition(" ")
+        if (unit in _SECONDS or unit in _CALENDAR) and _time_key(float(value), unit) in ev.durations:
+            return True  # "two weeks" is "14 days"
         units = ev.units.get(value)
         if units is not None:
             # the value is stated; a unit conflicts only when the evidence gives it another one
@@ -466,8 +806,11 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
     """Facts of ``claim`` that ``evidence`` does not state, compared by ``norm``.
 
     A number counts as stated when the evidence has the same value with the same or no unit
-    (also written in words: "four weeks"); a date when the evidence has a date at least as
-    precise that agrees ("March 2021" is in "March 3, 2021", not the other way round); an
-    entity when its text occurs in the evidence or at least half of its words do.
+    (also written in words: "four weeks"), or the same span of time in another unit ("two
+    weeks" in "14 days"); a frequency when the evidence gives the same period in any form
+    ("every day" in "daily backups", "per day", "/day"); "forever" only when the evidence says
+    so too; a date when the evidence has a date at least as precise that agrees ("March 2021"
+    is in "March 3, 2021", not the other way round); an entity when its text occurs in the
+    evidence or at least half of its words do.
     """
     return missing_from(_key_facts(claim), evidence)
