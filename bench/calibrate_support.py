@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asmr.verify.support import FEATURES, pair_features
+from asmr.verify.support import FEATURES, FLIP_FEATURES, pair_features
 from asmr.verify.support_model import SupportModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +49,7 @@ NONPOSITIVE = ("missing_number", "missing_date", "missing_entity", "missing_code
                "negation_conflicts", "antonym", "novel_log", "aligned_neg_mismatch", "aligned_replaced",
                "aligned_replaced_names", "aligned_added", "quantifier_change")
 SOFT_RECALL = 0.95
+FLIP_L2 = 1.0
 
 
 # ---- data and features ------------------------------------------------------------------------
@@ -302,9 +303,12 @@ def main(argv=None) -> int:
                     help="generated claims (bench/support_claims.py --out DIR): fit on --fit-claims sources beside "
                          "AttributionBench dev, report every other source out of sample")
     ap.add_argument("--fit-claims", nargs="*", default=["hotpotqa", "cmrc"], metavar="SOURCE",
-                    help="claim sources fitted on (default: hotpotqa cmrc, the sources in ../shared/data)")
+                    help="claim sources the contradiction weights are fitted on (default: hotpotqa cmrc, the "
+                         "sources in ../shared/data); none: no contradiction part")
     ap.add_argument("--claims-per-kind", type=int, default=60,
                     help="claims of each kind and source drawn for the fit (default 60)")
+    ap.add_argument("--flip-l2", type=float, default=FLIP_L2,
+                    help=f"L2 strength of the contradiction weights' fit (default {FLIP_L2}; larger: smaller weights)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if not args.data.exists():
@@ -333,35 +337,51 @@ def main(argv=None) -> int:
         return 2
     claim_x = {src: claim_features(cs, emb) for src, cs in claim_sets.items()}
     emb.save()
-    n_ab = len(rows)
     fit_sources = [c for c in args.fit_claims if c in claim_sets]
-    rng = np.random.default_rng(args.seed)
-    for src in fit_sources:
-        take = sample_per_kind(claim_sets[src], args.claims_per_kind, rng)
-        x = np.vstack([x, claim_x[src][take]])
-        y = np.concatenate([y, [claim_sets[src][i].label == "supported" for i in take]])
-        sources += [f"gen:{src}"] * len(take)
-        groups += [f"{src}:{claim_sets[src][i].unit}" for i in take]
-    strata = [f"{s}|{int(t)}" for s, t in zip(sources, y)]
 
-    report: dict = {"n": len(rows), "n_claims": len(y) - n_ab, "fit_claims": fit_sources,
-                    "features_seconds": round(t_feat, 1), "models": {}}
-    for name, feats in {**BASELINES, "full": FEATURES}.items():
+    # The support part: a logistic regression on AttributionBench dev over every feature but the flips.
+    base = tuple(f for f in FEATURES if f not in FLIP_FEATURES)
+    report: dict = {"n": len(rows), "fit_claims": fit_sources, "features_seconds": round(t_feat, 1), "models": {}}
+    for name, feats in {**BASELINES, "full": base}.items():
         cols = [FEATURES.index(f) for f in feats]
         neg = np.array([f in NONPOSITIVE for f in feats])
         res, oof, _ = evaluate(x[:, cols], y, groups, strata, sources, args.seed, neg)
-        res["attributionbench_cv5_macro_f1"] = macro_f1(y[:n_ab], res.pop("_pred")[:n_ab])
+        res.pop("_pred")
         report["models"][name] = res
         if name == "full":
             full_oof = oof
+    cols = [FEATURES.index(f) for f in base]
+    mean, scale, w, b, l2, _, _ = fit_select(x[:, cols], y, groups, strata, args.seed,
+                                             np.array([f in NONPOSITIVE for f in base]))
 
-    mean, scale, w, b, l2, _, _ = fit_select(x, y, groups, strata, args.seed,
-                                             np.array([f in NONPOSITIVE for f in FEATURES]))
+    # The contradiction part: weights of the flip cues, fitted on generated claims of the fit sources only
+    # (supported against contradicted and unsupported), subtracted from the support part's log-odds.
+    contradiction = None
+    if fit_sources:
+        rng = np.random.default_rng(args.seed)
+        fcols = [FEATURES.index(f) for f in FLIP_FEATURES]
+        xs, ys = [], []
+        for src in fit_sources:
+            take = sample_per_kind(claim_sets[src], args.claims_per_kind, rng)
+            xs.append(claim_x[src][take][:, fcols])
+            ys.append([claim_sets[src][i].label == "supported" for i in take])
+        wf, _ = fit_logistic(np.vstack(xs), np.concatenate(ys).astype(float), args.flip_l2, np.ones(len(fcols), bool))
+        contradiction = {"features": list(FLIP_FEATURES), "weights": (-wf).tolist()}
+        report["n_claims_fitted"] = int(sum(len(v) for v in ys))
+        full_oof = 1 / (1 + np.exp(-(np.log(full_oof / (1 - full_oof)) - x[:, fcols] @ -wf)))
+        report["models"]["full+flips"] = {"cv5": {"accuracy": float(np.mean((full_oof >= best_threshold(y, full_oof))
+                                                                             == y)),
+                                                  "macro_f1": macro_f1(y, (full_oof >= best_threshold(y, full_oof))
+                                                                       .astype(int))}}
     hard = best_threshold(y, full_oof)
     soft = min(recall_threshold(y, full_oof, SOFT_RECALL), hard)
     full = report["models"]["full"]
+    fitted_on = "AttributionBench dev" + (f" + generated claims of {', '.join(fit_sources)}" if fit_sources else "")
     meta = {
-        "trained_on": f"AttributionBench dev ({len(rows)} pairs), by bench/calibrate_support.py",
+        "trained_on": f"AttributionBench dev ({len(rows)} pairs), by bench/calibrate_support.py"
+                      + (f"; contradiction weights on {report['n_claims_fitted']} generated claims of "
+                         f"{', '.join(fit_sources)} (asmr.eval.contradictions)" if fit_sources else ""),
+        "fitted_on": fitted_on,
         "l2": l2,
         "thresholds": {"rule": "hard: the threshold maximising macro-F1 of the 5-fold out-of-fold probabilities; "
                                f"soft: the highest threshold keeping {SOFT_RECALL:.0%} of supported claims at or "
@@ -370,18 +390,17 @@ def main(argv=None) -> int:
                "leave_one_source_out_macro_f1": {k: round(v["macro_f1"], 4)
                                                  for k, v in full["leave_one_source_out"].items()}},
     }
-    model = SupportModel(features=FEATURES, mean=mean, scale=scale, weights=w, bias=b, hard=hard, soft=soft,
-                         embedder=args.embedder, meta=meta)
-    if claim_sets:
-        meta["trained_on"] = (f"AttributionBench dev ({n_ab} pairs) and {len(y) - n_ab} generated claims "
-                              f"({', '.join(fit_sources)}), by bench/calibrate_support.py")
-        meta["fitted_on"] = f"attributionbench dev + generated claims of {', '.join(fit_sources) or 'no source'}"
-        meta["cv"]["attributionbench_macro_f1"] = round(full["attributionbench_cv5_macro_f1"], 4)
-        report["claims"] = {src: {"in_sample": src in fit_sources,
-                                  **claims_kept(claim_sets[src], model.predict(claim_x[src]), model)}
-                            for src in claim_sets}
+    if contradiction:
+        meta["cv"]["macro_f1_with_contradiction"] = round(report["models"]["full+flips"]["cv5"]["macro_f1"], 4)
+    model = SupportModel(features=base, mean=mean, scale=scale, weights=w, bias=b, hard=hard, soft=soft,
+                         embedder=args.embedder, contradiction=contradiction, meta=meta)
+    report["claims"] = {src: {"in_sample": src in fit_sources,
+                              **claims_kept(claim_sets[src], model.predict(claim_x[src]), model)}
+                        for src in claim_sets}
     report["thresholds"] = {"hard": hard, "soft": soft}
-    report["weights"] = {f: round(float(v), 3) for f, v in zip(FEATURES, w)}
+    report["weights"] = {f: round(float(v), 3) for f, v in zip(base, w)}
+    if contradiction:
+        report["contradiction_weights"] = {f: round(v, 3) for f, v in zip(FLIP_FEATURES, contradiction["weights"])}
     if not args.no_write:
         model.save(args.out)
         report["written"] = str(args.out)
@@ -392,13 +411,12 @@ def main(argv=None) -> int:
     print(f"AttributionBench dev: {len(rows)} pairs, features in {t_feat:.1f} s")
     print(f"{'model':<24}{'cv5 acc':>9}{'cv5 F1':>9}  leave-one-source-out macro-F1")
     for name, res in report["models"].items():
-        lodo = "  ".join(f"{k}={v['macro_f1']:.3f}" for k, v in res["leave_one_source_out"].items())
+        lodo = "  ".join(f"{k}={v['macro_f1']:.3f}" for k, v in res.get("leave_one_source_out", {}).items())
+        mean_lodo = res.get("leave_one_source_out_mean_macro_f1")
         print(f"{name:<24}{res['cv5']['accuracy']:>9.3f}{res['cv5']['macro_f1']:>9.3f}  {lodo}  "
-              f"mean={res['leave_one_source_out_mean_macro_f1']:.3f}")
+              + (f"mean={mean_lodo:.3f}" if mean_lodo is not None else "(the flips' weights fixed from the claims)"))
     print("cv5 macro-F1 by source (full): " + "  ".join(
         f"{k}={v['macro_f1']:.3f}" for k, v in full["cv5"]["by_source"].items()))
-    print("AttributionBench dev cv5 macro-F1 (rows of the dev split only): " + "  ".join(
-        f"{k}={v['attributionbench_cv5_macro_f1']:.3f}" for k, v in report["models"].items()))
     print(f"thresholds: hard={hard:.3f} soft={soft:.3f}  (l2={l2})")
     for src, r in report.get("claims", {}).items():
         print(f"claims of {src} ({'in sample' if r['in_sample'] else 'out of sample'}): contradicted kept "
@@ -407,6 +425,9 @@ def main(argv=None) -> int:
         print("   " + "  ".join(f"{k}={t['kept']}/{t['n']}" for k, t in
                                {**r["by_kind"], **r["unsupported"]["by_kind"], **r["supported_by_kind"]}.items()))
     print("weights: " + ", ".join(f"{f}={v:+.2f}" for f, v in report["weights"].items()))
+    if contradiction:
+        print("contradiction weights (subtracted from the log-odds): " + ", ".join(
+            f"{f}={v:.2f}" for f, v in report["contradiction_weights"].items()))
     if not args.no_write:
         print(f"wrote {args.out}")
     return 0

@@ -7,7 +7,7 @@ import pytest
 
 from asmr.text.facts import Fact, key_facts, missing_facts
 from asmr.verify.claims import core_claim
-from asmr.verify.support import FEATURES, pair_features
+from asmr.verify.support import FEATURES, FLIP_FEATURES, pair_features
 from asmr.verify.support_model import DEFAULT_MODEL_PATH, SupportModel
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "attributionbench_dev.jsonl"
@@ -241,6 +241,56 @@ def test_model_file_is_checked(tmp_path):
         SupportModel.load(bad)
     with pytest.raises(ValueError, match="no such file"):
         SupportModel.load(tmp_path / "missing.json")
+
+
+def test_contradiction_part_is_checked_and_saved(tmp_path):
+    d = json.loads(DEFAULT_MODEL_PATH.read_text())
+    assert set(d["contradiction"]["features"]) <= set(FLIP_FEATURES)
+    model = SupportModel.load()
+    model.save(tmp_path / "same.json")
+    assert json.loads((tmp_path / "same.json").read_text())["contradiction"] == d["contradiction"]
+    for change, message in (({"features": ["nope"], "weights": [1.0]}, "contradiction features"),
+                            ({"features": ["flip_negation"], "weights": [-1.0]}, "weight >= 0"),
+                            ({"features": ["flip_negation"]}, "needs 'features' and 'weights'")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps({**d, "contradiction": change}))
+        with pytest.raises(ValueError, match=message):
+            SupportModel.load(bad)
+
+
+LOG_RULE = "Logs are kept for 14 days in the log directory."
+PORT = "The server listens on port 9090."
+
+
+@pytest.mark.parametrize("claim,evidence,kept", [
+    ("Logs are kept forever.", LOG_RULE, False),
+    ("Logs are deleted after one hour.", LOG_RULE, False),
+    ("Logs are kept for fourteen weeks.", LOG_RULE, False),
+    ("Backups run every week.", "Backups run daily.", False),
+    ("The server does not listen on any port.", PORT, False),
+    ("The server listens on port 9091.", PORT, False),
+    ("Logs are kept for two weeks.", LOG_RULE, True),
+    ("Logs stay in the log directory for fourteen days.", LOG_RULE, True),
+    ("Backups run every day.", "Backups run daily.", True),
+    ("The server listens on port 9090 by default.", PORT, True),
+])
+def test_the_verifier_rule_on_restated_and_contradicted_claims(model, embedder, claim, evidence, kept):
+    """The shipped model with the verifier's key-fact check: what a reader of the issue's handbook sees."""
+    from asmr.verify.verifier import VerifierConfig
+
+    p = float(model.score([claim], [evidence], embedder=embedder)[0])
+    assert (p >= model.hard and not VerifierConfig.from_support(model).missing(claim, evidence)) == kept, p
+
+
+def test_flips_count_only_where_the_claim_restates_its_sentence(embedder):
+    col = {f: i for i, f in enumerate(FEATURES)}
+    evidence = "The feature is enabled for every tenant. 数据库是主库，由北京公司管理。"
+    x = pair_features(["The feature is disabled for every tenant.", "The feature is not enabled for every tenant.",
+                       "Tenants were never asked about it.", "数据库不是主库，由北京公司管理。"],
+                      [evidence] * 4, embedder=embedder)
+    assert x[0, col["flip_opposite"]] > 0.5 and x[1, col["flip_negation"]] > 0.5
+    assert x[2, col["flip_negation"]] == 0  # a negation in a claim that restates nothing
+    assert x[3, col["flip_negation"]] > 0.5  # Chinese: characters aligned
 
 
 EVIDENCE = ("Title: Go Outside in the Rain\n\n\"Go Outside in the Rain\" is a R&B song by Milira released in "

@@ -135,7 +135,9 @@ _ZH_AFFIRM = ((re.compile(r"(?<![但就还于只总若或可凡正而便倒硬�
               (re.compile(r"(?<!不)可以"), "不可以"), (re.compile(r"(?<![不机社学])会(?![议员长社])"), "不会"),
               (re.compile(r"(?<![不可功才智本])能(?![力源量够])"), "不能"))
 # Digits next to CJK characters still count: no \\w in the look-arounds.
-_NUMBER = re.compile(r"(?<![0-9A-Za-z_.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![0-9A-Za-z_.]|,\d)")
+# Not inside dates, times or identifiers ("2023-12-15", "04:30", "ap-southeast-1"): changing those
+# makes a malformed value, not a false one.
+_NUMBER = re.compile(r"(?<![0-9A-Za-z_.,:/-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![0-9A-Za-z_.:/-]|,\d)")
 _YEAR = re.compile(r"(?<![0-9A-Za-z_.])(1[5-9]\d\d|20\d\d)(?![0-9A-Za-z_.])")
 _VERSION = re.compile(r"(?<![\w.])(v?)(\d+)\.(\d+)(?:\.(\d+))?(?![\w.])")
 _DURATION_EN = re.compile(r"\b(for )?(?:(?<![\d,.])(?:\d+|" + "|".join(_NUMBER_WORDS[1:]) + r") (?:"

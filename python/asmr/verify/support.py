@@ -40,6 +40,7 @@ from typing import Sequence
 
 import numpy as np
 
+from asmr.text.cjk import CJK_CHAR
 from asmr.text.facts import key_facts, missing_facts
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
@@ -70,7 +71,7 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("open", "clos"), ("start", "end"), ("begin", "end"), ("north", "south"), ("east", "west"),
                ("left", "right"), ("up", "down"), ("gain", "loss"), ("profit", "loss"), ("support", "oppos"),
                ("agre", "disagre"), ("common", "rare"), ("effectiv", "ineffectiv"), ("healthy", "unhealthy"),
-               ("increas", "lower"), ("enhanc", "impair"), ("promot", "inhibit"), ("activ", "inactiv"),
+               ("increas", "lower"), ("enhanc", "impair"), ("enabl", "disabl"), ("promot", "inhibit"), ("activ", "inactiv"),
                ("增加", "减少"), ("上升", "下降"), ("提高", "降低"), ("增长", "下降"), ("之前", "之后"), ("最大", "最小"),
                ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误")):
     _ANTONYMS.setdefault(_a, set()).add(_b)
@@ -221,7 +222,10 @@ FEATURES = (
     "neg_mismatch", "antonym", "hedged", "claim_len_log", "evidence_len_log",
     "clause_min_cos", "clause_min_recall", "negation_conflicts",
     "aligned_neg_mismatch", "aligned_replaced", "aligned_replaced_names", "aligned_added", "quantifier_change",
+    "flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause",
 )
+# The cues of a contradiction: SupportModel.contradiction weighs these, fitted on generated claims.
+FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause")
 
 
 def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, float]:
@@ -303,22 +307,47 @@ def _quantifiers(words: list[str], text: str) -> set[str]:
     return out
 
 
+FLIP_SHARE = 0.6  # share of the claim's words its sentence must state before a flipped cue counts
+_NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "不", "非", "无")
+
+
+def _opposite(a: str, b: str) -> bool:
+    """Two words of opposite sense: an antonym pair, or one the other with a negating prefix."""
+    if a == b:
+        return False
+    # the table holds stems as prefixes ("increas"): try each way of reading ``a`` as one
+    for i in range(min(len(a), 9), 1, -1):
+        if any(b.startswith(o) and len(b) - len(o) <= 3 for o in _ANTONYMS.get(a[:i], ())):
+            return True
+    long, short = (a, b) if len(a) > len(b) else (b, a)
+    return any(long == p + short for p in _NEGATING_PREFIXES)
+
+
 def _aligned(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     """The claim word by word against the evidence sentence that shares most of its content words.
 
     A claim made from one sentence of its source keeps that sentence's words in order; where they
     differ, SequenceMatcher says which claim words stand in another word's place (``replaced``:
-    a name, number or term swapped, or a paraphrase) and which have no counterpart (``added``).
+    a name, number or term swapped, an opposite, or a paraphrase) and which have no counterpart
+    (``added``). A ``flip_*`` feature is a cue of opposite sense (a negation on one side only, an
+    opposite word, another quantifier, another name) weighted by how much of the claim the
+    sentence states (none below FLIP_SHARE of its words): a claim that restates its source but
+    for one flipped piece contradicts it, while the same cue in a loose paraphrase says little.
     """
+    if CJK_CHAR.search(claim.core):
+        return _aligned_cjk(claim, ev)
     cset = set(claim.content)
     j = max(range(len(ev.sentences)), key=lambda i: (len(cset & ev.sent_tokens[i]), -i))
+    told = cset - _NEGATIONS  # a negation is the cue itself, not a word the sentence should state
+    share = len(told & ev.sent_tokens[j]) / len(told) if told else 0.0
     sentence = ev.sentences[j]
     words = claim_words(sentence)
     theirs = _content(words)
-    replaced = added = names = 0
+    replaced = added = names = opposites = cue_words = 0
     if claim.content and theirs:
-        capitals = {light_stem(w.lower()) for w in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w-]*|\d[\d.,:]*",
-                                                              claim.core)}
+        # names and codes; numbers, dates and durations are the key-fact check's
+        capitals = {light_stem(w) for f in key_facts(claim.core) if f.kind in ("entity", "code")
+                    for w in claim_words(f.text)}
         sm = SequenceMatcher(None, claim.content, theirs, autojunk=False)
         for op, a0, a1, _, _ in sm.get_opcodes():
             if op == "replace":
@@ -326,12 +355,72 @@ def _aligned(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 names += sum(t in capitals for t in claim.content[a0:a1])
             elif op == "delete":  # claim words the sentence lacks, with nothing in their place
                 added += a1 - a0
-    mine = _quantifiers(claim.words, claim.core)
+        # opposites among all words: "before"/"after" and "more"/"less" are stop words
+        sm = SequenceMatcher(None, claim.words, words, autojunk=False)
+        for op, a0, a1, b0, b1 in sm.get_opcodes():
+            if op == "replace":
+                flipped = [a for a in claim.words[a0:a1] if any(_opposite(a, b) for b in words[b0:b1])]
+                opposites += bool(flipped)
+                cue_words += sum(light_stem(a) in told for a in flipped)
+    # the flipped words themselves are not stated, by definition: they count as restated
+    share = min(1.0, share + (cue_words + names) / len(told)) if told else share
+    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, sentence, share,
+                      replaced, added, names, opposites)
+
+
+def _negation_flipped(claim: _Claim, ev: _Evidence, j: int) -> float:
+    """A negation on one side only, or over different words ("not fine" against "no more than")."""
+    if claim.neg != ev.sent_neg[j]:
+        return 1.0
+    return float(claim.neg and _negation_conflicts(claim, ev.sentences[j]) > 0)
+
+
+_CJK_PUNCT = re.compile(r"[\s，。！？、；：“”‘’（）《》【】「」『』,.!?;:()\[\]\"']+")
+
+
+def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
+    """:func:`_aligned` for text without spaces: characters are the units of alignment, the sentence
+    is the one sharing most character bigrams, and a replaced span inside a name of the claim
+    (:func:`key_facts`) counts as a name swapped."""
+    mine = _CJK_PUNCT.sub("", claim.core)
+    grams = {mine[i:i + 2] for i in range(len(mine) - 1)}
+    plain = [_CJK_PUNCT.sub("", t) for t in ev.sentences]
+    j = max(range(len(plain)), key=lambda i: (sum(plain[i][k:k + 2] in grams for k in range(len(plain[i]) - 1)), -i))
+    theirs = plain[j]
+    sm = SequenceMatcher(None, mine, theirs, autojunk=False)
+    share = sum(b.size for b in sm.get_matching_blocks()) / len(mine) if mine else 0.0
+    name_spans = [(m.start(), m.end()) for f in key_facts(claim.core) if f.kind == "entity"
+                  for m in re.finditer(re.escape(_CJK_PUNCT.sub("", f.text)), mine) if f.text]
+    replaced = added = names = opposites = cue_chars = 0
+    for op, a0, a1, b0, b1 in sm.get_opcodes():
+        if op == "replace":
+            replaced += 1
+            name = any(s0 < a1 and a0 < s1 for s0, s1 in name_spans)
+            opposite = _opposite(mine[a0:a1], theirs[b0:b1]) or _opposite(mine[max(0, a0 - 1):a1],
+                                                                          theirs[max(0, b0 - 1):b1])
+            names += name
+            opposites += opposite
+            cue_chars += (a1 - a0) * (name or opposite)
+        elif op == "delete":
+            added += 1
+    share = min(1.0, share + cue_chars / len(mine)) if mine else share
+    words = claim_words(ev.sentences[j])
+    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, ev.sentences[j], share,
+                      replaced, added, names, opposites)
+
+
+def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: list[str], sentence: str, share: float,
+               replaced: int, added: int, names: int, opposites: int) -> dict[str, float]:
+    mine = _quantifiers(claim_words_, claim_text)
     other = _quantifiers(words, sentence)
-    return {"aligned_neg_mismatch": float(claim.neg != ev.sent_neg[j]),
-            "aligned_replaced": math.log1p(replaced), "aligned_replaced_names": float(names),
-            "aligned_added": math.log1p(added),
-            "quantifier_change": float(bool(mine ^ other) and bool(mine) and bool(other))}
+    quantifier = float(bool(mine ^ other) and bool(mine) and bool(other))
+    # How close the claim is to restating the sentence: nothing below FLIP_SHARE, all at 1.
+    close = min(max((share - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
+    return {"aligned_neg_mismatch": neg, "aligned_replaced": math.log1p(replaced),
+            "aligned_replaced_names": float(names), "aligned_added": math.log1p(added),
+            "quantifier_change": quantifier, "flip_negation": neg * close,
+            "flip_opposite": min(opposites, 1) * close, "flip_quantifier": quantifier * close,
+            "flip_names": min(names, 2) * close}
 
 
 def _recall(content: list[str], tokens: frozenset[str]) -> float:
@@ -499,9 +588,13 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
                                    if c.neg or ev.sent_neg[best] else 0.0)
         if c.clauses and hi > lo:
             f["clause_min_cos"] = min(clause_best[clause_offsets[i]:clause_offsets[i + 1]])
-            f["clause_min_recall"] = min(_recall(_content(claim_words(t)), ev.tokens) for t in c.clauses)
+            recalls = [_recall(_content(claim_words(t)), ev.tokens) for t in c.clauses]
+            f["clause_min_recall"] = min(recalls)
+            # one part stated word for word, another not stated: an addition to what the source says
+            f["flip_clause"] = (1.0 - min(recalls)) * float(max(recalls) >= 0.9 and min(recalls) < 0.5)
         else:
             f["clause_min_cos"] = f["cos_max"]
             f["clause_min_recall"] = f["recall"]
+            f["flip_clause"] = 0.0
         out[i] = [f[k] for k in FEATURES]
     return out

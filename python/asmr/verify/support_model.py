@@ -27,6 +27,10 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 class SupportModel:
     """Logistic regression over standardised :data:`FEATURES`, with the keep/rewrite thresholds.
 
+    ``contradiction`` (optional): cues of a flipped restatement (``support.FLIP_FEATURES``) with
+    weights fitted on generated claims, subtracted from the log-odds: the support part is fitted on
+    attribution data that has few plain contradictions, so it cannot weigh them itself.
+
     ``hard``: a probability at or above it keeps the citation. ``soft`` (<= ``hard``): at or
     above it, below ``hard``, the generator is asked for one rewrite; below it the check fails.
     """
@@ -39,6 +43,7 @@ class SupportModel:
     hard: float
     soft: float
     embedder: str = "all-MiniLM-L6-v2"
+    contradiction: dict | None = None  # {"features": [...], "weights": [...]}: weights >= 0 on raw values
     meta: dict = field(default_factory=dict)
     _cache: VectorCache = field(default_factory=VectorCache, repr=False)
     _embedder: object = field(default=None, repr=False)
@@ -59,6 +64,17 @@ class SupportModel:
             raise ValueError(f"support model: thresholds must satisfy 0 <= soft ({self.soft}) <= "
                              f"hard ({self.hard}) <= 1")
         self._columns = np.array([FEATURES.index(f) for f in self.features], np.int64)
+        flips = self.contradiction or {"features": [], "weights": []}
+        try:
+            names, weights = list(flips["features"]), np.asarray(flips["weights"], np.float64)
+        except (KeyError, TypeError):
+            raise ValueError("support model: contradiction needs 'features' and 'weights'") from None
+        unknown = [f for f in names if f not in FEATURES]
+        if unknown or weights.shape != (len(names),) or np.any(weights < 0):
+            raise ValueError(f"support model: contradiction features must be known ({unknown or 'ok'}) with one "
+                             "weight >= 0 each")
+        self._flip_columns = np.array([FEATURES.index(f) for f in names], np.int64)
+        self._flip_weights = weights
 
     # -- persistence
     @classmethod
@@ -75,14 +91,18 @@ class SupportModel:
             return cls(features=d["features"], mean=d["mean"], scale=d["scale"], weights=d["weights"],
                        bias=float(d["bias"]), hard=float(d["thresholds"]["hard"]),
                        soft=float(d["thresholds"]["soft"]), embedder=d.get("embedder", "all-MiniLM-L6-v2"),
+                       contradiction=d.get("contradiction"),
                        meta={k: v for k, v in d.items() if k not in ("features", "mean", "scale", "weights",
-                                                                     "bias", "embedder")})
+                                                                     "bias", "embedder", "contradiction")})
         except KeyError as e:
             raise ValueError(f"support model {p}: missing field {e}") from None
 
     def to_dict(self) -> dict:
         d = {"features": list(self.features), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
              "weights": self.weights.tolist(), "bias": self.bias, "embedder": self.embedder}
+        if self.contradiction:
+            d["contradiction"] = {"features": list(self.contradiction["features"]),
+                                  "weights": [float(v) for v in self.contradiction["weights"]]}
         d.update(self.meta)
         d["thresholds"] = {**self.meta.get("thresholds", {}), "hard": self.hard, "soft": self.soft}
         return d
@@ -108,8 +128,9 @@ class SupportModel:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""
-        z = ((np.asarray(x, np.float64)[:, self._columns] - self.mean) / self.scale) @ self.weights + self.bias
-        return _sigmoid(z)
+        x = np.asarray(x, np.float64)
+        z = ((x[:, self._columns] - self.mean) / self.scale) @ self.weights + self.bias
+        return _sigmoid(z - x[:, self._flip_columns] @ self._flip_weights)
 
     def score(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
               embedder=None) -> np.ndarray:
@@ -128,7 +149,9 @@ class SupportModel:
         x = self.features_of(claims, evidences, claim_vecs=claim_vecs, evidence_vecs=evidence_vecs,
                              embedder=embedder)
         p = self.predict(x)
-        contrib = (x[:, self._columns] - self.mean) / self.scale * self.weights
+        contrib = np.hstack([(x[:, self._columns] - self.mean) / self.scale * self.weights,
+                             -x[:, self._flip_columns] * self._flip_weights])
+        names = (*self.features, *(self.contradiction or {}).get("features", ()))
         out = []
         for i, (c, e) in enumerate(zip(claims, evidences)):
             core = core_claim(c)
@@ -138,7 +161,7 @@ class SupportModel:
                 "decision": self.decide(float(p[i])),
                 "thresholds": {"hard": self.hard, "soft": self.soft},
                 "features": {k: round(float(v), 4) for k, v in zip(FEATURES, x[i])},
-                "contributions": {k: round(float(v), 4) for k, v in zip(self.features, contrib[i])},
+                "contributions": {k: round(float(v), 4) for k, v in zip(names, contrib[i])},
                 "missing_facts": [{"kind": f.kind, "text": f.text} for f in missing_facts(core, e)],
             })
         return out
