@@ -103,6 +103,7 @@ MAX_CANDIDATES = 12  # evidence sentences per pair whose cosine is computed
 class _Evidence:
     sentences: list[str]
     sent_tokens: list[frozenset[str]]
+    sent_words: list[frozenset[str]]
     sent_neg: list[bool]
     tokens: frozenset[str]
     prefixes: frozenset[str]
@@ -130,13 +131,14 @@ def _split_sentences(text: str) -> list[str]:
 @lru_cache(maxsize=2048)
 def _evidence(text: str) -> _Evidence:
     sentences = _split_sentences(text) or [text.strip() or "-"]
-    sent_tokens, sent_neg, words_all = [], [], []
+    sent_tokens, sent_words, sent_neg, words_all = [], [], [], []
     postings: dict[str, list[int]] = {}
     for i, s in enumerate(sentences):
         words = claim_words(s)
         words_all.extend(words)
         toks = frozenset(_content(words))
         sent_tokens.append(toks)
+        sent_words.append(frozenset(words))
         sent_neg.append(_negated(words, s))
         for t in toks:
             postings.setdefault(t, []).append(i)
@@ -144,7 +146,7 @@ def _evidence(text: str) -> _Evidence:
     content = _content(words_all)
     stems = [light_stem(w) for w in words_all]
     return _Evidence(
-        sentences=sentences, sent_tokens=sent_tokens, sent_neg=sent_neg, tokens=tokens,
+        sentences=sentences, sent_tokens=sent_tokens, sent_words=sent_words, sent_neg=sent_neg, tokens=tokens,
         prefixes=frozenset(t[:4] for t in tokens if len(t) >= 4),
         bigrams=frozenset(zip(content, content[1:])),
         trigrams=frozenset(zip(stems, stems[1:], stems[2:])),
@@ -300,7 +302,7 @@ _QUANTIFIERS = frozenset("all every each no none never always only few many most
 _CJK_QUANTIFIERS = ("所有", "每", "没有", "从不", "总是", "只", "全部", "部分", "大多数", "少数", "任何")
 
 
-def _quantifiers(words: list[str], text: str) -> set[str]:
+def _quantifiers(words, text: str) -> set[str]:
     out = set(_QUANTIFIERS.intersection(words))
     if not text.isascii():
         out.update(q for q in _CJK_QUANTIFIERS if q in text)
@@ -311,25 +313,29 @@ FLIP_SHARE = 0.6  # share of the claim's words its sentence must state before a 
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "不", "非", "无")
 
 
+@lru_cache(maxsize=65536)
+def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """What is opposite to ``a``: the beginnings of its antonyms (the table holds stems, "increas"),
+    and ``a`` with a negating prefix added or removed."""
+    stems = tuple(o for i in range(min(len(a), 9), 1, -1) for o in _ANTONYMS.get(a[:i], ()))
+    forms = {p + a for p in _NEGATING_PREFIXES}
+    forms.update(a[len(p):] for p in _NEGATING_PREFIXES if a.startswith(p) and len(a) > len(p) + 2)
+    return stems, frozenset(forms)
+
+
 def _opposite(a: str, b: str) -> bool:
     """Two words of opposite sense: an antonym pair, or one the other with a negating prefix."""
-    if a == b:
-        return False
-    # the table holds stems as prefixes ("increas"): try each way of reading ``a`` as one
-    for i in range(min(len(a), 9), 1, -1):
-        if any(b.startswith(o) and len(b) - len(o) <= 3 for o in _ANTONYMS.get(a[:i], ())):
-            return True
-    long, short = (a, b) if len(a) > len(b) else (b, a)
-    return any(long == p + short for p in _NEGATING_PREFIXES)
+    stems, forms = _opposites_of(a)
+    return b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems)
 
 
 def _aligned(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     """The claim word by word against the evidence sentence that shares most of its content words.
 
     A claim made from one sentence of its source keeps that sentence's words in order; where they
-    differ, SequenceMatcher says which claim words stand in another word's place (``replaced``:
-    a name, number or term swapped, an opposite, or a paraphrase) and which have no counterpart
-    (``added``). A ``flip_*`` feature is a cue of opposite sense (a negation on one side only, an
+    differ, a claim word the sentence lacks stands in the place of one of the sentence's own
+    unmatched words (``replaced``: a name, number or term swapped, an opposite, or a paraphrase)
+    or has no counterpart (``added``). A ``flip_*`` feature is a cue of opposite sense (a negation on one side only, an
     opposite word, another quantifier, another name) weighted by how much of the claim the
     sentence states (none below FLIP_SHARE of its words): a claim that restates its source but
     for one flipped piece contradicts it, while the same cue in a loose paraphrase says little.
@@ -339,32 +345,30 @@ def _aligned(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     cset = set(claim.content)
     j = max(range(len(ev.sentences)), key=lambda i: (len(cset & ev.sent_tokens[i]), -i))
     told = cset - _NEGATIONS  # a negation is the cue itself, not a word the sentence should state
-    share = len(told & ev.sent_tokens[j]) / len(told) if told else 0.0
-    sentence = ev.sentences[j]
-    words = claim_words(sentence)
-    theirs = _content(words)
-    replaced = added = names = opposites = cue_words = 0
-    if claim.content and theirs:
+    stated = ev.sent_tokens[j]
+    share = len(told & stated) / len(told) if told else 0.0
+    # Sets, not a sequence alignment: a claim made from the sentence keeps its other words, so a claim
+    # word the sentence lacks stands where one of the sentence's own unmatched words stood.
+    claim_only = [t for t in claim.content if t not in stated]
+    sentence_only = stated - cset
+    replaced = min(len(claim_only), len(sentence_only))
+    added = len(claim_only) - replaced
+    names = opposites = cue_words = 0
+    if claim_only and sentence_only:
         # names and codes; numbers, dates and durations are the key-fact check's
         capitals = {light_stem(w) for f in key_facts(claim.core) if f.kind in ("entity", "code")
                     for w in claim_words(f.text)}
-        sm = SequenceMatcher(None, claim.content, theirs, autojunk=False)
-        for op, a0, a1, _, _ in sm.get_opcodes():
-            if op == "replace":
-                replaced += a1 - a0
-                names += sum(t in capitals for t in claim.content[a0:a1])
-            elif op == "delete":  # claim words the sentence lacks, with nothing in their place
-                added += a1 - a0
-        # opposites among all words: "before"/"after" and "more"/"less" are stop words
-        sm = SequenceMatcher(None, claim.words, words, autojunk=False)
-        for op, a0, a1, b0, b1 in sm.get_opcodes():
-            if op == "replace":
-                flipped = [a for a in claim.words[a0:a1] if any(_opposite(a, b) for b in words[b0:b1])]
-                opposites += bool(flipped)
-                cue_words += sum(light_stem(a) in told for a in flipped)
+        names = sum(t in capitals for t in claim_only)
+    words = ev.sent_words[j]
+    mine = set(claim.words)
+    theirs = words - mine
+    if theirs:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
+        flipped = [a for a in mine - words if any(_opposite(a, b) for b in theirs)]
+        opposites = len(flipped)
+        cue_words = sum(light_stem(a) in told for a in flipped)
     # the flipped words themselves are not stated, by definition: they count as restated
     share = min(1.0, share + (cue_words + names) / len(told)) if told else share
-    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, sentence, share,
+    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, ev.sentences[j], share,
                       replaced, added, names, opposites)
 
 
@@ -404,12 +408,11 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
         elif op == "delete":
             added += 1
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
-    words = claim_words(ev.sentences[j])
-    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, ev.sentences[j], share,
+    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, ev.sent_words[j], ev.sentences[j], share,
                       replaced, added, names, opposites)
 
 
-def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: list[str], sentence: str, share: float,
+def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: frozenset[str], sentence: str, share: float,
                replaced: int, added: int, names: int, opposites: int) -> dict[str, float]:
     mine = _quantifiers(claim_words_, claim_text)
     other = _quantifiers(words, sentence)
