@@ -360,10 +360,10 @@ def _aligned(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                     for w in claim_words(f.text)}
         names = sum(t in capitals for t in claim_only)
     words = ev.sent_words[j]
-    mine = set(claim.words)
-    theirs = words - mine
-    if theirs:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
-        flipped = [a for a in mine - words if any(_opposite(a, b) for b in theirs)]
+    mine_only = set(claim.words) - words
+    if mine_only:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
+        theirs = words.difference(claim.words)
+        flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
     # the flipped words themselves are not stated, by definition: they count as restated
