@@ -131,15 +131,10 @@ def sample_per_kind(claims, per_kind: int, rng) -> list[int]:
 
 
 def claims_kept(claims, prob: np.ndarray, model: SupportModel) -> dict:
-    """The verifier's rule on generated claims: the probability reaches ``hard`` and no checked key fact
-    is missing; the tally of asmr.eval.verification.contradictions."""
-    from asmr.eval.verification import tally_claims
-    from asmr.verify.claims import core_claim
+    """The verifier's rule on generated claims, tallied as asmr.eval.verification.contradictions does."""
+    from asmr.eval.verification import kept_by_rule, tally_claims
     from asmr.verify.verifier import VerifierConfig
-    config = VerifierConfig.from_support(model)
-    kept = [bool(p >= model.hard) and not config.missing(core_claim(c.text), c.evidence)
-            for p, c in zip(prob, claims)]
-    return tally_claims(claims, kept)
+    return tally_claims(claims, kept_by_rule(claims, prob, VerifierConfig.from_support(model)))
 
 
 # ---- logistic regression, folds, metrics --------------------------------------------------------

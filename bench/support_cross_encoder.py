@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -513,8 +512,9 @@ def main(argv=None) -> int:
         return 0
     if "cv" in report:
         c = report["cv"]
-        print(f"AttributionBench dev, {c['folds_run']} of {c['folds']} folds, {c['ab_cv']['n']} rows out of fold: accuracy {c['ab_cv']['accuracy']:.3f}  "
-              f"macro-F1 {c['ab_cv']['macro_f1']:.3f}   (CV time {c['seconds']:.0f} s)")
+        print(f"AttributionBench dev, {c['folds_run']} of {c['folds']} folds, {c['ab_cv']['n']} rows out of fold: "
+              f"accuracy {c['ab_cv']['accuracy']:.3f}  macro-F1 {c['ab_cv']['macro_f1']:.3f}   "
+              f"(CV time {c['seconds']:.0f} s)")
         if "features" in report:
             fa = report["features"]["ab_cv"]
             print(f"  feature model, same folds: accuracy {fa['accuracy']:.3f}  macro-F1 {fa['macro_f1']:.3f}")
@@ -530,7 +530,8 @@ def main(argv=None) -> int:
         print("\n".join(fmt_tally(t["with_key_facts"])))
         if "features" in report:
             key = "claims_fold1" if args.final == "fold" else "claims"
-            print(f"  feature model (key facts included; {'fold-1 fit' if key == 'claims_fold1' else 'fit on all rows'})")
+            fit = "fold-1 fit" if key == "claims_fold1" else "fit on all rows"
+            print(f"  feature model (key facts included; {fit})")
             print("\n".join(fmt_tally(report["features"][key][src])))
     print(f"total {report['total_s']:.0f} s; report in {args.out / 'report.json'}")
     return 0

@@ -118,9 +118,9 @@ _UNIT_SWAP_ZH = _pairs(("天", "周"), ("小时", "分钟"), ("个月", "年"), 
 _DURATIONS_EN = ("forever", "for one hour", "for a week", "for fourteen weeks", "for a month", "for ten minutes",
                  "for two years", "indefinitely")
 _FREQUENCIES_EN = ("daily", "weekly", "monthly", "hourly", "every year", "every two days", "twice a week")
-_FREQ_RE = re.compile(r"(?<![\w-])(daily|weekly|monthly|hourly|yearly|annually|nightly|every (?:day|week|month|hour|year|"
-                      r"night|morning|minute)|once an? (?:day|week|month|year|hour)|twice an? (?:day|week|month|year)|"
-                      r"per (?:day|week|month|hour|year))\b")
+_FREQ_RE = re.compile(r"(?<![\w-])(daily|weekly|monthly|hourly|yearly|annually|nightly|"
+                      r"every (?:day|week|month|hour|year|night|morning|minute)|once an? (?:day|week|month|year|hour)|"
+                      r"twice an? (?:day|week|month|year)|per (?:day|week|month|hour|year))\b")
 _FREQ_ZH = ("每天", "每周", "每月", "每年", "每小时", "每日", "每星期")
 _FREQ_ZH_RE = re.compile(f"(?:{'|'.join(_FREQ_ZH)})(?![级度])")
 
@@ -147,6 +147,8 @@ _MONTH_WORD = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)
 _THE_NOUN = re.compile(r"\b[Tt]he ([a-z]{4,})\b")
 _PAREN = re.compile(r"\s*[（(][^()（）]{1,80}[)）]")
 _LEADING_PHRASE = re.compile(r"^((?:In|On|At|During|After|Before|Since|By) [^,]{2,40}), (.+?)([.!?])?$")
+_ZH_DURATION = re.compile(r"(?<![0-9A-Za-z.])(\d{1,3}|[一二两三四五六七八九十]+)"
+                          r"(?:(?:个)?(?:天|小时|分钟|周|星期)|个月|年(?=内|以内|后|间|之内))(?:内|以内|后|之内)?")
 _CJK_NUM_UNIT = re.compile(r"(\d{1,4})(天|个月|年|小时|分钟|人|次|周|岁|公里|米)")
 
 
@@ -424,8 +426,7 @@ def _zh_frequency(s: str, rng: random.Random) -> str | None:
 
 
 def _zh_duration(s: str, rng: random.Random) -> str | None:
-    m = re.search(r"(?<![0-9A-Za-z.])(\d{1,3}|[一二两三四五六七八九十]+)(?:(?:个)?(?:天|小时|分钟|周|星期)|个月|年(?=内|以内|后|间|之内))"
-                  r"(?:内|以内|后|之内)?", s)
+    m = _ZH_DURATION.search(s)
     if m is None:
         return None
     return s[:m.start()] + rng.choice(("永久", "一小时", "三个月", "十分钟")) + s[m.end():]
@@ -475,7 +476,7 @@ def _zh_hedged(s: str, rng: random.Random) -> str:
 class _Pool:
     """What the other units of a memory offer: entities and nouns to swap in, sentences to add."""
 
-    def __init__(self, units: Sequence[tuple[str, str]], rng: random.Random):
+    def __init__(self, units: Sequence[tuple[str, str]]):
         ent: Counter[str] = Counter()
         ent_zh: Counter[str] = Counter()
         nouns: Counter[str] = Counter()
@@ -491,7 +492,6 @@ class _Pool:
         self.entities = sorted(ent, key=lambda e: (-ent[e], e))[:2000]
         self.entities_zh = sorted(ent_zh, key=lambda e: (-ent_zh[e], e))[:2000]
         self.nouns = sorted(n for n, c in nouns.items() if c >= 2)[:2000]
-        self._rng = rng
 
     def other_sentence(self, s: str, evidence: str, rng: random.Random, lang: str) -> str | None:
         """A sentence of another unit that shares the most content words with ``s`` (of 40 drawn)."""
@@ -547,7 +547,7 @@ def generate(units: Iterable[tuple[str, str]], *, seed: int = 0, per_kind: int |
     units = [(str(uid), text) for uid, text in units if isinstance(text, str) and text.strip()]
     if max_units is not None and len(units) > max_units:
         units = rng.sample(units, max_units)
-    pool = _Pool(units, rng)
+    pool = _Pool(units)
     by_kind: dict[str, list[Claim]] = {k: [] for k in LABELS}
     for uid, text in units:
         candidates = [s for s in _sentences(text) if _usable(s)]

@@ -268,11 +268,15 @@ def contradictions(claims: Sequence[Claim], support: SupportModel, config: Verif
     ``n``/``kept``: contradicted claims (the fewer kept the better); ``supported_*``: claims the
     unit does support (the more kept the better); ``unsupported``: claims it does not mention.
     """
-    cores = [core_claim(c.text) for c in claims]
-    evidences = [c.evidence for c in claims]
-    prob = support.score(cores, evidences, embedder=embedder)
-    kept = [bool(p >= config.hard) and not config.missing(core, e) for p, core, e in zip(prob, cores, evidences)]
-    return tally_claims(claims, kept)
+    prob = support.score([core_claim(c.text) for c in claims], [c.evidence for c in claims], embedder=embedder)
+    return tally_claims(claims, kept_by_rule(claims, prob, config))
+
+
+def kept_by_rule(claims: Sequence[Claim], prob, config: VerifierConfig) -> list[bool]:
+    """The verifier's rule on each claim: support probability at least ``hard`` and none of the core
+    claim's checked key facts missing from the unit."""
+    return [bool(p >= config.hard) and not config.missing(core_claim(c.text), c.evidence)
+            for p, c in zip(prob, claims)]
 
 
 def tally_claims(claims: Sequence[Claim], kept: Sequence[bool]) -> dict:

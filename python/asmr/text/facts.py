@@ -466,7 +466,8 @@ euro yuan yen""".split())
 _ANCHOR_WORDS = _FREQUENCY_WORDS | _UNBOUNDED_WORDS | _AMOUNT_WORDS
 # ... and in a match, the run of letters before that word is one of these ("every 3 days": every;
 # "for ever": for), except for the words that stand alone.
-_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly forever indefinitely permanently".split())
+_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly forever indefinitely "
+                         "permanently".split())
 _BEFORE_UNIT = frozenset(_SMALL + _TENS + "hundred dozen thousand million billion half a an every each other second "
                                           "per".split())
 _BEFORE_WORD = {"ever": {"for"}, "perpetuity": {"in"}, "expire": {"never"}, "expires": {"never"}, "expired": {"never"}}

@@ -13,13 +13,16 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   of the claim missing from the evidence; a changed number or date is strong evidence
   of non-support;
 - contradiction cues: a negation on one side only, antonyms ("increase"/"decrease");
-- alignment: the claim word by word against the evidence sentence sharing most of its words
-  (a negation on one side, claim words standing where the sentence has other words, names and
-  numbers among them, claim words with no counterpart, a quantifier changed: "all"/"no").
+- alignment: the claim against the evidence sentence sharing most of its words (claim words
+  standing where the sentence has other words, names among them, claim words with no
+  counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word,
+  a quantifier or a name flipped in a claim that otherwise restates the sentence, or a clause
+  the evidence does not state beside one it states word for word.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
-dev split) turns them into a probability. Two thresholds split it three ways: at or
+dev split), less the flip cues weighted by a fit on claims generated from our own units
+(``asmr.eval.contradictions``), turns them into a probability. Two thresholds split it three ways: at or
 above ``hard`` keep the citation; at or above ``soft`` ask the generator for one
 rewrite grounded in the unit; below ``soft`` fail.
 
@@ -71,7 +74,8 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("open", "clos"), ("start", "end"), ("begin", "end"), ("north", "south"), ("east", "west"),
                ("left", "right"), ("up", "down"), ("gain", "loss"), ("profit", "loss"), ("support", "oppos"),
                ("agre", "disagre"), ("common", "rare"), ("effectiv", "ineffectiv"), ("healthy", "unhealthy"),
-               ("increas", "lower"), ("enhanc", "impair"), ("enabl", "disabl"), ("promot", "inhibit"), ("activ", "inactiv"),
+               ("increas", "lower"), ("enhanc", "impair"), ("enabl", "disabl"), ("promot", "inhibit"),
+               ("activ", "inactiv"),
                ("增加", "减少"), ("上升", "下降"), ("提高", "降低"), ("增长", "下降"), ("之前", "之后"), ("最大", "最小"),
                ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误")):
     _ANTONYMS.setdefault(_a, set()).add(_b)
@@ -230,7 +234,8 @@ FEATURES = (
 FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause")
 
 
-def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, float]:
+def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int, per_sent: list[int]) -> dict[str, float]:
+    """Word overlap; ``per_sent``: the claim's content words each evidence sentence shares."""
     content = claim.content
     n = len(content)
     f: dict[str, float] = {}
@@ -245,7 +250,6 @@ def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int) -> dict[str, floa
         f["recall"] = hit / n
         f["recall_soft"] = soft / n
         cset = set(content)
-        per_sent = [len(cset & s) for s in ev.sent_tokens]
         best = max(per_sent)
         pair = max((per_sent[i] + len((cset - ev.sent_tokens[i]) & ev.sent_tokens[i + 1])
                     for i in range(len(per_sent) - 1)), default=best)
@@ -329,26 +333,25 @@ def _opposite(a: str, b: str) -> bool:
     return b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems)
 
 
-def _aligned(claim: _Claim, ev: _Evidence) -> dict[str, float]:
-    """The claim word by word against the evidence sentence that shares most of its content words.
+def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, float]:
+    """The claim against the evidence sentence that shares most of its content words (``per_sent``).
 
-    A claim made from one sentence of its source keeps that sentence's words in order; where they
-    differ, a claim word the sentence lacks stands in the place of one of the sentence's own
-    unmatched words (``replaced``: a name, number or term swapped, an opposite, or a paraphrase)
-    or has no counterpart (``added``). A ``flip_*`` feature is a cue of opposite sense (a negation on one side only, an
-    opposite word, another quantifier, another name) weighted by how much of the claim the
-    sentence states (none below FLIP_SHARE of its words): a claim that restates its source but
-    for one flipped piece contradicts it, while the same cue in a loose paraphrase says little.
+    A claim made from one sentence of its source keeps that sentence's other words, so a claim word
+    the sentence lacks stands in the place of one of the sentence's own unmatched words
+    (``replaced``: a name, number or term swapped, an opposite, or a paraphrase) or has no
+    counterpart (``added``). A ``flip_*`` feature is a cue of opposite sense (a negation on one
+    side only, an opposite word, another quantifier, another name) weighted by how much of the
+    claim the sentence states (none below FLIP_SHARE of its words): a claim that restates its
+    source but for one flipped piece contradicts it, while the same cue in a loose paraphrase
+    says little.
     """
     if CJK_CHAR.search(claim.core):
         return _aligned_cjk(claim, ev)
     cset = set(claim.content)
-    j = max(range(len(ev.sentences)), key=lambda i: (len(cset & ev.sent_tokens[i]), -i))
+    j = max(range(len(per_sent)), key=lambda i: (per_sent[i], -i))
     told = cset - _NEGATIONS  # a negation is the cue itself, not a word the sentence should state
     stated = ev.sent_tokens[j]
     share = len(told & stated) / len(told) if told else 0.0
-    # Sets, not a sequence alignment: a claim made from the sentence keeps its other words, so a claim
-    # word the sentence lacks stands where one of the sentence's own unmatched words stood.
     claim_only = [t for t in claim.content if t not in stated]
     sentence_only = stated - cset
     replaced = min(len(claim_only), len(sentence_only))
@@ -408,8 +411,8 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
         elif op == "delete":
             added += 1
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
-    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, ev.sent_words[j], ev.sentences[j], share,
-                      replaced, added, names, opposites)
+    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, ev.sent_words[j], ev.sentences[j],
+                      share, replaced, added, names, opposites)
 
 
 def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: frozenset[str], sentence: str, share: float,
@@ -565,6 +568,8 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         c, ev, cs = cl[i], evs[i], cands[i]
         lo, hi = offsets[i], offsets[i + 1]
         f: dict[str, float] = {}
+        cset = set(c.content)
+        per_sent = [len(cset & s) for s in ev.sent_tokens]  # content words each evidence sentence shares
         if hi > lo:
             seg = cos_list[lo:hi]
             top = max(range(len(seg)), key=seg.__getitem__)  # the first of equal maxima, as argsort
@@ -576,16 +581,15 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
             else:
                 f["cos_top2"] = seg[top]
             # the cosine of the sentence sharing most words with the claim
-            cset = set(c.content)
-            lex = [len(cset & ev.sent_tokens[j]) for j in cs]
+            lex = [per_sent[j] for j in cs]
             f["cos_best_lex"] = seg[max(range(len(lex)), key=lex.__getitem__)]
         else:
             best = 0
             f["cos_max"] = f["cos_top2"] = f["cos_best_lex"] = cos_doc[i]
         f["cos_doc"] = cos_doc[i]
-        f.update(_lexical(c, ev, best))
+        f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
-        f.update(_aligned(c, ev))
+        f.update(_aligned(c, ev, per_sent))
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
