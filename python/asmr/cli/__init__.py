@@ -9,9 +9,9 @@ document or audit record asked for does not exist; 4 the memory cannot be used
 
 One module a command family: ``memory`` (ingest, units, doc, search, check), ``answers``
 (ask, chat, audit), ``evaluate`` (eval), ``graph`` (learn, show, forget), ``serve``, ``reindex``;
-``common`` holds what they share. Each subcommand's parser sets its ``handler``; ``main`` calls it. Handlers import
-the heavy modules (models, indexes, the server) when they run, so that ``asmr --help``
-and argument errors stay fast.
+``common`` holds what they share. Each subcommand's parser sets its ``handler``; ``main``
+calls it. Handlers import the heavy modules (models, indexes, the server) when they run, so
+that ``asmr --help`` and argument errors stay fast.
 """
 from __future__ import annotations
 
