@@ -255,7 +255,7 @@ def test_usage_edges_come_from_kept_citations_of_distinct_questions(memory):
         assert cited_together(dropped) == [a.id]
         with UsageLog(memory, create=True) as log:
             learn(m, log, [_answer("Who wrote it?", a.id, b.id), weak, dropped, weak], {})
-        assert not _usage(load_or_build(m))  # one question is not enough (usage_min_count 1.5)
+        assert not _usage(load_or_build(m))  # one question is not enough (usage_min_count 2)
         with UsageLog(memory, create=True) as log:
             report = learn(m, log, [_answer("  who WROTE it? ", a.id, b.id),  # the same question again
                                     _answer("Where is it set?", b.id, a.id)], {"x.jsonl": 10})
@@ -321,4 +321,4 @@ def test_usage_counts_decay_with_time(memory):
         with UsageLog(memory, create=True) as log:
             learn(m, log, [_answer(f"q{i}", a.id, b.id, when=year_ago) for i in range(10)], {})
         assert _usage(load_or_build(m, GraphConfig(usage_half_life_days=1000)))
-        assert not _usage(load_or_build(m))  # 10 questions a year ago count 10 / 2**(365/90) < 1.5 now
+        assert not _usage(load_or_build(m))  # 10 questions a year ago count 10 / 2**(365/90) < 2 now

@@ -97,7 +97,7 @@ class GraphConfig:
     usage: bool = True
     usage_beta: float = 0.6  # weight of their NPMI
     usage_cap: float = 0.9  # no usage edge weighs more, however often its units are cited together
-    usage_min_count: float = 1.5  # distinct questions citing both, decayed, at least (two, recently)
+    usage_min_count: float = 2.0  # distinct questions citing both, decayed by whole days, at least
     usage_half_life_days: float = 90.0  # a co-citation counts half after this long
     usage_k: int = 8  # usage edges per unit, at most
     usage_max_units: int = 8  # units of one answer counted (its first cited): bounds one answer's pairs

@@ -3,9 +3,9 @@
 Its own file, like the audit trail it is learned from: learning never takes the memory's write lock and
 never writes ``memory.sqlite``, so it cannot change what a unit says. Counts are of distinct questions
 (a question asked again adds nothing), decayed with a half-life: a count ``c`` last raised at ``t``
-is worth ``c * 2 ** -((now - t) / half_life)``. Each fold of new audit records, and the offsets of the
-audit files read so far, commit in one transaction: a crash loses the fold, never half of it, and the
-next fold reads those records again.
+is worth ``c * 2 ** -(days / half_life)`` after ``days`` whole days. Each fold of new audit records,
+and the offsets of the audit files read so far, commit in one transaction: a crash loses the fold,
+never half of it, and the next fold reads those records again.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 USAGE_FILE = "usage.sqlite"
+DAY = 86400.0
 
 # ``seen`` holds (question, a, b) once counted: b = '' for a unit cited, a = b = '' for the question.
 _SCHEMA = """
@@ -35,7 +36,9 @@ def usage_path(memory_dir: str | Path) -> Path:
 
 
 def _decayed(count: float, at: float, now: float, half_life: float) -> float:
-    return count * 2.0 ** (-max(now - at, 0.0) / half_life) if half_life > 0 else count
+    """``count`` at ``at``, decayed to ``now`` by whole days (two questions of this morning count 2)."""
+    days = max(now - at, 0.0) // DAY
+    return count * 2.0 ** (-days * DAY / half_life) if half_life > 0 else count
 
 
 class UsageLog:
