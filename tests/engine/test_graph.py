@@ -264,6 +264,15 @@ def test_usage_edges_come_from_kept_citations_of_distinct_questions(memory):
         edges = _usage(g)
         assert set(edges) == {(a.row, b.row), (b.row, a.row)} and 0 < edges[(a.row, b.row)] <= 0.9
         assert g.edge(a.row, b.row)[0] == "usage"
+        base = load_or_build(m, GraphConfig(usage=False))
+        for node in range(base.num_nodes):  # laid over the saved graph: every other edge as it was
+            old = {(int(d), int(k)) for d, k in zip(base.indices[base.indptr[node]:base.indptr[node + 1]],
+                                                    base.kinds[base.indptr[node]:base.indptr[node + 1]])}
+            new = {(int(d), int(k)) for d, k in zip(g.indices[g.indptr[node]:g.indptr[node + 1]],
+                                                    g.kinds[g.indptr[node]:g.indptr[node + 1]])}
+            extra = {(b.row, EDGE_KINDS.index("usage"))} if node == a.row else \
+                {(a.row, EDGE_KINDS.index("usage"))} if node == b.row else set()
+            assert new == old | extra
         assert not _usage(load_or_build(m, GraphConfig(usage=False)))  # switched off
         with UsageLog(memory) as log:
             assert log.forget() == 1
@@ -322,3 +331,16 @@ def test_usage_counts_decay_with_time(memory):
             learn(m, log, [_answer(f"q{i}", a.id, b.id, when=year_ago) for i in range(10)], {})
         assert _usage(load_or_build(m, GraphConfig(usage_half_life_days=1000)))
         assert not _usage(load_or_build(m))  # 10 questions a year ago count 10 / 2**(365/90) < 2 now
+
+
+def test_a_fold_that_fails_counts_nothing_and_reads_nothing(memory):
+    from asmr.store import UsageLog
+
+    def answers():
+        yield "q1", 0.0, ["memo://kb/a/1", "memo://kb/b/2"]
+        raise OSError("disk gone")
+
+    with UsageLog(memory, create=True) as log:
+        with pytest.raises(OSError):
+            log.fold(answers(), {"2026-12-01.jsonl": 4096}, 86400.0)
+        assert log.offsets() == {} and log.counts(0.0, 86400.0) == (0.0, {}, [])
