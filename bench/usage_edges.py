@@ -87,7 +87,8 @@ def recall_of(memory, embedder, queries, qvecs, config) -> tuple[dict[str, float
             doc = h.unit_id.split("/")[3]
             if doc not in docs:
                 docs.append(doc)
-        out[q.qid] = (len(set(q.gold) & set(docs[:2])) / len(q.gold), len(set(q.gold) & set(docs[:5])) / len(q.gold))
+        gold = set(q.gold)
+        out[q.qid] = (len(gold & set(docs[:2])) / len(gold), len(gold & set(docs[:5])) / len(gold))
     return out, float(np.percentile(ms, 95)) if ms else 0.0
 
 
@@ -121,7 +122,8 @@ def usage_run(args, name: str, mem: Path, queries, paraphrased=()) -> dict:
     stream_docs = {d for q in stream for d in q.gold}
     related = [q for q in held if stream_docs & set(q.gold)]
     other = [q for q in held if not stream_docs & set(q.gold)]
-    paraphrased = [replace(q, qid="B" + q.qid) for q in paraphrased if q.question.strip().casefold() not in asked]
+    paraphrased = [replace(q, qid="B" + q.qid) for q in paraphrased
+                   if q.question.strip().casefold() not in asked]
     para_related = [q for q in paraphrased if stream_docs & set(q.gold)]
     off = RetrieveConfig(graph=GraphConfig(usage=False))
     on = RetrieveConfig()
@@ -183,7 +185,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA, help="the shared data folder (HotpotQA sample)")
     ap.add_argument("--embedder", default="all-MiniLM-L6-v2")
     ap.add_argument("--synth-questions", type=int, default=400, help="answerable generated questions used")
-    ap.add_argument("--betas", type=lambda s: [float(x) for x in s.split(",")], default=[0.0, 0.25, 0.5, 0.75, 1.0])
+    ap.add_argument("--betas", type=lambda s: [float(x) for x in s.split(",")],
+                    default=[0.0, 0.25, 0.5, 0.75, 1.0], help="co-occurrence weights tried")
     ap.add_argument("--seed", type=int, default=0, help="the stream / held-out split")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
@@ -197,22 +200,26 @@ def main() -> None:
         mems[name] = memory_of(args, name, corpus)
         qs = [q for q in load_queries(qpath) if q.answerable]
         queries[name] = qs[:args.synth_questions] if name == "synth" else qs
+        print(f"{name}: {len(queries[name])} answerable questions, memory ready in "
+              f"{time.perf_counter() - t:.0f} s")
     paraphrased = [q for q in load_queries(args.workdir / "synth-b" / "corpus.queries.jsonl") if q.answerable]
-        print(f"{name}: {len(queries[name])} answerable questions, memory ready in {time.perf_counter() - t:.0f} s")
 
     report = {"usage": {}, "beta": {}}
     print("\nUsage edges: Recall@5 (asmr) with learning off (= before learning), with the learned edges (on),"
           "\nand with edges from pairs only one question cited too (on, min 1)")
-    print(f"{'source':10} {'questions':12} {'n':>4} {'off':>7} {'on':>7} {'delta':>7} {'on,min1':>8} {'delta':>7}")
+    print(f"{'source':10} {'questions':12} {'n':>4} {'off':>7} {'on':>7} {'delta':>7} {'on,min1':>8} "
+          f"{'delta':>7}")
     for name, mem in mems.items():
-        r = usage_run(args, name, mem, queries[name], paraphrased[:args.synth_questions] if name == "synth" else ())
+        para = paraphrased[:args.synth_questions] if name == "synth" else []
+        r = usage_run(args, name, mem, queries[name], para)
         report["usage"][name] = r
         for label in ("held_out", "related", "unrelated", "paraphrased", "para_related", "stream"):
             x = r[label]
             if x["off"] is None:
                 continue
-            print(f"{name:10} {label:12} {x['n']:>4} {x['off']:7.3f} {x['on']:7.3f} {x['on'] - x['off']:+7.3f} "
-                  f"{x['on_min1']:8.3f} {x['on_min1'] - x['off']:+7.3f}   R@2 {x['off_r2']:.3f} {x['on_r2']:.3f} "
+            print(f"{name:10} {label:12} {x['n']:>4} {x['off']:7.3f} {x['on']:7.3f} "
+                  f"{x['on'] - x['off']:+7.3f} {x['on_min1']:8.3f} {x['on_min1'] - x['off']:+7.3f}   "
+                  f"R@2 {x['off_r2']:.3f} {x['on_r2']:.3f} "
                   f"{x['on_min1_r2']:.3f}")
         p95 = r["p95_ms"]
         print(f"{'':10} {r['stream_n']} stream answers learned ({r['stream_s']:.0f} s): {r['learned']}; "
@@ -221,14 +228,16 @@ def main() -> None:
 
     grid = beta_grid(args, mems, queries)
     report["beta"]["grid"] = {n: {str(b): v for b, v in g.items()} for n, g in grid.items()}
-    print("\nCo-occurrence weight beta: Recall@5 (asmr, usage off) of all answerable questions (recall P95 ms)")
+    print("\nCo-occurrence weight beta: Recall@5 (asmr, usage off) of all answerable questions "
+          "(recall P95 ms)")
     print(f"{'beta':>6} " + " ".join(f"{n:>18}" for n in grid))
     for b in args.betas:
         print(f"{b:6.2f} " + " ".join(f"{grid[n][b][0]:10.3f} ({grid[n][b][1]:5.1f}) R@2 {grid[n][b][2]:.3f}"
                                       for n in grid))
     names = list(grid)
     if len(names) == 2:
-        print(f"\n{'fitted on':10} {'beta':>5} {'in-sample R@5':>14} {'reported on':12} {'out-of-source R@5':>18} "
+        print(f"\n{'fitted on':10} {'beta':>5} {'in-sample R@5':>14} {'reported on':12} "
+              f"{'out-of-source R@5':>18} "
               f"{'there at 0':>11}")
         for fit, other in (names, names[::-1]):
             best = max(args.betas, key=lambda b: (grid[fit][b][0], -b))  # ties: the smaller beta
