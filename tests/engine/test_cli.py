@@ -205,3 +205,29 @@ def test_ingest_says_when_the_embedder_cannot_read_the_memory(tmp_path, capsys, 
     assert "--embedder multilingual-e5-small" in err
     code, out, _ = asmr(capsys, "ingest", str(tmp_path / "zh"), "--memory", mem, "--json")
     assert json.loads(out)["readable_share"] == 0.0
+
+
+def test_non_ascii_file_names_are_distinct_documents(tmp_path, capsys):
+    src = tmp_path / "kb"
+    src.mkdir()
+    (src / "文件.md").write_text("# 文件\n\nFile one text.\n")
+    (src / "名字.md").write_text("# 名字\n\nName two text.\n")
+    mem = tmp_path / "mem"
+    code, out, err = asmr(capsys, "ingest", src, "--memory", mem, "--embedder", "hash-64", "--json")
+    assert code == 0, err
+    ids = sorted(d["doc_id"] for d in json.loads(out)["documents"])
+    assert len(ids) == 2 and ids[0] != ids[1] and all(i.startswith("_") for i in ids)
+    # one file ingested again revises its own document, never the other's
+    code, out, _ = asmr(capsys, "ingest", src, "--memory", mem, "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"new": 0, "revised": 0, "unchanged": 2}
+
+
+def test_two_paths_with_one_id_in_one_ingest_are_an_error_naming_both(tmp_path, capsys):
+    src = tmp_path / "kb"
+    src.mkdir()
+    (src / "setup.md").write_text("# Setup\n\nOne.\n")
+    (src / "setup.txt").write_text("Two.\n")
+    mem = tmp_path / "mem"
+    code, _, err = asmr(capsys, "ingest", src, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and "setup.md" in err and "setup.txt" in err and "'setup'" in err
+    assert not (mem / schema.DB_FILE).exists() or _contents(mem) == []
