@@ -231,3 +231,14 @@ def test_two_paths_with_one_id_in_one_ingest_are_an_error_naming_both(tmp_path, 
     code, _, err = asmr(capsys, "ingest", src, "--memory", mem, "--embedder", "hash-64")
     assert code == 2 and "setup.md" in err and "setup.txt" in err and "'setup'" in err
     assert not (mem / schema.DB_FILE).exists() or _contents(mem) == []
+
+
+def test_lone_surrogate_in_jsonl_is_one_line_naming_the_record(tmp_path, capsys):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": "ok", "text": "Fine."}\n{"id": "s", "text": "a \\ud800 b"}\n')
+    mem = tmp_path / "mem"
+    code, _, err = asmr(capsys, "ingest", corpus, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and f"{corpus}:2: \"text\" holds a lone surrogate (U+D800)" in err
+    assert "Traceback" not in err and (not (mem / schema.DB_FILE).exists() or _contents(mem) == [])
+    code, _, err = asmr(capsys, "ingest", corpus, "--memory", mem, "--errors", "replace")
+    assert code == 0 and "a \ufffd b" in _contents(mem)

@@ -39,6 +39,8 @@ _H1_OR_FENCE = r"[ ]{0,3}(?:#[ \t]+([^\r\n]*)|(`{3,}|~{3,})|([^\s][^\r\n]*)\r?\n
 _H1_AT_START = re.compile(_H1_OR_FENCE)
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _H1_AFTER_NEWLINE = re.compile("\n" + _H1_OR_FENCE)
+# A JSON string may escape half of a surrogate pair ("\ud800"); UTF-8 cannot encode it, so the store cannot hold it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _input_error(name: str, reason: str) -> InputError:
@@ -117,6 +119,19 @@ def _check_type(name: str, value: str) -> str:
     if value not in DOC_TYPES:
         raise _input_error(name, f"document type {value!r} is not one of {', '.join(DOC_TYPES)}")
     return value
+
+
+def check_encodable(name: str, field: str, value: str, errors: str | None = None) -> str:
+    """``value`` if UTF-8 can encode it; a lone surrogate is an InputError naming ``name`` and ``field``,
+    or with ``errors="replace"`` becomes U+FFFD (``errors="strict"``: the message says how to accept it)."""
+    bad = _LONE_SURROGATE.search(value)
+    if bad is None:
+        return value
+    if errors == "replace":
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    hint = "; pass --errors replace to accept it" if errors == "strict" else ""
+    raise _input_error(name, f"{field} holds a lone surrogate (U+{ord(bad.group()):04X}) at character "
+                             f"{bad.start()}, which UTF-8 cannot encode{hint}")
 
 
 def check_date(name: str, value: str) -> str:
@@ -314,7 +329,7 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
                                               "pass --errors replace to accept it") from None
                 finally:
                     offset += len(data)
-                doc = _jsonl_document(line, where, doc_type) if line.strip() else None
+                doc = _jsonl_document(line, where, doc_type, errors) if line.strip() else None
             except InputError as e:
                 if on_error is None:
                     raise
@@ -324,7 +339,7 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
                 yield doc
 
 
-def _jsonl_document(line: str, where: str, doc_type: str | None) -> Document:
+def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "strict") -> Document:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as e:
@@ -343,11 +358,13 @@ def _jsonl_document(line: str, where: str, doc_type: str | None) -> Document:
     text = record.get("text")
     if not isinstance(text, str):
         raise _input_error(where, 'needs a "text" string')
+    text = check_encodable(where, '"text"', text, errors)
     if not _NON_BLANK.search(text):
         raise _input_error(where, "empty document")
     title = record.get("title") or ""
     if not isinstance(title, str):
         raise _input_error(where, '"title" must be a string')
+    title = check_encodable(where, '"title"', title, errors)
     kind = doc_type or record.get("type") or "other"
     _check_type(where, kind)
     date = record.get("effective_date")
