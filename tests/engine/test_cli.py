@@ -242,3 +242,20 @@ def test_lone_surrogate_in_jsonl_is_one_line_naming_the_record(tmp_path, capsys)
     assert "Traceback" not in err and (not (mem / schema.DB_FILE).exists() or _contents(mem) == [])
     code, _, err = asmr(capsys, "ingest", corpus, "--memory", mem, "--errors", "replace")
     assert code == 0 and "a \ufffd b" in _contents(mem)
+
+
+def test_a_fifo_named_like_a_document_is_refused_not_waited_on(tmp_path, capsys):
+    import os
+
+    src = tmp_path / "kb"
+    src.mkdir()
+    (src / "a.md").write_text("# A\n\nText.\n")
+    os.mkfifo(src / "x.md")
+    os.mkfifo(tmp_path / "c.jsonl")
+    mem = tmp_path / "mem"
+    code, _, err = asmr(capsys, "ingest", src, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and f"{src / 'x.md'}: is a FIFO, not a regular file" in err
+    code, _, err = asmr(capsys, "ingest", tmp_path / "c.jsonl", "--memory", mem)
+    assert code == 2 and "c.jsonl: is a FIFO, not a regular file" in err
+    code, out, err = asmr(capsys, "ingest", src, "--memory", mem, "--skip-bad", "--json")
+    assert [d["doc_id"] for d in json.loads(out)["documents"]] == ["a"] and "x.md: is a FIFO" in err

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -106,6 +107,26 @@ def _realpath(path: str, fd: int | None = None, directory: bool = False) -> str:
         if own is not None:
             os.close(own)
     return os.path.realpath(path)
+
+
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _open_regular(name: str) -> int:
+    """A descriptor of the regular file ``name``, else an InputError saying what it is. Opened without
+    blocking: a FIFO named ``x.md`` would otherwise wait for a writer forever."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as e:
+        raise _input_error(name, f"cannot read: {e.strerror or e}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((what for test, what in _FILE_KINDS if test(mode)), "not a regular file")
+        raise _input_error(name, f"is {kind}, not a regular file")
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _check_errors(errors: str) -> None:
@@ -213,8 +234,8 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
     name = str(path)
     fd = opened = None
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError as e:
+        fd = _open_regular(name)
+    except InputError as e:
         opened = e
     try:
         if root is not None:
@@ -238,7 +259,7 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
         if doc_type is not None:
             _check_type(name, doc_type)
         if opened is not None:
-            raise _input_error(name, f"cannot read: {opened.strerror or opened}")
+            raise opened
         try:
             f = open(fd, "rb")  # owns the descriptor from here
         except OSError as e:
@@ -308,10 +329,7 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
     if doc_type is not None:
         _check_type(str(path), doc_type)
     offset = start
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise _input_error(str(path), f"cannot read: {e.strerror or e}") from None
+    f = open(_open_regular(str(path)), "rb")
     with f:
         f.seek(start)
         for number, data in enumerate(f, start=first_line):
