@@ -97,7 +97,7 @@ def test_bad_input_is_named_and_nothing_is_written(tmp_path, docs, capsys, name,
     assert code == 2 and str(bad) in err and reason in err and "nothing was written" in err
     assert _contents(mem) == before
     code, out, err = asmr(capsys, "ingest", docs / "guides", bad, "--memory", mem, "--skip-bad")
-    assert code == 2 and str(bad) in err and "1 new" in out  # the good file went in, the exit says not all did
+    assert code == 5 and str(bad) in err and "1 new" in out  # the good file went in, the exit says not all did
 
 
 def test_errors_replace_accepts_invalid_utf8(tmp_path, capsys):
@@ -259,3 +259,42 @@ def test_a_fifo_named_like_a_document_is_refused_not_waited_on(tmp_path, capsys)
     assert code == 2 and "c.jsonl: is a FIFO, not a regular file" in err
     code, out, err = asmr(capsys, "ingest", src, "--memory", mem, "--skip-bad", "--json")
     assert [d["doc_id"] for d in json.loads(out)["documents"]] == ["a"] and "x.md: is a FIFO" in err
+
+
+def test_memory_that_is_a_file_is_named_as_such(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("not a memory\n")
+    for command in (["search", "deploy"], ["check"], ["units", "show", "memo://kb/a/0123456789ab"],
+                    ["doc", "history", "a"]):
+        code, _, err = asmr(capsys, *command, "--memory", afile)
+        assert code == 4 and f"memory {afile}: is a file, not a memory directory" in err, (command, err)
+
+
+def test_check_during_a_live_ingest_does_not_call_its_files_leftovers(tmp_path, docs, capsys):
+    from asmr.store import Writer
+
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    with Writer(mem):  # holds the write lock, as a running ingest does
+        (mem / schema.dense_file(2)).write_bytes(b"in progress")
+        code, out, _ = asmr(capsys, "check", "--memory", mem)
+        assert code == 0 and "being written by the running ingest" in out and "interrupted" not in out
+        assert "an ingest is writing this memory now" in out
+    code, out, _ = asmr(capsys, "check", "--memory", mem)
+    assert code == 0 and "left by an interrupted or older ingest" in out
+
+
+def test_output_into_a_closed_pipe_stops_quietly(tmp_path, docs, capsys):
+    """`asmr search ... | head`: the reader goes away; no BrokenPipe traceback, exit 141."""
+    import os
+
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before asmr writes a byte
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for command in (["search", "installer", "--json"], ["check", "--json"]):
+        proc = subprocess.run([sys.executable, "-m", "asmr.cli", *command, "--memory", str(mem)], stdout=write,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+        assert proc.returncode == 141 and proc.stderr == "", (command, proc.stderr)
+    os.close(write)

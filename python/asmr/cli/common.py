@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Iterator
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_MEMORY = 0, 1, 2, 3, 4
+EXIT_SKIPPED = 5  # --skip-bad: the good inputs are in the memory, the bad ones were reported and skipped
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (`| head`); what a shell reports for SIGPIPE
 INPUT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".jsonl")
 
 

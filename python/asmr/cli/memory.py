@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_NOT_FOUND, EXIT_OK, INPUT_SUFFIXES, document_args,
-                     fail, memory_arg, memory_dir, read_inputs, retrieve_args, retrieve_config)
+from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES,
+                     document_args, fail, memory_arg, memory_dir, read_inputs, retrieve_args, retrieve_config)
 
 
 def add_ingest(sub) -> None:
@@ -113,7 +113,7 @@ def cmd_ingest(args) -> int:
                   f"{MULTILINGUAL_EMBEDDER} reads them.", file=sys.stderr)
     if errors:
         print(f"asmr ingest: {len(errors)} bad input(s) skipped", file=sys.stderr)
-    return EXIT_BAD_INPUT if errors else EXIT_OK
+    return (EXIT_SKIPPED if report.documents else EXIT_BAD_INPUT) if errors else EXIT_OK
 
 
 def _unread_scripts(directory) -> tuple[str, list[str], float]:

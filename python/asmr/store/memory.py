@@ -110,6 +110,8 @@ class Memory:
         self._open()
 
     def _open(self) -> None:
+        if self.directory.exists() and not self.directory.is_dir():
+            raise MemoryStateError(f"memory {self.directory}: is a file, not a memory directory")
         if not self.directory.is_dir():
             raise MemoryStateError(f"memory {self.directory}: no such directory; run `asmr ingest` to create one")
         conn = schema.connect(self.directory, create=False)
