@@ -298,3 +298,31 @@ def test_output_into_a_closed_pipe_stops_quietly(tmp_path, docs, capsys):
                               stderr=subprocess.PIPE, text=True, env=env, timeout=120)
         assert proc.returncode == 141 and proc.stderr == "", (command, proc.stderr)
     os.close(write)
+
+
+def test_root_maps_a_single_file_to_its_document(tmp_path, capsys):
+    kb = tmp_path / "kb"
+    (kb / "ops").mkdir(parents=True)
+    (kb / "ops" / "deploy.md").write_text("# Deploy\n\nDeploy takes 10 minutes.\n")
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", kb, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    (kb / "ops" / "deploy.md").write_text("# Deploy\n\nDeploy takes 7 minutes.\n")
+    code, out, _ = asmr(capsys, "ingest", kb / "ops" / "deploy.md", "--root", kb, "--memory", mem, "--json")
+    assert code == 0 and [(d["doc_id"], d["status"]) for d in json.loads(out)["documents"]] == \
+        [("ops.deploy", "revised")]
+    code, _, err = asmr(capsys, "ingest", kb / "ops" / "deploy.md", "--root", tmp_path / "elsewhere", "--memory",
+                        mem)
+    assert code == 2 and "is not under the ingest root" in err
+
+
+def test_another_effective_date_does_not_version_unchanged_text(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64",
+                "--effective-date", "2024-01-01")[0] == 0
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem, "--effective-date", "2024-06-01", "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"new": 0, "revised": 0, "unchanged": 3}
+    (docs / "notes.txt").write_text("Plain notes, revised.\n\nSecond paragraph.\n")
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem, "--effective-date", "2024-06-01", "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"new": 0, "revised": 1, "unchanged": 2}
+    code, out, _ = asmr(capsys, "doc", "history", "notes", "--memory", mem, "--json")
+    assert [v["effective_date"] for v in json.loads(out)] == ["2024-01-01", "2024-06-01"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES,
                      document_args, fail, memory_arg, memory_dir, read_inputs, retrieve_args, retrieve_config)
@@ -20,6 +21,12 @@ def add_ingest(sub) -> None:
                    help="files or directories (searched for " + ", ".join(INPUT_SUFFIXES) + ")")
     memory_arg(p)
     document_args(p, "the time of ingest")
+    p.add_argument("--root", metavar="DIR", type=Path, default=None,
+                   help="document ids are paths relative to DIR (asmr ingest kb/ops/deploy.md --root kb revises "
+                        "ops.deploy); default: each directory PATH is the root of its files, a file is its name")
+    p.add_argument("--prune", action="store_true",
+                   help="retire (deprecate, never delete) the documents of --kb that were ingested from a "
+                        "directory PATH and whose files are gone")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(handler=cmd_ingest)
@@ -89,7 +96,7 @@ def cmd_ingest(args) -> int:
     with Writer(memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None,
                 **options) as w:
         try:
-            report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB)
+            report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB, effective_date=args.effective_date)
         except InputError as exc:
             print(f"asmr ingest: {exc}", file=sys.stderr)
             return fail("nothing was written (--skip-bad ingests the good inputs and reports the bad)",

@@ -197,15 +197,17 @@ class Writer:
         return removed
 
     # Ingest
-    def ingest(self, documents: Iterable[Document], *, kb: str = DEFAULT_KB, total: int | None = None
-               ) -> IngestReport:
+    def ingest(self, documents: Iterable[Document], *, kb: str = DEFAULT_KB, total: int | None = None,
+               effective_date: str | None = None) -> IngestReport:
         """Ingest ``documents`` (any iterable, streamed in batches) as one transaction.
 
-        An InputError from the documents or the chunker (bad input, duplicate id)
-        rolls everything back: the memory stays as it was.
+        ``effective_date`` is the date of new versions of documents that carry none (default: the
+        time of this ingest). It is not part of a document: an unchanged document ingested with
+        another default date stays unchanged. An InputError from the documents or the chunker
+        (bad input, duplicate id) rolls everything back: the memory stays as it was.
         """
         start = time.perf_counter()
-        self._ingest_time = utc_now()  # one default effective date for all documents of this ingest
+        self._ingest_time = effective_date or utc_now()  # one default effective date for this ingest
         check_name(kb, "knowledge base")
         report = IngestReport(generation=self.generation)
         clock = _Clock(report.timings)
