@@ -326,3 +326,40 @@ def test_another_effective_date_does_not_version_unchanged_text(tmp_path, docs, 
     assert code == 0 and json.loads(out)["counts"] == {"new": 0, "revised": 1, "unchanged": 2}
     code, out, _ = asmr(capsys, "doc", "history", "notes", "--memory", mem, "--json")
     assert [v["effective_date"] for v in json.loads(out)] == ["2024-01-01", "2024-06-01"]
+
+
+@pytest.mark.parametrize("worker", ["0", "1"])  # the planner in this process, or in its own
+def test_prune_retires_documents_whose_files_are_gone(tmp_path, docs, capsys, monkeypatch, worker):
+    monkeypatch.setenv("ASMR_INGEST_WORKER", worker)
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    notes = (docs / "notes.txt").read_text()
+    (docs / "notes.txt").unlink()
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem, "--json")  # without --prune: kept
+    assert code == 0 and len(json.loads(out)["documents"]) == 2 and "Plain notes." in _active_contents(mem)
+    (docs / "faq.html").write_bytes(b"\xff bad")  # still there, but unreadable: skipped, never retired
+    code, out, err = asmr(capsys, "ingest", docs, "--memory", mem, "--prune", "--skip-bad", "--json")
+    report = json.loads(out)
+    assert code == 5 and report["counts"] == {"new": 0, "revised": 0, "unchanged": 1, "retired": 1}
+    assert [(d["doc_id"], d["status"], d["deprecated"]) for d in report["documents"] if d["status"] == "retired"] \
+        == [("notes", "retired", 2)]
+    active = _active_contents(mem)
+    assert "Plain notes." not in active and "Ports are 8080." in active
+    assert "Plain notes." in _contents(mem)  # deprecated, never deleted
+    code, out, _ = asmr(capsys, "doc", "history", "notes", "--memory", mem, "--json")
+    assert [(v["units_total"], v["units_deprecated"]) for v in json.loads(out)] == [(2, 0), (0, 2)]
+    assert asmr(capsys, "check", "--memory", mem)[0] == 0
+    (docs / "notes.txt").write_text(notes)  # back again: a revision with fresh unit ids
+    code, out, _ = asmr(capsys, "ingest", docs / "notes.txt", "--root", docs, "--memory", mem, "--json")
+    assert code == 0 and json.loads(out)["documents"][0]["status"] == "revised"
+    assert "Plain notes." in _active_contents(mem)
+    assert asmr(capsys, "check", "--memory", mem)[0] == 0
+    code, _, err = asmr(capsys, "ingest", docs / "notes.txt", "--memory", mem, "--prune")
+    assert code == 2 and "--prune: no directory" in err
+
+
+def _active_contents(mem):
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    rows = [c for c, in conn.execute("SELECT content FROM units WHERE status='active'")]
+    conn.close()
+    return rows

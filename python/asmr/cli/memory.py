@@ -93,10 +93,15 @@ def cmd_ingest(args) -> int:
     if args.flat_max is not None and args.flat_max < 0:
         return fail(f"--flat-max {args.flat_max}: must be >= 0", EXIT_BAD_INPUT)
     options = {} if args.flat_max is None else {"flat_max": args.flat_max}
+    prune = [p for p in args.paths if Path(p).is_dir()] if args.prune else []
+    if args.prune and not prune:
+        return fail("--prune: no directory among the paths (it retires the documents of files gone from a "
+                    "directory)", EXIT_BAD_INPUT)
     with Writer(memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None,
                 **options) as w:
         try:
-            report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB, effective_date=args.effective_date)
+            report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB, effective_date=args.effective_date,
+                              prune=prune)
         except InputError as exc:
             print(f"asmr ingest: {exc}", file=sys.stderr)
             return fail("nothing was written (--skip-bad ingests the good inputs and reports the bad)",
@@ -111,8 +116,9 @@ def cmd_ingest(args) -> int:
         c = report.counts()
         changes = [f"{sum(getattr(d, k) for d in report.documents)} {k}"
                    for k in ("added", "kept", "superseded", "deprecated")]
+        retired = f", {c['retired']} retired (their files are gone)" if c.get("retired") else ""
         print(f"{len(report.documents)} documents: {c['new']} new, {c['revised']} revised, {c['unchanged']} "
-              f"unchanged; units {', '.join(changes)}; {report.embedded} embedded, {report.reused_vectors} "
+              f"unchanged{retired}; units {', '.join(changes)}; {report.embedded} embedded, {report.reused_vectors} "
               f"vectors reused; {report.active_units} active units; {report.seconds:.2f} s")
         if share < 0.5:
             print(f"asmr ingest: note: {1 - share:.0%} of this memory's text is in scripts {model} does not read "
