@@ -363,3 +363,27 @@ def _active_contents(mem):
     rows = [c for c, in conn.execute("SELECT content FROM units WHERE status='active'")]
     conn.close()
     return rows
+
+
+def test_docs_list_and_units_list_show_what_the_memory_holds(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    (docs / "notes.txt").write_text("Plain notes, revised.\n\nSecond paragraph.\n")
+    assert asmr(capsys, "ingest", docs, "--memory", mem)[0] == 0
+    code, out, _ = asmr(capsys, "docs", "list", "--memory", mem)
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["kb/faq", "kb/guides.setup", "kb/notes"]
+    assert "kb/notes  v2  other  [active]  2 units" in out
+    code, out, _ = asmr(capsys, "doc", "list", "--memory", mem, "--type", "manual", "--json")
+    listed = json.loads(out)
+    assert code == 0 and [(d["doc_id"], d["doc_type"], d["status"], d["units"]) for d in listed] == \
+        [("guides.setup", "manual", "active", 2)]
+    code, out, _ = asmr(capsys, "units", "list", "--memory", mem, "--doc", "notes")
+    assert code == 0 and len(out.splitlines()) == 3 and "[superseded]  paragraph  Plain notes." in out
+    code, out, _ = asmr(capsys, "units", "list", "--memory", mem, "--doc", "notes", "--status", "active", "--json")
+    assert [u["content"] for u in json.loads(out)] == ["Plain notes, revised.", "Second paragraph."]
+    code, out, _ = asmr(capsys, "units", "list", "--memory", mem, "--type", "manual", "--kind", "heading", "--json")
+    assert [(u["doc_id"], u["content"]) for u in json.loads(out)] == [("guides.setup", "Setup")]
+    code, out, err = asmr(capsys, "units", "list", "--memory", mem, "--kb", "other", "--json")
+    assert code == 3 and json.loads(out) == [] and "no unit matches" in err
+    code, out, err = asmr(capsys, "docs", "list", "--memory", mem, "--status", "retired")
+    assert code == 3 and out == "" and "no document matches" in err
