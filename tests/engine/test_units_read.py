@@ -33,10 +33,10 @@ def assert_exact(doc):
 def test_markdown_file_ids_paths_and_title_from_h1(tmp_path):
     path = write(tmp_path / "kb" / "guides" / "set up.md", "Intro.\n\n# Setup Guide #\n\nBody.\n")
     doc = read_path(path, root=tmp_path / "kb")
-    assert doc.doc_id == "guides.set_up_c59e4b94" and doc.path == "guides/set up.md"
+    assert doc.doc_id == "guides.set_up" and doc.path == "guides/set up.md"
     assert doc.fmt == "markdown" and doc.title == "Setup Guide" and doc.doc_type == "other"
     assert doc.source == str(path) and doc.raw is None
-    assert read_path(path).doc_id == "set_up_c59e4b94"  # without a root: the file name
+    assert read_path(path).doc_id == "set_up"  # without a root: the file name
 
 
 def test_title_falls_back_to_setext_h1_then_stem_and_ignores_code(tmp_path):
