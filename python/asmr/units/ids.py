@@ -36,9 +36,10 @@ def doc_id_from_path(relpath: str) -> str:
 
     Ids stay in the ASCII alphabet of ``check_name``: the citation automaton and the markers read
     an id the same way whatever the tokenizer, and ``memo://`` addresses are typed and pasted.
-    A path part that does not fit is written in a readable ASCII form (accents dropped, other
-    characters as ``_``) followed by ``_`` and 8 hex digits of a hash of the part as written, so
-    that ``文件.md`` and ``名字.md`` name different documents instead of both becoming ``_``.
+    ASCII characters outside the alphabet become ``_``. A path part with other characters is written
+    in a readable ASCII form (accents dropped, the rest as ``_``) followed by ``_`` and 8 hex digits of
+    a hash of the part as written, so that ``文件.md`` and ``名字.md`` name different documents
+    instead of both becoming ``_``. Two paths of one ingest that still map to one id are an error.
     """
     parts = PurePosixPath(relpath.replace("\\", "/")).parts
     parts = [p for p in parts if p not in ("", ".")]
@@ -49,9 +50,11 @@ def doc_id_from_path(relpath: str) -> str:
 
 
 def _id_part(part: str) -> str:
-    """One path part in the id alphabet; a part that had to change gets a hash of its original."""
-    if _NAME.fullmatch(part) and ".." not in part and not part.endswith("."):  # joined by "." into an id
-        return part
+    """One path part in the id alphabet. An ASCII part keeps the mapping ids always had (``my file`` ->
+    ``my_file``), so existing memories keep their ids; a part with other characters, whose ASCII form
+    would drop them, gets a hash of its original."""
+    if part.isascii():
+        return _UNSAFE.sub("_", part).strip(".-") or "_"
     ascii_form = unicodedata.normalize("NFKD", part).encode("ascii", "ignore").decode("ascii")
     readable = _UNSAFE.sub("_", ascii_form.replace("..", "_")).strip("._-")
     digest = hashlib.blake2b(part.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
