@@ -201,6 +201,12 @@ def test_bad_ingest_writes_nothing(client, memory):
              ([good, {"id": "blank", "text": " \n "}], "documents.1.text")]
     for docs, field in cases:
         _error(client.post("/v1/ingest", json={"documents": docs}, headers=WRITE), 422, field)
+    # half a surrogate pair, escaped in the JSON: UTF-8 cannot store it (was a 500)
+    for body, field in (('{"documents": [{"id": "s", "text": "a \\ud800 b"}]}', "documents.0.text"),
+                        ('{"documents": [{"id": "s", "text": "a", "title": "\\udfff"}]}', "documents.0.title")):
+        err = _error(client.post("/v1/ingest", content=body, headers={**WRITE, "Content-Type": "application/json"}),
+                     422, field)
+        assert "lone surrogate" in err["message"]
     assert _active(memory) == before
     r = client.post("/v1/search", json={"question": "When does the cafeteria open?"}, headers=READ).json()
     assert all("cafeteria" not in h["text"] for h in r["hits"])

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Iterator
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_MEMORY = 0, 1, 2, 3, 4
+EXIT_SKIPPED = 5  # --skip-bad: the good inputs are in the memory, the bad ones were reported and skipped
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (`| head`); what a shell reports for SIGPIPE
 INPUT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".jsonl")
 
 
@@ -113,8 +115,9 @@ def positive_int(text: str) -> int:
     return value
 
 
-def iter_inputs(paths: list[str]) -> Iterator[tuple[Path, Path | None]]:
-    """(file, root) pairs: a directory is walked (hidden entries skipped) and is the root of its files."""
+def iter_inputs(paths: list[str], root: Path | None = None) -> Iterator[tuple[Path, Path | None]]:
+    """(file, root) pairs: a directory is walked (hidden entries skipped) and is the root of its files,
+    unless ``root`` is given (``--root``): then every file's document id is its path relative to it."""
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -122,9 +125,9 @@ def iter_inputs(paths: list[str]) -> Iterator[tuple[Path, Path | None]]:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
                     if not name.startswith(".") and name.lower().endswith(INPUT_SUFFIXES):
-                        yield Path(dirpath) / name, path
+                        yield Path(dirpath) / name, root or path
         else:
-            yield path, None
+            yield path, root
 
 
 def read_inputs(args, errors: list[str]) -> Iterator:
@@ -139,7 +142,7 @@ def read_inputs(args, errors: list[str]) -> Iterator:
         errors.append(str(exc))
         print(f"asmr {getattr(args, 'command', 'ingest')}: skipped {exc}", file=sys.stderr)
 
-    for path, root in iter_inputs(args.paths):
+    for path, root in iter_inputs(args.paths, getattr(args, "root", None)):
         try:
             if not path.exists():
                 raise InputError(f"{path}: no such file or directory")
@@ -149,8 +152,6 @@ def read_inputs(args, errors: list[str]) -> Iterator:
                 docs = iter_jsonl(path, errors=args.errors, doc_type=args.doc_type, on_error=bad)
             else:
                 docs = [read_path(path, root=root, errors=args.errors, doc_type=args.doc_type, fmt=args.fmt)]
-            for d in docs:
-                d.effective_date = d.effective_date or args.effective_date
-                yield d
+            yield from docs  # --effective-date is the writer's default for documents without a date
         except InputError as exc:
             bad(exc)

@@ -1,12 +1,13 @@
-"""``asmr ingest``, ``units show``, ``doc history``, ``search`` and ``check``: writing the memory
-and looking into it."""
+"""``asmr ingest``, ``units show|list``, ``doc history|list``, ``search`` and ``check``: writing the
+memory and looking into it."""
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
-from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_NOT_FOUND, EXIT_OK, INPUT_SUFFIXES, document_args,
-                     fail, memory_arg, memory_dir, read_inputs, retrieve_args, retrieve_config)
+from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES,
+                     document_args, fail, memory_arg, memory_dir, read_inputs, retrieve_args, retrieve_config)
 
 
 def add_ingest(sub) -> None:
@@ -20,13 +21,24 @@ def add_ingest(sub) -> None:
                    help="files or directories (searched for " + ", ".join(INPUT_SUFFIXES) + ")")
     memory_arg(p)
     document_args(p, "the time of ingest")
+    p.add_argument("--root", metavar="DIR", type=Path, default=None,
+                   help="document ids are paths relative to DIR (asmr ingest kb/ops/deploy.md --root kb revises "
+                        "ops.deploy); default: each directory PATH is the root of its files, a file is its name")
+    p.add_argument("--prune", action="store_true",
+                   help="retire (deprecate, never delete) the documents of --kb that were ingested from a "
+                        "directory PATH and whose files are gone")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(handler=cmd_ingest)
 
 
+UNIT_STATUSES = ("active", "superseded", "deprecated")
+
+
 def add_units(sub) -> None:
-    """``asmr units show``."""
+    """``asmr units show`` and ``asmr units list``."""
+    from ..units.model import DOC_TYPES, UNIT_KINDS
+
     p = sub.add_parser("units", help="look at units")
     usub = p.add_subparsers(dest="units_command", metavar="SUBCOMMAND", required=True)
     ps = usub.add_parser("show", help="show one unit by its address")
@@ -34,12 +46,38 @@ def add_units(sub) -> None:
     memory_arg(ps)
     ps.add_argument("--json", action="store_true", help="print the unit as JSON")
     ps.set_defaults(handler=cmd_units_show)
+    pl = usub.add_parser("list", help="list units: address, status, kind, text (by document, in document order)",
+                         description="Lists the units the memory holds, every status unless --status; exits 3 "
+                                     "when none matches.")
+    pl.add_argument("--kb", default=None, help="only this knowledge base")
+    pl.add_argument("--doc", dest="doc_id", default=None, metavar="DOC", help="only this document")
+    pl.add_argument("--status", choices=UNIT_STATUSES, default=None, help="only units with this status")
+    pl.add_argument("--type", dest="doc_type", choices=DOC_TYPES, default=None,
+                    help="only units of documents of this type")
+    pl.add_argument("--kind", choices=UNIT_KINDS, default=None, help="only units of this kind")
+    memory_arg(pl)
+    pl.add_argument("--json", action="store_true", help="print a JSON array of units")
+    pl.set_defaults(handler=cmd_units_list)
 
 
 def add_doc(sub) -> None:
-    """``asmr doc history``."""
-    p = sub.add_parser("doc", help="look at documents")
+    """``asmr doc history`` and ``asmr doc list`` (``asmr docs ...`` is the same command)."""
+    from ..store.memory import DOCUMENT_STATUSES
+    from ..units.model import DOC_TYPES
+
+    p = sub.add_parser("doc", aliases=["docs"], help="look at documents")
     dsub = p.add_subparsers(dest="doc_command", metavar="SUBCOMMAND", required=True)
+    pl = dsub.add_parser("list", help="list documents: current version, type, status, units, title",
+                         description="Lists the documents the memory holds; a retired document (its file was "
+                                     "gone at an `asmr ingest --prune`) has no active units. Exits 3 when none "
+                                     "matches.")
+    pl.add_argument("--kb", default=None, help="only this knowledge base")
+    pl.add_argument("--doc", dest="doc_id", default=None, metavar="DOC", help="only this document")
+    pl.add_argument("--status", choices=DOCUMENT_STATUSES, default=None, help="only active or only retired")
+    pl.add_argument("--type", dest="doc_type", choices=DOC_TYPES, default=None, help="only this document type")
+    memory_arg(pl)
+    pl.add_argument("--json", action="store_true", help="print a JSON array of documents")
+    pl.set_defaults(handler=cmd_docs_list)
     ph = dsub.add_parser("history", help="the versions of a document and what each changed")
     ph.add_argument("doc_id", metavar="DOC")
     ph.add_argument("--kb", default=None, help="knowledge base (needed only when several hold DOC)")
@@ -86,10 +124,15 @@ def cmd_ingest(args) -> int:
     if args.flat_max is not None and args.flat_max < 0:
         return fail(f"--flat-max {args.flat_max}: must be >= 0", EXIT_BAD_INPUT)
     options = {} if args.flat_max is None else {"flat_max": args.flat_max}
+    prune = [p for p in args.paths if Path(p).is_dir()] if args.prune else []
+    if args.prune and not prune:
+        return fail("--prune: no directory among the paths (it retires the documents of files gone from a "
+                    "directory)", EXIT_BAD_INPUT)
     with Writer(memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None,
                 **options) as w:
         try:
-            report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB)
+            report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB, effective_date=args.effective_date,
+                              prune=prune)
         except InputError as exc:
             print(f"asmr ingest: {exc}", file=sys.stderr)
             return fail("nothing was written (--skip-bad ingests the good inputs and reports the bad)",
@@ -104,8 +147,9 @@ def cmd_ingest(args) -> int:
         c = report.counts()
         changes = [f"{sum(getattr(d, k) for d in report.documents)} {k}"
                    for k in ("added", "kept", "superseded", "deprecated")]
+        retired = f", {c['retired']} retired (their files are gone)" if c.get("retired") else ""
         print(f"{len(report.documents)} documents: {c['new']} new, {c['revised']} revised, {c['unchanged']} "
-              f"unchanged; units {', '.join(changes)}; {report.embedded} embedded, {report.reused_vectors} "
+              f"unchanged{retired}; units {', '.join(changes)}; {report.embedded} embedded, {report.reused_vectors} "
               f"vectors reused; {report.active_units} active units; {report.seconds:.2f} s")
         if share < 0.5:
             print(f"asmr ingest: note: {1 - share:.0%} of this memory's text is in scripts {model} does not read "
@@ -113,7 +157,7 @@ def cmd_ingest(args) -> int:
                   f"{MULTILINGUAL_EMBEDDER} reads them.", file=sys.stderr)
     if errors:
         print(f"asmr ingest: {len(errors)} bad input(s) skipped", file=sys.stderr)
-    return EXIT_BAD_INPUT if errors else EXIT_OK
+    return (EXIT_SKIPPED if report.documents else EXIT_BAD_INPUT) if errors else EXIT_OK
 
 
 def _unread_scripts(directory) -> tuple[str, list[str], float]:
@@ -164,6 +208,38 @@ def cmd_units_show(args) -> int:
     print()
     print(unit.content)
     return EXIT_OK
+
+
+def cmd_units_list(args) -> int:
+    from ..store import Memory
+
+    shown = 0
+    with Memory(memory_dir(args), load_indexes=False) as m:
+        units = m.iter_units(kb=args.kb, doc_id=args.doc_id, status=args.status, kind=args.kind,
+                             doc_type=args.doc_type)
+        for unit in units:  # streamed: a large memory's units are printed as they are read
+            if args.json:
+                print(("[" if shown == 0 else ",") + json.dumps(unit.to_dict(), ensure_ascii=False))
+            else:
+                text = unit.content.replace("\n", " ")
+                print(f"{unit.id}  [{unit.status}]  {unit.kind}  {text[:80]}{'...' if len(text) > 80 else ''}")
+            shown += 1
+    if args.json:
+        print("[]" if shown == 0 else "]")
+    return EXIT_OK if shown else fail("no unit matches", EXIT_NOT_FOUND)
+
+
+def cmd_docs_list(args) -> int:
+    from ..store import Memory
+
+    with Memory(memory_dir(args), load_indexes=False) as m:
+        docs = m.document_summaries(kb=args.kb, doc_id=args.doc_id, status=args.status, doc_type=args.doc_type)
+    if args.json:
+        print(json.dumps([d.to_dict() for d in docs], indent=2, ensure_ascii=False))
+    for d in [] if args.json else docs:
+        print(f"{d.kb}/{d.doc_id}  v{d.version}  {d.doc_type}  [{d.status}]  {d.units} units  effective "
+              f"{d.effective_date}  {d.title!r}")
+    return EXIT_OK if docs else fail("no document matches", EXIT_NOT_FOUND)
 
 
 def cmd_doc_history(args) -> int:

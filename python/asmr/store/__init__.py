@@ -6,10 +6,11 @@ conversations' turns beside a memory. Every query on these files lives in this p
 """
 from .check import CheckReport, check_memory
 from .writer import DEFAULT_KB, IngestReport, Writer, ingest
-from .memory import CommitWatch, Memory, Unit, UnitState, Version, default_memory_dir, stored_model
+from .memory import (DOCUMENT_STATUSES, CommitWatch, DocumentSummary, Memory, Unit, UnitState, Version,
+                     default_memory_dir, stored_model)
 from .schema import SCHEMA_VERSION, MemoryStateError
 from .turns import TurnLog
 
 __all__ = ["CheckReport", "check_memory", "DEFAULT_KB", "IngestReport", "Writer", "ingest", "CommitWatch",
-           "Memory", "Unit", "UnitState", "Version", "default_memory_dir", "stored_model", "SCHEMA_VERSION",
-           "MemoryStateError", "TurnLog"]
+           "DOCUMENT_STATUSES", "DocumentSummary", "Memory", "Unit", "UnitState", "Version", "default_memory_dir",
+           "stored_model", "SCHEMA_VERSION", "MemoryStateError", "TurnLog"]
