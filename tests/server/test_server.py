@@ -228,6 +228,52 @@ def test_no_keys_reads_open_writes_refused_and_rate_limited(memory, tmp_path):
         s.stop()
 
 
+def test_docs_are_open_and_say_they_need_the_internet(client):
+    r = client.get("/docs")  # no key: /docs and /openapi.json describe the API, not the memory
+    assert r.status_code == 200 and "needs the internet" in r.text and 'href="/openapi.json"' in r.text
+    doc = client.get("/openapi.json")
+    assert doc.status_code == 200 and "`/docs` and `/openapi.json`" in doc.json()["info"]["description"]
+    assert client.get("/redoc").status_code == 404  # a second CDN page is not offered
+
+
+def test_search_and_ask_use_the_running_server_that_holds_the_memory(tmp_path, capsys, monkeypatch):
+    from asmr.cli import main
+
+    memory = build_memory(tmp_path / "memory")
+    s = Server(memory, tmp_path / "log", "--rate-limit", "0", keys=f"{READ_KEY}, {WRITE_KEY}:write").wait()
+    try:
+        info = json.loads((memory / "server.json").read_text())
+        assert info["url"] == s.url and info["pid"] == s.proc.pid
+        monkeypatch.setenv("ASMR_API_KEY", READ_KEY)
+        assert main(["search", PORT_QUESTION, "--memory", str(memory), "--k", "3"]) == 0
+        out = capsys.readouterr().out
+        assert "8080" in out and out.strip().endswith(f"answered by the server at {s.url})")
+        assert main(["ask", PORT_QUESTION, "--memory", str(memory), "--json"]) == 0
+        ans = json.loads(capsys.readouterr().out)
+        assert "8080" in ans["answer"] and "generation" in ans  # the server's answer
+        assert main(["ask", PORT_QUESTION, "--server", s.url]) == 0
+        assert "8080" in capsys.readouterr().out
+        # what the server cannot honour is refused with --server, and answered here without it
+        assert main(["search", PORT_QUESTION, "--server", s.url, "--depth", "1"]) == 2
+        assert "--depth cannot be sent to a server" in capsys.readouterr().err
+        assert main(["search", PORT_QUESTION, "--memory", str(memory), "--depth", "1"]) == 0
+        assert "answered by the server" not in capsys.readouterr().out
+        # without the key: a found server is passed over (said on stderr); a named one is an error
+        monkeypatch.delenv("ASMR_API_KEY")
+        assert main(["search", PORT_QUESTION, "--memory", str(memory)]) == 0
+        out, err = capsys.readouterr()
+        assert "answered by the server" not in out and "ASMR_API_KEY" in err and "answering here" in err
+        assert main(["search", PORT_QUESTION, "--server", s.url]) == 2
+        assert capsys.readouterr().err.startswith(f"asmr: server {s.url}: 401")
+    finally:
+        s.stop()
+    assert not (memory / "server.json").exists()
+    # a file left by a server that died (kill -9) names a dead process: ignored
+    (memory / "server.json").write_text(json.dumps({"url": s.url, "pid": s.proc.pid, "memory": str(memory)}))
+    assert main(["search", PORT_QUESTION, "--memory", str(memory)]) == 0
+    assert "answered by the server" not in capsys.readouterr().out
+
+
 # -- snapshots ---------------------------------------------------------------------------------
 
 def _revision() -> dict:
