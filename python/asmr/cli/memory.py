@@ -31,7 +31,9 @@ def add_ingest(sub) -> None:
                    help="retire (deprecate, never delete) the documents of --kb that were ingested from a "
                         "directory PATH and whose files are gone")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (by default they show on a terminal, for work over a second, and "
+                        "never with --json)")
     p.set_defaults(handler=cmd_ingest)
 
 
@@ -133,8 +135,9 @@ def cmd_ingest(args) -> int:
     if args.prune and not prune:
         return fail("--prune: no directory among the paths (it retires the documents of files gone from a "
                     "directory)", EXIT_BAD_INPUT)
-    with Writer(memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None,
-                **options) as w:
+    # bars on a terminal only, and never with --json (its reader wants the report alone)
+    progress = False if args.no_progress or args.json else None
+    with Writer(memory_dir(args), embedder=args.embedder, progress=progress, **options) as w:
         try:
             report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB, effective_date=args.effective_date,
                               prune=prune)
