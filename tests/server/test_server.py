@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -253,6 +256,15 @@ def test_search_and_ask_use_the_running_server_that_holds_the_memory(tmp_path, c
         assert "8080" in ans["answer"] and "generation" in ans  # the server's answer
         assert main(["ask", PORT_QUESTION, "--server", s.url]) == 0
         assert "8080" in capsys.readouterr().out
+        # a question sent to the server loads neither the store nor the retriever in the command
+        probe = ("import sys; from asmr.cli import main; "
+                 "main(['search', sys.argv[1], '--memory', sys.argv[2]]); "
+                 "print(sorted(m for m in ('asmr.store', 'asmr.retrieve', 'asmr.embed', 'numpy') "
+                 "if m in sys.modules))")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        out = subprocess.run([sys.executable, "-c", probe, PORT_QUESTION, str(memory)], capture_output=True,
+                             text=True, check=True, env=env)
+        assert "answered by the server" in out.stdout and out.stdout.strip().endswith("[]")
         # what the server cannot honour is refused with --server, and answered here without it
         assert main(["search", PORT_QUESTION, "--server", s.url, "--depth", "1"]) == 2
         assert "--depth cannot be sent to a server" in capsys.readouterr().err

@@ -67,7 +67,7 @@ def add_units(sub) -> None:
 
 def add_doc(sub) -> None:
     """``asmr doc history`` and ``asmr doc list`` (``asmr docs ...`` is the same command)."""
-    from ..store.memory import DOCUMENT_STATUSES
+    from ..units.model import DOCUMENT_STATUSES  # not from the store: every command builds this parser
     from ..units.model import DOC_TYPES
 
     p = sub.add_parser("doc", aliases=["docs"], help="look at documents")
@@ -273,18 +273,18 @@ def cmd_doc_history(args) -> int:
 
 
 def cmd_search(args) -> int:
-    try:
-        config = retrieve_config(args)
-    except ValueError as exc:
-        return fail(str(exc), EXIT_BAD_INPUT)
     problem = check_question(args)
     if problem:
         return fail(problem, EXIT_BAD_INPUT)
     url, named = remote.server_for(args)
-    if url is not None:
+    if url is not None:  # before the retrieval settings are read: that loads the retriever (most of a second)
         code = _search_server(args, url, named)
         if code is not None:
             return code
+    try:
+        config = retrieve_config(args)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
     from ..embed import get_embedder
     from ..retrieve import Retriever
     from ..store import Memory
