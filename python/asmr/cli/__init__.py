@@ -58,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = args.handler(args)
         sys.stdout.flush()  # here, so that a reader gone away is caught below and not at exit
+        if argv is None and getattr(args, "exit_at_once", False):
+            # search and ask have written all they write: the interpreter's teardown of torch and the
+            # other model libraries would keep the user waiting seconds (3 s here) after the answer
+            sys.stderr.flush()
+            os._exit(code)
         return code
     except BrokenPipeError:
         # The reader of the output went away (`asmr search ... | head`): stop quietly, as Unix tools do;

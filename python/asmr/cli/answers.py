@@ -36,7 +36,7 @@ def add_ask(sub) -> None:
     p.add_argument("--explain", action="store_true", help="also print the recall path of each cited unit and "
                                                           "the verifier's decisions")
     p.add_argument("--json", action="store_true", help="print the answer, citations and audit as JSON")
-    p.set_defaults(handler=cmd_ask)
+    p.set_defaults(handler=cmd_ask, exit_at_once=True)
 
 
 def add_chat(sub) -> None:

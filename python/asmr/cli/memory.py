@@ -103,7 +103,7 @@ def add_search(sub) -> None:
     memory_arg(p)
     retrieve_args(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(handler=cmd_search)
+    p.set_defaults(handler=cmd_search, exit_at_once=True)
 
 
 def add_check(sub) -> None:
