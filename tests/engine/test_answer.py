@@ -490,3 +490,15 @@ def test_cli_ask_defaults_to_extractive_and_limits_the_question(handbook, capsys
     assert err == "asmr: question: 2001 characters, longer than the limit of 2000 (--max-question)\n"
     assert main(["search", "x" * 51, *mem, "--max-question", "50"]) == 2
     assert "longer than the limit of 50" in capsys.readouterr().err
+
+
+def test_cli_chat_skips_a_question_over_the_limit_and_goes_on(handbook, capsys, monkeypatch):
+    import io
+
+    from asmr.cli import main
+    monkeypatch.setattr("sys.stdin", io.StringIO("y" * 60 + "\nWhich port does the API server listen on?\n"))
+    assert main(["chat", "--memory", str(handbook.directory), "--confidence-threshold", "0.05", "--no-audit",
+                 "--max-question", "50"]) == 0
+    out, err = capsys.readouterr()
+    assert "60 characters, longer than the limit of 50 (--max-question); not asked" in err
+    assert out.count("[turn ") == 1 and "9090" in out

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 from . import remote
-from .common import (EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, check_question, fail, generator_args,
-                     memory_arg, memory_dir, positive_int, question_args, retrieve_args, retrieve_config,
-                     waited)
+from .common import (EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, MAX_QUESTION, check_question, fail,
+                     generator_args, memory_arg, memory_dir, positive_int, question_args, retrieve_args,
+                     retrieve_config, waited)
 
 # Flags a server cannot honour (it answers with its own settings): given, the question is answered here.
 ASK_LOCAL_ONLY = {"seeds": None, "depth": None, "edge_threshold": None, "confidence_threshold": None,
@@ -48,6 +48,9 @@ def add_chat(sub) -> None:
                                    "across runs.")
     memory_arg(p)
     _answer_args(p)
+    p.add_argument("--max-question", type=positive_int, default=MAX_QUESTION, metavar="CHARS",
+                   help=f"longest question asked (default {MAX_QUESTION} characters; a longer line is "
+                        "skipped, with a line on stderr)")
     p.add_argument("--conversation", type=Path, default=None, metavar="FILE",
                    help="JSON file holding the conversation's turns (created if missing)")
     p.set_defaults(handler=cmd_chat)
@@ -231,6 +234,10 @@ def cmd_chat(args) -> int:
             if not line:
                 break
             if not line.strip():
+                continue
+            if len(line.strip()) > args.max_question:  # said, and the conversation goes on
+                print(f"asmr: question: {len(line.strip())} characters, longer than the limit of "
+                      f"{args.max_question} (--max-question); not asked", file=sys.stderr)
                 continue
             try:
                 ans = answerer.ask(line.strip(), conv)
