@@ -286,6 +286,29 @@ def test_search_and_ask_use_the_running_server_that_holds_the_memory(tmp_path, c
     assert "answered by the server" not in capsys.readouterr().out
 
 
+def test_chat_content_sets_apart_what_the_memory_does_not_confirm(memory):
+    from asmr.answer import Answerer
+    from asmr.embed import get_embedder
+    from asmr.generate.base import Generation
+    from asmr.retrieve import RetrieveConfig
+    from asmr.server.openai_compat import _content
+
+    class SaysMore:
+        name = "says-more"
+
+        def generate(self, question, sources, **_):
+            port = next(s for s in sources if "listens on port 8080" in s.text)
+            return Generation(f"The API server listens on port 8080 [cite:{port.id}]. The moon is cheese.",
+                              self.name)
+
+    with Memory(memory) as m:
+        emb = get_embedder(m.embed_model)
+        ans = Answerer(m, SaysMore(), embedder=emb, retrieve_config=RetrieveConfig(confidence_threshold=0.05)
+                       ).ask(PORT_QUESTION)
+    answer, apart = _content(ans).split("Not confirmed by the memory:", 1)
+    assert "8080 [1]" in answer and "cheese" not in answer and "- The moon is cheese." in apart
+
+
 # -- snapshots ---------------------------------------------------------------------------------
 
 def _revision() -> dict:
