@@ -1,5 +1,6 @@
 """The ``asmr`` command line: ingest, units show, doc history, check; exit codes and bad input."""
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -387,3 +388,41 @@ def test_docs_list_and_units_list_show_what_the_memory_holds(tmp_path, docs, cap
     assert code == 3 and json.loads(out) == [] and "no unit matches" in err
     code, out, err = asmr(capsys, "docs", "list", "--memory", mem, "--status", "retired")
     assert code == 3 and out == "" and "no document matches" in err
+
+
+def test_search_loads_only_what_it_needs(tmp_path, docs):
+    """A search on a memory whose embedder needs no model imports no model library (nor the Chinese
+    numeral parser, which only a Chinese number in a fact needs): starting stays short."""
+    mem = tmp_path / "mem"
+    assert main(["ingest", str(docs), "--memory", str(mem), "--embedder", "hash-64", "--no-progress"]) == 0
+    probe = ("import sys; from asmr.cli import main; main(['search', 'Which port?', '--memory', sys.argv[1], "
+             "'--no-server']); print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers', "
+             "'cn2an', 'fastapi', 'uvicorn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe, str(mem)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_ingest_shows_progress_on_a_terminal_and_never_with_json(tmp_path, docs, capsys, monkeypatch):
+    import asmr.store.writer
+
+    shown = []
+    real = asmr.store.writer.tqdm
+
+    def recording(*args, **kwargs):
+        shown.append((kwargs.get("desc"), not kwargs.get("disable")))
+        return real(*args, **{**kwargs, "disable": True})
+    monkeypatch.setattr(asmr.store.writer, "tqdm", recording)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    json_run = ["ingest", str(docs), "--memory", str(tmp_path / "a"), "--embedder", "hash-64", "--json"]
+    assert main(json_run) == 0
+    assert shown and not any(on for _, on in shown)
+    shown.clear()
+    # a directory walk does not know how many files it holds: the bar shows all the same
+    assert main(["ingest", str(docs), "--memory", str(tmp_path / "b"), "--embedder", "hash-64"]) == 0
+    assert ("ingest", True) in shown and any(on for desc, on in shown if desc.startswith("dense index"))
+    shown.clear()
+    assert main(["ingest", str(docs), "--memory", str(tmp_path / "c"), "--embedder", "hash-64",
+                 "--no-progress"]) == 0
+    assert not any(on for _, on in shown)
+    capsys.readouterr()

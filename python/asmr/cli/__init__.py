@@ -55,12 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     # Before any native library loads: OpenMP runtimes read their settings once, when loaded.
     for name, value in getattr(args, "environment", {}).items():
         os.environ.setdefault(name, value)
-    from ..store import MemoryStateError
-    from ..units.model import InputError
-
     try:
         code = args.handler(args)
         sys.stdout.flush()  # here, so that a reader gone away is caught below and not at exit
+        if argv is None and getattr(args, "exit_at_once", False):
+            # search and ask have written all they write: the interpreter's teardown of torch and the
+            # other model libraries would keep the user waiting seconds (3 s here) after the answer
+            sys.stderr.flush()
+            os._exit(code)
         return code
     except BrokenPipeError:
         # The reader of the output went away (`asmr search ... | head`): stop quietly, as Unix tools do;
@@ -69,12 +71,19 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_BROKEN_PIPE
-    except MemoryStateError as exc:
-        return fail(str(exc), EXIT_MEMORY)
-    except InputError as exc:
-        return fail(f"{exc}; nothing was written", EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         return fail("interrupted; the memory is as it was before this command", 130)
+    except Exception as exc:
+        # The memory's and the input's errors are imported only once something was raised: importing
+        # them loads the whole store (most of a second), which a question sent to a server never needs.
+        from ..store import MemoryStateError
+        from ..units.model import InputError
+
+        if isinstance(exc, MemoryStateError):
+            return fail(str(exc), EXIT_MEMORY)
+        if isinstance(exc, InputError):
+            return fail(f"{exc}; nothing was written", EXIT_BAD_INPUT)
+        raise
 
 
 if __name__ == "__main__":

@@ -9,12 +9,31 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Iterator
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux: /proc), else 0: the interpreter's own start-up and the
+    imports before this module count as waiting too."""
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime, in clock ticks
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+# When the command started: the time a user waited is measured from here.
+STARTED = time.perf_counter() - _process_age()
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_MEMORY = 0, 1, 2, 3, 4
 EXIT_SKIPPED = 5  # --skip-bad: the good inputs are in the memory, the bad ones were reported and skipped
 EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (`| head`); what a shell reports for SIGPIPE
+MAX_QUESTION = 2000  # characters; the server's --max-question has the same default
 INPUT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".jsonl")
 
 
@@ -30,8 +49,46 @@ def memory_arg(p) -> None:
 
 
 def memory_dir(args) -> Path:
-    from ..store import default_memory_dir
+    from ..paths import default_memory_dir
     return args.memory if args.memory is not None else default_memory_dir()
+
+
+def question_args(p) -> None:
+    """The question of search and ask, its length limit, and where it is answered (here or a server)."""
+    p.add_argument("question")
+    p.add_argument("--max-question", type=positive_int, default=MAX_QUESTION, metavar="CHARS",
+                   help=f"longest question accepted (default {MAX_QUESTION} characters)")
+    g = p.add_argument_group("a running server (see asmr serve)")
+    g.add_argument("--server", metavar="URL", default=None,
+                   help="ask the asmr serve at URL (its API key from $ASMR_API_KEY) instead of loading the "
+                        "memory here; default: the server that holds --memory now, if one does")
+    g.add_argument("--no-server", action="store_true", help="answer here even when a server holds the memory")
+
+
+def check_question(args) -> str | None:
+    """What is wrong with the question (one line naming the limit), or None."""
+    if not args.question.strip():
+        return "question: empty"
+    if len(args.question) > args.max_question:
+        return (f"question: {len(args.question)} characters, longer than the limit of {args.max_question} "
+                "(--max-question)")
+    return None
+
+
+def waited(work_seconds: float, server: str | None = None) -> str:
+    """The time the user waited, for the last line of search and ask: from the start of the command,
+    with how much of it went to starting (imports, the memory, models) rather than the question."""
+    total = time.perf_counter() - STARTED
+    if server:
+        return f"({_duration(total)}, answered by the server at {server})"
+    start = total - work_seconds
+    if start < 0.05:
+        return f"({_duration(total)})"
+    return f"({_duration(total)}, of which {_duration(start)} starting: imports, the memory and its models)"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1e3:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
 def document_args(p, effective_default: str) -> None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
+from . import remote
 from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES,
-                     document_args, fail, memory_arg, memory_dir, read_inputs, retrieve_args, retrieve_config)
+                     check_question, document_args, fail, memory_arg, memory_dir, question_args, read_inputs,
+                     retrieve_args, retrieve_config, waited)
 
 
 def add_ingest(sub) -> None:
@@ -28,7 +31,9 @@ def add_ingest(sub) -> None:
                    help="retire (deprecate, never delete) the documents of --kb that were ingested from a "
                         "directory PATH and whose files are gone")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (by default they show on a terminal, for work over a second, and "
+                        "never with --json)")
     p.set_defaults(handler=cmd_ingest)
 
 
@@ -62,7 +67,7 @@ def add_units(sub) -> None:
 
 def add_doc(sub) -> None:
     """``asmr doc history`` and ``asmr doc list`` (``asmr docs ...`` is the same command)."""
-    from ..store.memory import DOCUMENT_STATUSES
+    from ..units.model import DOCUMENT_STATUSES  # not from the store: every command builds this parser
     from ..units.model import DOC_TYPES
 
     p = sub.add_parser("doc", aliases=["docs"], help="look at documents")
@@ -91,12 +96,14 @@ def add_search(sub) -> None:
     p = sub.add_parser("search", help="recall units for a question: ranked, with scores and recall paths",
                        description="Seeds from dense and BM25 search, spread over the unit graph, scored by "
                                    "similarity and path strength. Prints the ranked units with their recall "
-                                   "paths (seed -> ... -> unit, with edge kinds and weights).")
-    p.add_argument("question")
+                                   "paths (seed -> ... -> unit, with edge kinds and weights). A running "
+                                   "`asmr serve` that holds the memory answers instead, in milliseconds "
+                                   "(--server, --no-server).")
+    question_args(p)
     memory_arg(p)
     retrieve_args(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(handler=cmd_search)
+    p.set_defaults(handler=cmd_search, exit_at_once=True)
 
 
 def add_check(sub) -> None:
@@ -128,8 +135,9 @@ def cmd_ingest(args) -> int:
     if args.prune and not prune:
         return fail("--prune: no directory among the paths (it retires the documents of files gone from a "
                     "directory)", EXIT_BAD_INPUT)
-    with Writer(memory_dir(args), embedder=args.embedder, progress=False if args.no_progress else None,
-                **options) as w:
+    # bars on a terminal only, and never with --json (its reader wants the report alone)
+    progress = False if args.no_progress or args.json else None
+    with Writer(memory_dir(args), embedder=args.embedder, progress=progress, **options) as w:
         try:
             report = w.ingest(read_inputs(args, errors), kb=args.kb or DEFAULT_KB, effective_date=args.effective_date,
                               prune=prune)
@@ -265,48 +273,92 @@ def cmd_doc_history(args) -> int:
 
 
 def cmd_search(args) -> int:
-    from ..embed import get_embedder
-    from ..retrieve import Retriever
-    from ..store import Memory
-
+    problem = check_question(args)
+    if problem:
+        return fail(problem, EXIT_BAD_INPUT)
+    url, named = remote.server_for(args)
+    if url is not None:  # before the retrieval settings are read: that loads the retriever (most of a second)
+        code = _search_server(args, url, named)
+        if code is not None:
+            return code
     try:
         config = retrieve_config(args)
     except ValueError as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
-    if not args.question.strip():
-        return fail("question: empty", EXIT_BAD_INPUT)
+    from ..embed import get_embedder
+    from ..retrieve import Retriever
+    from ..store import Memory
+
     with Memory(memory_dir(args)) as m:
         if m.generation == 0:
             return fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
         retriever = Retriever(m, get_embedder(m.embed_model), config)
+        # the model loads here, not in the search, so that the time line can tell the two apart
+        retriever.embedder.embed(["warm up"])
+        asked = time.perf_counter()
         result = retriever.search(args.question)
+        searching = time.perf_counter() - asked
         units = {u.id: u for u in m.units_at_rows([h.row for h in result.hits])}
     if args.json:
         print(json.dumps({**result.to_dict(), "params": retriever.config.to_dict()}, indent=2, ensure_ascii=False))
         return EXIT_OK
-    if not result.found:
-        print(f"not found ({result.reason})" + ("; the closest candidates:" if result.hits else ""))
-    else:
-        print(f"confidence {result.confidence:.2f}")
-    for rank, h in enumerate(result.hits, 1):
-        u = units[h.unit_id]
-        print(f"{rank:2}. {h.score:.3f}  {h.unit_id}  ({u.kind}, {' > '.join(u.section_path) or u.doc_id})")
-        print(f"      similarity {h.similarity:.3f}, path strength {h.strength:.3f}, hop {h.hop}, "
-              f"effective {h.effective_at}")
-        if h.alternative_to:
-            print(f"      ALTERNATIVE: {h.alternative_to} says otherwise and is newer or current")
-        if h.disagrees_with:
-            print(f"      DISAGREES with {h.disagrees_with}: another value, and nothing tells which holds")
-        if h.previous_version:
-            print(f"      replaces {h.previous_version} (superseded)")
-        if h.hop:
-            path = " -> ".join(f"[{p.edge_kind} {p.edge_weight:.2f}] {p.node}" if p.edge_kind else p.node
-                               for p in h.path)
-            print(f"      path: {path}")
-        text = u.content.replace("\n", " ")
-        print(f"      {text[:200]}{'...' if len(text) > 200 else ''}")
-    print(f"({result.seconds * 1000:.1f} ms)")
+    hits = [{**h.to_dict(), "kind": u.kind, "doc_id": u.doc_id, "section": list(u.section_path),
+             "text": u.content} for h, u in ((h, units[h.unit_id]) for h in result.hits)]
+    _print_search({**result.to_dict(), "hits": hits})
+    print(waited(searching))
     return EXIT_OK
+
+
+# Retrieval flags a server cannot honour (it recalls with its own settings; --k it takes)
+SEARCH_LOCAL_ONLY = {"seeds": None, "depth": None, "edge_threshold": None, "confidence_threshold": None,
+                     "mix": None}
+
+
+def _search_server(args, url: str, named: bool) -> int | None:
+    """Search at the server ``url``; None when a server found by itself cannot (this process searches)."""
+    unsent = remote.local_only(args, SEARCH_LOCAL_ONLY)
+    if unsent:
+        if named:
+            return fail(f"--server: {', '.join(unsent)} cannot be sent to a server (it recalls with its own "
+                        "settings); leave them out, or drop --server", EXIT_BAD_INPUT)
+        return None
+    body = {"question": args.question} if args.k is None else {"question": args.question, "k": args.k}
+    try:
+        result = remote.post(url, "/v1/search", body)
+    except remote.RemoteError as exc:
+        return remote.failed(exc, named)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    _print_search(result)
+    print(waited(0, url))
+    return EXIT_OK
+
+
+def _print_search(result: dict) -> None:
+    """A recall as ``Result.to_dict`` gives it, each hit with its unit's kind, doc_id, section and text
+    (as the server's /v1/search gives it)."""
+    if not result["found"]:
+        print(f"not found ({result['reason']})" + ("; the closest candidates:" if result["hits"] else ""))
+    else:
+        print(f"confidence {result['confidence']:.2f}")
+    for rank, h in enumerate(result["hits"], 1):
+        print(f"{rank:2}. {h['score']:.3f}  {h['unit_id']}  ({h.get('kind') or 'unit'}, "
+              f"{' > '.join(h['section']) or h['doc_id']})")
+        print(f"      similarity {h['similarity']:.3f}, path strength {h['strength']:.3f}, hop {h['hop']}, "
+              f"effective {h['effective_at']}")
+        if h["alternative_to"]:
+            print(f"      ALTERNATIVE: {h['alternative_to']} says otherwise and is newer or current")
+        if h["disagrees_with"]:
+            print(f"      DISAGREES with {h['disagrees_with']}: another value, and nothing tells which holds")
+        if h["previous_version"]:
+            print(f"      replaces {h['previous_version']} (superseded)")
+        if h["hop"]:
+            path = " -> ".join(f"[{p['edge_kind']} {p['edge_weight']:.2f}] {p['node']}" if p["edge_kind"]
+                               else p["node"] for p in h["path"])
+            print(f"      path: {path}")
+        text = h["text"].replace("\n", " ")
+        print(f"      {text[:200]}{'...' if len(text) > 200 else ''}")
 
 
 def cmd_check(args) -> int:

@@ -30,7 +30,7 @@ def hit_view(h, unit) -> dict:
             "path": [{"node": p.node, "edge_kind": p.edge_kind, "edge_weight": p.edge_weight} for p in h.path],
             "effective_at": h.effective_at, "alternative_to": h.alternative_to,
             "previous_version": h.previous_version, "disagrees_with": h.disagrees_with, "doc_id": unit.doc_id,
-            "section": list(unit.section_path), "text": unit.content}
+            "section": list(unit.section_path), "text": unit.content, "kind": unit.kind}
 
 
 @router.post("/v1/search", response_model=S.SearchResponse, tags=["read"],

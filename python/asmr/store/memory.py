@@ -17,14 +17,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..index import DenseIndex, LexicalIndex
+from ..paths import DEFAULT_MEMORY, default_memory_dir  # noqa: F401 (both: read from here too)
+from ..units.model import DOCUMENT_STATUSES  # noqa: F401 (defined with the data model; read from here too)
 from . import schema
 from .schema import MemoryStateError
-
-DEFAULT_MEMORY = "asmr-memory"
-
-
-def default_memory_dir() -> Path:
-    return Path(os.environ.get("ASMR_MEMORY") or DEFAULT_MEMORY)
 
 
 UNIT_COLUMNS = ("row, id, kb, doc_id, doc_version, ord, kind, parent_id, section_path, offset_start, "
@@ -105,7 +101,6 @@ class DocumentSummary:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
-DOCUMENT_STATUSES = ("active", "retired")
 
 
 class UnitState(NamedTuple):

@@ -400,10 +400,13 @@ class Writer:
             out[~reuse] = vecs[-1 - src[~reuse]]
         return out
 
-    def _bar(self, items, total: int | None):
-        show = self.progress if self.progress is not None else (total or 0) >= 200 and sys.stderr.isatty()
-        return tqdm(items, total=total, desc="ingest", unit="doc", disable=not show, file=sys.stderr,
-                    leave=False, mininterval=0.5)
+    def _bar(self, items=None, total: int | None = None, desc: str = "ingest", unit: str = "doc"):
+        """A progress bar on standard error: where ``progress`` says, else on a terminal, whatever the
+        number of items (a directory walk does not know it); it appears only once the work has taken a
+        second, so that short work stays quiet."""
+        show = self.progress if self.progress is not None else sys.stderr.isatty()
+        return tqdm(items, total=total, desc=desc, unit=unit, disable=not show, file=sys.stderr, leave=False,
+                    mininterval=0.5, delay=1.0)
 
     def _active_count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM units WHERE status='active'").fetchone()[0]
@@ -427,9 +430,13 @@ class Writer:
             index.remove(gone_rows)
             rows = np.arange(first_new, end_row, dtype=np.int64)
         # Chunk by chunk: faiss keeps its own copy, and a whole-file mapping would count twice in memory.
-        for i in range(0, len(rows), 65536):
-            part = rows[i:i + 65536]
-            index.add(part, _read_rows(self.directory / schema.VECTORS_FILE, part, dim))
+        # HNSW inserts are slow (graph search per vector): smaller chunks move its progress bar.
+        chunk = 8192 if index.kind == "hnsw" else 65536
+        with self._bar(total=len(rows), desc=f"dense index ({index.kind})", unit="unit") as bar:
+            for i in range(0, len(rows), chunk):
+                part = rows[i:i + chunk]
+                index.add(part, _read_rows(self.directory / schema.VECTORS_FILE, part, dim))
+                bar.update(len(part))
         tmp = self.directory / (schema.dense_file(gen) + ".tmp")
         index.save(tmp)
         os.replace(tmp, self.directory / schema.dense_file(gen))
