@@ -106,6 +106,22 @@ def test_locomo_samples_and_their_date_form(tmp_path):
     assert (two.doc_id, two.effective_date) == ("locomo.conv-26.session-2", "2023-05-20T02:21:00")
 
 
+def test_longmemeval_records(tmp_path):
+    record = {"question_id": "q7", "haystack_session_ids": ["s_a", "s_b"],
+              "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/30 (Tue) 10:00"],
+              "haystack_sessions": [
+                  [{"role": "user", "content": "I got a puppy 3 days ago.", "has_answer": True}],
+                  [{"role": "assistant", "content": "Noted."}]]}
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([record]))
+    one, two = iter_chat(path)
+    assert (one.doc_id, two.doc_id) == ("lme.q7.s_a", "lme.q7.s_b")
+    assert one.text == "[2023-05-20 02:21] user: I got a puppy 3 days ago (2023-05-17)."
+    path.write_text(json.dumps([dict(record, haystack_dates=["2023/05/20 (Sat) 02:21"])]))
+    with pytest.raises(InputError, match=r"lme\.json: record 1: needs one haystack_dates entry"):
+        list(iter_chat(path))
+
+
 def test_dates_in_the_accepted_forms():
     assert str(parse_time("2023-05-08", "x")) == "2023-05-08"
     assert str(parse_time("2023-05-08T14:02:00Z", "x")) == "2023-05-08 14:02:00+00:00"

@@ -11,7 +11,8 @@ Accepted input (a JSON file, or JSONL with one record a line):
 - one turn a line, as ``asmr eval synth --chat`` writes: ``{"speaker", "text", "session",
   "effective_date"}``; the lines of one ``session`` make one document;
 - LoCoMo-style records: ``{"sample_id", "conversation": {"session_1_date_time",
-  "session_1": [turns], ...}}``.
+  "session_1": [turns], ...}}``; LongMemEval-style records: ``{"question_id", "haystack_sessions":
+  [[messages]], "haystack_dates": [...], "haystack_session_ids"?}``.
 
 Dates are ISO 8601, or written as "1:56 pm on 8 May, 2023" or "2023/05/20 (Sat) 02:21".
 
@@ -195,6 +196,9 @@ def chat_documents(records: list, name: str, prefix: str, *, default_date: str |
             if isinstance(record.get("conversation"), dict):
                 yield from _locomo(record, where, prefix, doc_type, errors, on_error)
                 continue
+            if isinstance(record.get("haystack_sessions"), list):
+                yield from _haystack(record, where, prefix, doc_type, errors, on_error)
+                continue
             if "turns" not in record and "messages" not in record and (
                     "speaker" in record or "role" in record):
                 session = record.get("session", record.get("session_id", ""))
@@ -241,6 +245,31 @@ def _locomo(record: dict, where: str, prefix: str, doc_type, errors, on_error) -
             if session["date_time"] is None:
                 raise InputError(f"{here}: session has no date (needs session_{n}_date_time)")
             yield session_document(session, here, f"{prefix}.session-{n}", doc_type=doc_type, errors=errors)
+        except InputError as e:
+            if on_error is None:
+                raise
+            on_error(e)
+
+
+def _haystack(record: dict, where: str, prefix: str, doc_type, errors, on_error) -> Iterator[Document]:
+    """The sessions of one LongMemEval-style record: ``haystack_sessions`` (lists of messages) with
+    ``haystack_dates`` and, if given, ``haystack_session_ids``."""
+    sessions, dates = record["haystack_sessions"], record.get("haystack_dates")
+    ids = record.get("haystack_session_ids") or [None] * len(sessions)
+    if not isinstance(dates, list) or len(dates) != len(sessions) or len(ids) != len(sessions):
+        raise InputError(f"{where}: needs one haystack_dates entry (and session id) a haystack session")
+    owner = record.get("question_id")
+    if owner is not None:
+        try:
+            prefix = check_name(f"{prefix}.{owner}", "session id")
+        except InputError as e:
+            raise InputError(f"{where}: {e}") from None
+    for n, (messages, when, sid) in enumerate(zip(sessions, dates, ids), 1):
+        here = f"{where}: session {n}"
+        try:
+            name = check_name(f"{prefix}.{sid if sid is not None else f'session-{n}'}", "session id")
+            yield session_document({"messages": messages, "date_time": when}, here, name, doc_type=doc_type,
+                                   errors=errors)
         except InputError as e:
             if on_error is None:
                 raise
