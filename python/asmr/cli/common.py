@@ -35,6 +35,7 @@ EXIT_SKIPPED = 5  # --skip-bad: the good inputs are in the memory, the bad ones 
 EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (`| head`); what a shell reports for SIGPIPE
 MAX_QUESTION = 2000  # characters; the server's --max-question has the same default
 INPUT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".jsonl")
+CHAT_SUFFIXES = (".json", ".jsonl")  # what --format chat reads in a directory
 
 
 def fail(message: str, code: int) -> int:
@@ -91,13 +92,17 @@ def _duration(seconds: float) -> str:
     return f"{seconds * 1e3:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
-def document_args(p, effective_default: str) -> None:
-    """The flags of how documents are read and stored, shared by `asmr ingest` and `asmr reindex`."""
+def document_args(p, effective_default: str, chat: bool = False) -> None:
+    """The flags of how documents are read and stored, shared by `asmr ingest` and `asmr reindex`;
+    ``chat``: --format also takes chat (conversations, read by asmr.units.chat)."""
     p.add_argument("--kb", default=None, help="knowledge base name, the <kb> of memo://<kb>/<doc>/<key> (default: kb)")
     p.add_argument("--type", dest="doc_type", choices=("spec", "manual", "faq", "changelog", "notes", "other"),
                    help="document type, overriding front matter (default: front matter, else other)")
-    p.add_argument("--format", dest="fmt", choices=("markdown", "text", "html"),
-                   help="treat every file as this format (default: from the extension)")
+    p.add_argument("--format", dest="fmt", choices=("markdown", "text", "html", "chat") if chat else
+                   ("markdown", "text", "html"),
+                   help="treat every file as this format (default: from the extension)" + (
+                       "; chat: JSON or JSONL conversations, a session a document, a turn a unit, "
+                       "relative dates resolved (see README)" if chat else ""))
     p.add_argument("--effective-date", metavar="DATE",
                    help=f"ISO date for documents that do not carry one (default: {effective_default})")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
@@ -172,7 +177,8 @@ def positive_int(text: str) -> int:
     return value
 
 
-def iter_inputs(paths: list[str], root: Path | None = None) -> Iterator[tuple[Path, Path | None]]:
+def iter_inputs(paths: list[str], root: Path | None = None,
+                suffixes: tuple[str, ...] = INPUT_SUFFIXES) -> Iterator[tuple[Path, Path | None]]:
     """(file, root) pairs: a directory is walked (hidden entries skipped) and is the root of its files,
     unless ``root`` is given (``--root``): then every file's document id is its path relative to it."""
     for raw in paths:
@@ -181,7 +187,7 @@ def iter_inputs(paths: list[str], root: Path | None = None) -> Iterator[tuple[Pa
             for dirpath, dirnames, filenames in os.walk(path):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
-                    if not name.startswith(".") and name.lower().endswith(INPUT_SUFFIXES):
+                    if not name.startswith(".") and name.lower().endswith(suffixes):
                         yield Path(dirpath) / name, root or path
         else:
             yield path, root
@@ -190,6 +196,7 @@ def iter_inputs(paths: list[str], root: Path | None = None) -> Iterator[tuple[Pa
 def read_inputs(args, errors: list[str]) -> Iterator:
     """Documents of the command's paths, streamed. A bad input raises InputError (the ingest then
     writes nothing), or with --skip-bad is reported, appended to ``errors`` and skipped."""
+    from ..units.chat import iter_chat
     from ..units.model import InputError
     from ..units.read import iter_jsonl, read_path
 
@@ -199,13 +206,18 @@ def read_inputs(args, errors: list[str]) -> Iterator:
         errors.append(str(exc))
         print(f"asmr {getattr(args, 'command', 'ingest')}: skipped {exc}", file=sys.stderr)
 
-    for path, root in iter_inputs(args.paths, getattr(args, "root", None)):
+    chat = args.fmt == "chat"
+    suffixes = CHAT_SUFFIXES if chat else INPUT_SUFFIXES
+    for path, root in iter_inputs(args.paths, getattr(args, "root", None), suffixes):
         try:
             if not path.exists():
                 raise InputError(f"{path}: no such file or directory")
             if path.is_dir():
                 raise InputError(f"{path}: is a directory")
-            if path.suffix.lower() == ".jsonl" and args.fmt is None:
+            if chat:  # a session without a date takes --effective-date (other documents: the writer's)
+                docs = iter_chat(path, errors=args.errors, doc_type=args.doc_type,
+                                 default_date=args.effective_date, on_error=bad)
+            elif path.suffix.lower() == ".jsonl" and args.fmt is None:
                 docs = iter_jsonl(path, errors=args.errors, doc_type=args.doc_type, on_error=bad)
             else:
                 docs = [read_path(path, root=root, errors=args.errors, doc_type=args.doc_type, fmt=args.fmt)]

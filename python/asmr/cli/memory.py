@@ -23,7 +23,7 @@ def add_ingest(sub) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="files or directories (searched for " + ", ".join(INPUT_SUFFIXES) + ")")
     memory_arg(p)
-    document_args(p, "the time of ingest")
+    document_args(p, "the time of ingest", chat=True)
     p.add_argument("--root", metavar="DIR", type=Path, default=None,
                    help="document ids are paths relative to DIR (asmr ingest kb/ops/deploy.md --root kb revises "
                         "ops.deploy); default: each directory PATH is the root of its files, a file is its name")

@@ -134,6 +134,18 @@ def _check_errors(errors: str) -> None:
         raise ValueError(f"errors {errors!r}: must be one of {ERROR_MODES}")
 
 
+def read_text_file(path: str | Path, errors: str = "strict") -> str:
+    """The text of the regular file at ``path``, decoded as ``read_path`` decodes it; an InputError
+    naming the file if it cannot be read."""
+    _check_errors(errors)
+    name = str(path)
+    f = open(_open_regular(name), "rb")
+    try:
+        return _decode_file(f, name, errors)
+    except OSError as e:
+        raise _input_error(name, f"cannot read: {e.strerror or e}") from None
+
+
 # -- metadata -------------------------------------------------------------------------------
 
 def _check_type(name: str, value: str) -> str:
