@@ -411,3 +411,94 @@ def test_the_current_owner_is_the_answer_not_the_changelog_s_first_one(tmp_path)
     first = ans.text.split("[cite:")[0]
     assert "Lyra" in first and "Orion" not in first
     assert not any("owned by the Orion team" in c.text for c in ans.citations)
+
+
+# What a reader of the plain answer sees (issue 22)
+
+def test_standalone_asks_get_distinct_turn_ids(handbook):
+    a = _answerer(handbook)
+    first = a.ask("Which port does the API server listen on?")
+    second = a.ask("Which port does the API server listen on?")
+    assert first.allowlist.turn_id != second.allowlist.turn_id
+    assert first.allowlist.turn_id.startswith("standalone-") and first.allowlist.turn_id.endswith("/1")
+    assert first.verification.turn == first.allowlist.turn_id
+
+
+def test_extractive_never_quotes_a_list_item_again_with_its_list(handbook):
+    ans = _answerer(handbook).ask("What is the oldest kernel version a host may run for a deployment?")
+    said = [" ".join(t.split()).lower() for t, _ in ans.sentences()]
+    assert sum("kernel 5.15" in s for s in said) == 1, said
+
+
+def test_a_revised_fact_says_what_it_was_and_until_when(handbook):
+    ans = _answerer(handbook).ask("Which port does the API server listen on?")
+    changed = [c for c in ans.citations if c.previous]
+    assert changed and "9090" in changed[0].text
+    assert "8080" in changed[0].previous["text"] and changed[0].previous["until"]
+    assert handbook.unit(changed[0].previous["unit_id"]).status == "superseded"
+
+
+class _SaysMore:
+    """A generator that cites one allowed unit and adds a sentence of its own, uncited."""
+    name = "says-more"
+
+    def generate(self, question, sources, **_):
+        port = next(s for s in sources if "listens on port 9090" in s.text)
+        text = f"The API server listens on port 9090 [cite:{port.id}]. The moon is made of cheese."
+        return Generation(text, self.name)
+
+
+def test_an_uncited_sentence_is_listed_as_unconfirmed(handbook):
+    emb = get_embedder(handbook.embed_model)
+    low = RetrieveConfig(confidence_threshold=0.05)
+    a = Answerer(handbook, _SaysMore(), embedder=emb, retrieve_config=low)
+    ans = a.ask("Which port does the API server listen on?")
+    assert ans.unconfirmed() == ["The moon is made of cheese."]
+    d = ans.to_dict()
+    assert "cheese" not in d["confirmed"] and "[1]" in d["confirmed"]
+    unverified = Answerer(handbook, _SaysMore(), embedder=emb, config=AnswerConfig(verify=False),
+                          retrieve_config=RetrieveConfig(confidence_threshold=0.05)).ask("Which port?")
+    assert all(not ok for _, ok in unverified.sentences())  # nothing is confirmed without the verifier
+
+
+def test_cli_ask_shows_what_is_not_confirmed_and_what_changed(handbook, capsys, monkeypatch):
+    import asmr.generate
+    from asmr.cli import common, main
+
+    mem = ["--memory", str(handbook.directory), "--confidence-threshold", "0.05", "--no-audit"]
+    monkeypatch.setattr(asmr.generate, "get_generator", lambda name, **_: _SaysMore())
+    assert main(["ask", "Which port does the API server listen on?", *mem]) == 0
+    out = capsys.readouterr().out
+    answer, rest = out.split("Not confirmed by the memory", 1)
+    assert "cheese" not in answer and "- The moon is made of cheese." in rest
+    monkeypatch.undo()
+    monkeypatch.setattr(common, "STARTED", common.STARTED - 30)  # as if starting had taken 30 s
+    assert main(["ask", "Which port does the API server listen on?", *mem]) == 0
+    out = capsys.readouterr().out
+    assert "Not confirmed" not in out and "changed on" in out and "8080" in out
+    last = out.strip().splitlines()[-1]  # the time waited, start-up included
+    assert last.startswith("(") and " s, of which " in last and "starting" in last
+
+
+def test_cli_ask_defaults_to_extractive_and_limits_the_question(handbook, capsys):
+    from asmr.cli import build_parser, main
+
+    assert build_parser().parse_args(["ask", "q"]).generator == "extractive"
+    mem = ["--memory", str(handbook.directory)]
+    assert main(["ask", "x" * 2001, *mem]) == 2
+    err = capsys.readouterr().err
+    assert err == "asmr: question: 2001 characters, longer than the limit of 2000 (--max-question)\n"
+    assert main(["search", "x" * 51, *mem, "--max-question", "50"]) == 2
+    assert "longer than the limit of 50" in capsys.readouterr().err
+
+
+def test_cli_chat_skips_a_question_over_the_limit_and_goes_on(handbook, capsys, monkeypatch):
+    import io
+
+    from asmr.cli import main
+    monkeypatch.setattr("sys.stdin", io.StringIO("y" * 60 + "\nWhich port does the API server listen on?\n"))
+    assert main(["chat", "--memory", str(handbook.directory), "--confidence-threshold", "0.05", "--no-audit",
+                 "--max-question", "50"]) == 0
+    out, err = capsys.readouterr()
+    assert "60 characters, longer than the limit of 50 (--max-question); not asked" in err
+    assert out.count("[turn ") == 1 and "9090" in out

@@ -1,5 +1,6 @@
 """The ``asmr`` command line: ingest, units show, doc history, check; exit codes and bad input."""
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -97,7 +98,7 @@ def test_bad_input_is_named_and_nothing_is_written(tmp_path, docs, capsys, name,
     assert code == 2 and str(bad) in err and reason in err and "nothing was written" in err
     assert _contents(mem) == before
     code, out, err = asmr(capsys, "ingest", docs / "guides", bad, "--memory", mem, "--skip-bad")
-    assert code == 2 and str(bad) in err and "1 new" in out  # the good file went in, the exit says not all did
+    assert code == 5 and str(bad) in err and "1 new" in out  # the good file went in, the exit says not all did
 
 
 def test_errors_replace_accepts_invalid_utf8(tmp_path, capsys):
@@ -205,6 +206,226 @@ def test_ingest_says_when_the_embedder_cannot_read_the_memory(tmp_path, capsys, 
     assert "--embedder multilingual-e5-small" in err
     code, out, _ = asmr(capsys, "ingest", str(tmp_path / "zh"), "--memory", mem, "--json")
     assert json.loads(out)["readable_share"] == 0.0
+
+
+def test_non_ascii_file_names_are_distinct_documents(tmp_path, capsys):
+    src = tmp_path / "kb"
+    src.mkdir()
+    (src / "文件.md").write_text("# 文件\n\nFile one text.\n")
+    (src / "名字.md").write_text("# 名字\n\nName two text.\n")
+    mem = tmp_path / "mem"
+    code, out, err = asmr(capsys, "ingest", src, "--memory", mem, "--embedder", "hash-64", "--json")
+    assert code == 0, err
+    ids = sorted(d["doc_id"] for d in json.loads(out)["documents"])
+    assert len(ids) == 2 and ids[0] != ids[1] and all(i.startswith("_") for i in ids)
+    # one file ingested again revises its own document, never the other's
+    code, out, _ = asmr(capsys, "ingest", src, "--memory", mem, "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"new": 0, "revised": 0, "unchanged": 2}
+
+
+def test_two_paths_with_one_id_in_one_ingest_are_an_error_naming_both(tmp_path, capsys):
+    src = tmp_path / "kb"
+    src.mkdir()
+    (src / "setup.md").write_text("# Setup\n\nOne.\n")
+    (src / "setup.txt").write_text("Two.\n")
+    mem = tmp_path / "mem"
+    code, _, err = asmr(capsys, "ingest", src, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and "setup.md" in err and "setup.txt" in err and "'setup'" in err
+    assert not (mem / schema.DB_FILE).exists() or _contents(mem) == []
+
+
+def test_lone_surrogate_in_jsonl_is_one_line_naming_the_record(tmp_path, capsys):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": "ok", "text": "Fine."}\n{"id": "s", "text": "a \\ud800 b"}\n')
+    mem = tmp_path / "mem"
+    code, _, err = asmr(capsys, "ingest", corpus, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and f"{corpus}:2: \"text\" holds a lone surrogate (U+D800)" in err
+    assert "Traceback" not in err and (not (mem / schema.DB_FILE).exists() or _contents(mem) == [])
+    code, _, err = asmr(capsys, "ingest", corpus, "--memory", mem, "--errors", "replace")
+    assert code == 0 and "a \ufffd b" in _contents(mem)
+
+
+def test_a_fifo_named_like_a_document_is_refused_not_waited_on(tmp_path, capsys):
+    import os
+
+    src = tmp_path / "kb"
+    src.mkdir()
+    (src / "a.md").write_text("# A\n\nText.\n")
+    os.mkfifo(src / "x.md")
+    os.mkfifo(tmp_path / "c.jsonl")
+    mem = tmp_path / "mem"
+    code, _, err = asmr(capsys, "ingest", src, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and f"{src / 'x.md'}: is a FIFO, not a regular file" in err
+    code, _, err = asmr(capsys, "ingest", tmp_path / "c.jsonl", "--memory", mem)
+    assert code == 2 and "c.jsonl: is a FIFO, not a regular file" in err
+    code, out, err = asmr(capsys, "ingest", src, "--memory", mem, "--skip-bad", "--json")
+    assert [d["doc_id"] for d in json.loads(out)["documents"]] == ["a"] and "x.md: is a FIFO" in err
+
+
+def test_memory_that_is_a_file_is_named_as_such(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("not a memory\n")
+    for command in (["search", "deploy"], ["check"], ["units", "show", "memo://kb/a/0123456789ab"],
+                    ["doc", "history", "a"]):
+        code, _, err = asmr(capsys, *command, "--memory", afile)
+        assert code == 4 and f"memory {afile}: is a file, not a memory directory" in err, (command, err)
+
+
+def test_check_during_a_live_ingest_does_not_call_its_files_leftovers(tmp_path, docs, capsys):
+    from asmr.store import Writer
+
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    with Writer(mem):  # holds the write lock, as a running ingest does
+        (mem / schema.dense_file(2)).write_bytes(b"in progress")
+        code, out, _ = asmr(capsys, "check", "--memory", mem)
+        assert code == 0 and "being written by the running ingest" in out and "interrupted" not in out
+        assert "an ingest is writing this memory now" in out
+    code, out, _ = asmr(capsys, "check", "--memory", mem)
+    assert code == 0 and "left by an interrupted or older ingest" in out
+
+
+def test_output_into_a_closed_pipe_stops_quietly(tmp_path, docs, capsys):
+    """`asmr search ... | head`: the reader goes away; no BrokenPipe traceback, exit 141."""
+    import os
+
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before asmr writes a byte
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for command in (["search", "installer", "--json"], ["check", "--json"]):
+        proc = subprocess.run([sys.executable, "-m", "asmr.cli", *command, "--memory", str(mem)], stdout=write,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+        assert proc.returncode == 141 and proc.stderr == "", (command, proc.stderr)
+    os.close(write)
+
+
+def test_root_maps_a_single_file_to_its_document(tmp_path, capsys):
+    kb = tmp_path / "kb"
+    (kb / "ops").mkdir(parents=True)
+    (kb / "ops" / "deploy.md").write_text("# Deploy\n\nDeploy takes 10 minutes.\n")
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", kb, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    (kb / "ops" / "deploy.md").write_text("# Deploy\n\nDeploy takes 7 minutes.\n")
+    code, out, _ = asmr(capsys, "ingest", kb / "ops" / "deploy.md", "--root", kb, "--memory", mem, "--json")
+    assert code == 0 and [(d["doc_id"], d["status"]) for d in json.loads(out)["documents"]] == \
+        [("ops.deploy", "revised")]
+    code, _, err = asmr(capsys, "ingest", kb / "ops" / "deploy.md", "--root", tmp_path / "elsewhere", "--memory",
+                        mem)
+    assert code == 2 and "is not under the ingest root" in err
+
+
+def test_another_effective_date_does_not_version_unchanged_text(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64",
+                "--effective-date", "2024-01-01")[0] == 0
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem, "--effective-date", "2024-06-01", "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"new": 0, "revised": 0, "unchanged": 3}
+    (docs / "notes.txt").write_text("Plain notes, revised.\n\nSecond paragraph.\n")
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem, "--effective-date", "2024-06-01", "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"new": 0, "revised": 1, "unchanged": 2}
+    code, out, _ = asmr(capsys, "doc", "history", "notes", "--memory", mem, "--json")
+    assert [v["effective_date"] for v in json.loads(out)] == ["2024-01-01", "2024-06-01"]
+
+
+@pytest.mark.parametrize("worker", ["0", "1"])  # the planner in this process, or in its own
+def test_prune_retires_documents_whose_files_are_gone(tmp_path, docs, capsys, monkeypatch, worker):
+    monkeypatch.setenv("ASMR_INGEST_WORKER", worker)
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    notes = (docs / "notes.txt").read_text()
+    (docs / "notes.txt").unlink()
+    code, out, _ = asmr(capsys, "ingest", docs, "--memory", mem, "--json")  # without --prune: kept
+    assert code == 0 and len(json.loads(out)["documents"]) == 2 and "Plain notes." in _active_contents(mem)
+    (docs / "faq.html").write_bytes(b"\xff bad")  # still there, but unreadable: skipped, never retired
+    code, out, err = asmr(capsys, "ingest", docs, "--memory", mem, "--prune", "--skip-bad", "--json")
+    report = json.loads(out)
+    assert code == 5 and report["counts"] == {"new": 0, "revised": 0, "unchanged": 1, "retired": 1}
+    assert [(d["doc_id"], d["status"], d["deprecated"]) for d in report["documents"] if d["status"] == "retired"] \
+        == [("notes", "retired", 2)]
+    active = _active_contents(mem)
+    assert "Plain notes." not in active and "Ports are 8080." in active
+    assert "Plain notes." in _contents(mem)  # deprecated, never deleted
+    code, out, _ = asmr(capsys, "doc", "history", "notes", "--memory", mem, "--json")
+    assert [(v["units_total"], v["units_deprecated"]) for v in json.loads(out)] == [(2, 0), (0, 2)]
+    assert asmr(capsys, "check", "--memory", mem)[0] == 0
+    (docs / "notes.txt").write_text(notes)  # back again: a revision with fresh unit ids
+    code, out, _ = asmr(capsys, "ingest", docs / "notes.txt", "--root", docs, "--memory", mem, "--json")
+    assert code == 0 and json.loads(out)["documents"][0]["status"] == "revised"
+    assert "Plain notes." in _active_contents(mem)
+    assert asmr(capsys, "check", "--memory", mem)[0] == 0
+    code, _, err = asmr(capsys, "ingest", docs / "notes.txt", "--memory", mem, "--prune")
+    assert code == 2 and "--prune: no directory" in err
+
+
+def _active_contents(mem):
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    rows = [c for c, in conn.execute("SELECT content FROM units WHERE status='active'")]
+    conn.close()
+    return rows
+
+
+def test_docs_list_and_units_list_show_what_the_memory_holds(tmp_path, docs, capsys):
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    (docs / "notes.txt").write_text("Plain notes, revised.\n\nSecond paragraph.\n")
+    assert asmr(capsys, "ingest", docs, "--memory", mem)[0] == 0
+    code, out, _ = asmr(capsys, "docs", "list", "--memory", mem)
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["kb/faq", "kb/guides.setup", "kb/notes"]
+    assert "kb/notes  v2  other  [active]  2 units" in out
+    code, out, _ = asmr(capsys, "doc", "list", "--memory", mem, "--type", "manual", "--json")
+    listed = json.loads(out)
+    assert code == 0 and [(d["doc_id"], d["doc_type"], d["status"], d["units"]) for d in listed] == \
+        [("guides.setup", "manual", "active", 2)]
+    code, out, _ = asmr(capsys, "units", "list", "--memory", mem, "--doc", "notes")
+    assert code == 0 and len(out.splitlines()) == 3 and "[superseded]  paragraph  Plain notes." in out
+    code, out, _ = asmr(capsys, "units", "list", "--memory", mem, "--doc", "notes", "--status", "active", "--json")
+    assert [u["content"] for u in json.loads(out)] == ["Plain notes, revised.", "Second paragraph."]
+    code, out, _ = asmr(capsys, "units", "list", "--memory", mem, "--type", "manual", "--kind", "heading", "--json")
+    assert [(u["doc_id"], u["content"]) for u in json.loads(out)] == [("guides.setup", "Setup")]
+    code, out, err = asmr(capsys, "units", "list", "--memory", mem, "--kb", "other", "--json")
+    assert code == 3 and json.loads(out) == [] and "no unit matches" in err
+    code, out, err = asmr(capsys, "docs", "list", "--memory", mem, "--status", "retired")
+    assert code == 3 and out == "" and "no document matches" in err
+
+
+def test_search_loads_only_what_it_needs(tmp_path, docs):
+    """A search on a memory whose embedder needs no model imports no model library (nor the Chinese
+    numeral parser, which only a Chinese number in a fact needs): starting stays short."""
+    mem = tmp_path / "mem"
+    assert main(["ingest", str(docs), "--memory", str(mem), "--embedder", "hash-64", "--no-progress"]) == 0
+    probe = ("import sys; from asmr.cli import main; main(['search', 'Which port?', '--memory', sys.argv[1], "
+             "'--no-server']); print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers', "
+             "'cn2an', 'fastapi', 'uvicorn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe, str(mem)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_ingest_shows_progress_on_a_terminal_and_never_with_json(tmp_path, docs, capsys, monkeypatch):
+    import asmr.store.writer
+
+    shown = []
+    real = asmr.store.writer.tqdm
+
+    def recording(*args, **kwargs):
+        shown.append((kwargs.get("desc"), not kwargs.get("disable")))
+        return real(*args, **{**kwargs, "disable": True})
+    monkeypatch.setattr(asmr.store.writer, "tqdm", recording)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    json_run = ["ingest", str(docs), "--memory", str(tmp_path / "a"), "--embedder", "hash-64", "--json"]
+    assert main(json_run) == 0
+    assert shown and not any(on for _, on in shown)
+    shown.clear()
+    # a directory walk does not know how many files it holds: the bar shows all the same
+    assert main(["ingest", str(docs), "--memory", str(tmp_path / "b"), "--embedder", "hash-64"]) == 0
+    assert ("ingest", True) in shown and any(on for desc, on in shown if desc.startswith("dense index"))
+    shown.clear()
+    assert main(["ingest", str(docs), "--memory", str(tmp_path / "c"), "--embedder", "hash-64",
+                 "--no-progress"]) == 0
+    assert not any(on for _, on in shown)
+    capsys.readouterr()
 
 
 def test_graph_learn_show_forget(tmp_path, docs, capsys):

@@ -278,14 +278,21 @@ def test_eval_answers_takes_questions_without_answers_when_they_are_unanswerable
     assert code == 2 and "x7" in err and str(q) in err and len(err.strip().splitlines()) == 1
 
 
-def test_eval_answers_builds_the_mode_it_is_asked_for(tmp_path, capsys):
-    c, q = write(tmp_path)
+def test_eval_answers_builds_the_mode_it_is_asked_for(tmp_path, capsys, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    c, q = write(data)
+    monkeypatch.setenv("ASMR_CACHE_DIR", str(tmp_path / "cache"))
+    before = sorted(data.iterdir())
     code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--embedder", "hash-64",
                  "--methods", "dense_rag", "--no-progress", "--json", "--unanswerable", "0.5",
                  "--unanswerable-mode", "sentence"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["methods"]["dense_rag"]["unanswerable"] == 2 + 2
-    assert (tmp_path / "corpus.jsonl.answers-memory-sentence-0.5-0").is_dir()
+    # the memory is in the cache, never beside the corpus (a data folder may be read-only or shared)
+    assert sorted(data.iterdir()) == before
+    made, = (tmp_path / "cache" / "eval-answers").iterdir()
+    assert made.name.startswith("corpus-") and made.name.endswith("-sentence-0.5-0") and made.is_dir()
 
 
 def test_sentence_mode_never_empties_a_passage(tmp_path):

@@ -197,6 +197,37 @@ def test_rows_with_all_words_intersects_postings(memory):
         assert len(m.lexical.rows_with_all(["lyon", "nowhere"])) == 0
 
 
+def test_text_the_embedder_cannot_read_gets_no_semantic_edges(tmp_path, monkeypatch):
+    """An English model's cosines of Chinese text are noise: such units keep their entity and structure
+    edges but no semantic ones, in a full build and in one that reuses the last graph's parts."""
+    monkeypatch.setattr("asmr.graph.build.INCREMENTAL_MAX_CHANGE", 1.0)
+    docs = [doc("a", "Blue River runs through Lyon in France."), doc("b", "Blue River is long and runs through Lyon."),
+            doc("c", "蓝河流经法国的里昂市。"), doc("d", "蓝河很长，流经里昂。")]
+    ingest(tmp_path, docs, embedder="hash-64")
+    cfg = GraphConfig(semantic_floor=0.0)
+
+    def semantic_rows(graph):
+        return {r for s, d, kind, _ in _edges(graph) if kind in ("semantic", "temporal") for r in (s, d)}
+
+    with Memory(tmp_path) as m:
+        rows = {d.doc_id: m.units_of("kb", d.doc_id)[0].row for d in docs}
+        assert semantic_rows(build_graph(m, cfg)) >= set(rows.values())  # hash-64 reads every script
+        monkeypatch.setattr("asmr.graph.build.scripts_of", lambda name: frozenset({"latin"}))
+        first = build_graph(m, cfg)
+        assert semantic_rows(first) == {rows["a"], rows["b"]}
+        assert sorted(first.parts.unread.tolist()) == sorted([rows["c"], rows["d"]])
+        first.save(tmp_path / "parts.npz")
+    ingest(tmp_path, [doc("e", "红河流经越南。"), doc("f", "Red River runs through Hanoi.")], embedder="hash-64")
+    from asmr.graph.build import GraphParts
+    with Memory(tmp_path) as m:
+        again = build_graph(m, cfg, previous=GraphParts.load(tmp_path / "parts.npz"))
+        assert again.reused == 4
+        e, f = m.units_of("kb", "e")[0].row, m.units_of("kb", "f")[0].row
+        assert set(again.parts.unread.tolist()) == {rows["c"], rows["d"], e}
+        assert f in semantic_rows(again) and not {rows["c"], rows["d"], e} & semantic_rows(again)
+        assert _edges(again) == _edges(build_graph(m, cfg))
+
+
 def _cooccur_docs():
     """Nadia Orlov and Kestrel Bay are named together by three documents; "Acme" by nearly all."""
     both = ["Nadia Orlov surveyed Kestrel Bay for Acme.", "Acme hired Nadia Orlov after Kestrel Bay flooded.",

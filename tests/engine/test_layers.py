@@ -11,6 +11,7 @@ PACKAGE = ROOT / "python" / "asmr"
 
 # Lowest first: a package may import the packages before it in this list, and itself.
 LAYERS = (
+    "paths",  # where a memory lives by default: standard library only, read before the store loads
     "text",  # the ground floor for reading text
     "decoding",  # the citation-closure automaton and its markers
     "units",

@@ -19,10 +19,23 @@ def test_unit_ids_are_addresses():
 
 def test_doc_ids_from_paths_refuse_tricks():
     assert doc_id_from_path("guides/setup.md") == "guides.setup"
-    assert doc_id_from_path("./a b/c?.txt") == "a_b.c_"
+    assert doc_id_from_path("./a b/c?.txt") == "a_b.c_"  # ASCII keeps the ids memories were built with
     for bad in ["../etc/passwd", "a/../../b.md", "", "."]:
         with pytest.raises(InputError):
             doc_id_from_path(bad)
+
+
+def test_doc_ids_of_names_outside_the_alphabet_never_collide():
+    """Names with characters outside ASCII keep a readable ASCII form and a hash of the name as written: distinct names,
+    distinct ids, every one a valid address part (the citation automaton reads ASCII ids)."""
+    assert doc_id_from_path("u/文件.md") == "u._5972770a"
+    assert doc_id_from_path("café.md") == "cafe_2d03c5d6"
+    names = ["文件.md", "名字.md", "a b.md", "a?c.md", "café.md", "cafe\u0301.md", "Café.md", "cafe.md",
+             "a.b.md", "-x.md", "v1/x.md", "ünï/résumé.md", "uni/resume.md", "文件/名字.md"]
+    ids = [doc_id_from_path(n) for n in names]
+    assert len(set(ids)) == len(names), ids
+    for i in ids:
+        parse_unit_id(unit_id("kb", i, unit_key("paragraph", "x")))
 
 
 def test_repeated_text_gets_distinct_keys_and_retired_keys_are_not_reused():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import asmr.reindex.tasks as tasks_mod
-from asmr.cli import EXIT_BAD_INPUT, EXIT_MEMORY, EXIT_OK, main
+from asmr.cli import EXIT_BAD_INPUT, EXIT_MEMORY, EXIT_OK, EXIT_SKIPPED, main
 from asmr.reindex.shards import VectorTable, WorkDir
 from asmr.reindex.tasks import ReadOptions, Task, plan_tasks, task_texts
 from asmr.units.read import iter_jsonl
@@ -169,9 +169,9 @@ def test_bad_input_writes_nothing_and_names_the_input(corpus, tmp_path, capsys):
     assert f"{bad}:2: needs a \"text\" string" in err and "nothing was written" in err
     assert not (mem / "vectors.f32").exists() or (mem / "vectors.f32").stat().st_size == 0
     # --skip-bad: the rest is ingested, exactly as asmr ingest --skip-bad does, and the exit code says so
-    assert reindex(*sources(corpus), str(bad), "--memory", str(mem), *BASE, "--skip-bad") == EXIT_BAD_INPUT
+    assert reindex(*sources(corpus), str(bad), "--memory", str(mem), *BASE, "--skip-bad") == EXIT_SKIPPED
     assert main(["ingest", *sources(corpus), str(bad), "--memory", str(tmp_path / "i"), *BASE,
-                 "--skip-bad"]) == EXIT_BAD_INPUT
+                 "--skip-bad"]) == EXIT_SKIPPED
     assert_same(tmp_path / "i", mem)
     # a document id given twice is found at commit: nothing written, as with asmr ingest
     twice = tmp_path / "twice"

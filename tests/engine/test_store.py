@@ -396,3 +396,42 @@ def test_planner_process_dies_with_its_writer(tmp_path):
     else:
         os.kill(child, signal.SIGKILL)
         pytest.fail("the planner process outlived its writer")
+
+
+def test_document_summaries_and_iter_units_filter_in_the_store(tmp_path):
+    mem = tmp_path / "mem"
+    ingest(mem, [doc("guide", GUIDE_V1), doc("faq", "# FAQ\n\nPorts are 8080.\n")], embedder="hash-64")
+    ingest(mem, [doc("guide", GUIDE_V2)])
+    with Memory(mem, load_indexes=False) as m:
+        docs = m.document_summaries()
+        assert [(d.doc_id, d.version, d.doc_type, d.status) for d in docs] == \
+            [("faq", 1, "other", "active"), ("guide", 2, "manual", "active")]
+        assert docs[1].units == len(m.units_of("kb", "guide")) and docs[1].effective_date == "2026-06-01"
+        assert [d.doc_id for d in m.document_summaries(doc_type="manual")] == ["guide"]
+        assert m.document_summaries(kb="other") == [] and m.document_summaries(status="retired") == []
+        every = list(m.iter_units())
+        assert len(every) == m.count_units() and {u.doc_id for u in every} == {"faq", "guide"}
+        superseded = list(m.iter_units(doc_id="guide", status="superseded"))
+        assert superseded and all(u.superseded_by for u in superseded)
+        assert [u.content for u in m.iter_units(doc_type="other", kind="paragraph")] == ["Ports are 8080."]
+
+
+def test_prune_retires_through_the_lifecycle_and_check_passes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "gone.md").write_text("# Gone\n\nSoon gone.\n")
+    gone = doc("gone", "# Gone\n\nSoon gone.\n")
+    gone.source = "src/gone.md"
+    kept = doc("kept", "# Kept\n\nStays.\n")
+    kept.source = "src/kept.md"
+    ingest(tmp_path / "mem", [gone, kept], embedder="hash-64")
+    (tmp_path / "src" / "gone.md").unlink()
+    with Writer(tmp_path / "mem") as w:  # kept.md is missing too, but this ingest reads it again: not retired
+        report = w.ingest([kept], prune=["src"])
+    assert [(d.doc_id, d.status) for d in report.documents] == [("kept", "unchanged"), ("gone", "retired")]
+    with Memory(tmp_path / "mem") as m:
+        assert [(d.doc_id, d.status, d.units) for d in m.document_summaries()] == \
+            [("gone", "retired", 0), ("kept", "active", 2)]
+        assert {u.status for u in m.iter_units(doc_id="gone")} == {"deprecated"}
+        assert all(m.unit(u.id).doc_id != "gone" for u in m.units_at_rows(m.lexical.rows))
+    assert check_memory(tmp_path / "mem").ok

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -201,6 +204,12 @@ def test_bad_ingest_writes_nothing(client, memory):
              ([good, {"id": "blank", "text": " \n "}], "documents.1.text")]
     for docs, field in cases:
         _error(client.post("/v1/ingest", json={"documents": docs}, headers=WRITE), 422, field)
+    # half a surrogate pair, escaped in the JSON: UTF-8 cannot store it (was a 500)
+    for body, field in (('{"documents": [{"id": "s", "text": "a \\ud800 b"}]}', "documents.0.text"),
+                        ('{"documents": [{"id": "s", "text": "a", "title": "\\udfff"}]}', "documents.0.title")):
+        err = _error(client.post("/v1/ingest", content=body, headers={**WRITE, "Content-Type": "application/json"}),
+                     422, field)
+        assert "lone surrogate" in err["message"]
     assert _active(memory) == before
     r = client.post("/v1/search", json={"question": "When does the cafeteria open?"}, headers=READ).json()
     assert all("cafeteria" not in h["text"] for h in r["hits"])
@@ -220,6 +229,84 @@ def test_no_keys_reads_open_writes_refused_and_rate_limited(memory, tmp_path):
             assert int(r.headers["retry-after"]) >= 1
     finally:
         s.stop()
+
+
+def test_docs_are_open_and_say_they_need_the_internet(client):
+    r = client.get("/docs")  # no key: /docs and /openapi.json describe the API, not the memory
+    assert r.status_code == 200 and "needs the internet" in r.text and 'href="/openapi.json"' in r.text
+    doc = client.get("/openapi.json")
+    assert doc.status_code == 200 and "`/docs` and `/openapi.json`" in doc.json()["info"]["description"]
+    assert client.get("/redoc").status_code == 404  # a second CDN page is not offered
+
+
+def test_search_and_ask_use_the_running_server_that_holds_the_memory(tmp_path, capsys, monkeypatch):
+    from asmr.cli import main
+
+    memory = build_memory(tmp_path / "memory")
+    s = Server(memory, tmp_path / "log", "--rate-limit", "0", keys=f"{READ_KEY}, {WRITE_KEY}:write").wait()
+    try:
+        info = json.loads((memory / "server.json").read_text())
+        assert info["url"] == s.url and info["pid"] == s.proc.pid
+        monkeypatch.setenv("ASMR_API_KEY", READ_KEY)
+        assert main(["search", PORT_QUESTION, "--memory", str(memory), "--k", "3"]) == 0
+        out = capsys.readouterr().out
+        assert "8080" in out and out.strip().endswith(f"answered by the server at {s.url})")
+        assert main(["ask", PORT_QUESTION, "--memory", str(memory), "--json"]) == 0
+        ans = json.loads(capsys.readouterr().out)
+        assert "8080" in ans["answer"] and "generation" in ans  # the server's answer
+        assert main(["ask", PORT_QUESTION, "--server", s.url]) == 0
+        assert "8080" in capsys.readouterr().out
+        # a question sent to the server loads neither the store nor the retriever in the command
+        probe = ("import sys; from asmr.cli import main; "
+                 "main(['search', sys.argv[1], '--memory', sys.argv[2]]); "
+                 "print(sorted(m for m in ('asmr.store', 'asmr.retrieve', 'asmr.embed', 'numpy') "
+                 "if m in sys.modules))")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        out = subprocess.run([sys.executable, "-c", probe, PORT_QUESTION, str(memory)], capture_output=True,
+                             text=True, check=True, env=env)
+        assert "answered by the server" in out.stdout and out.stdout.strip().endswith("[]")
+        # what the server cannot honour is refused with --server, and answered here without it
+        assert main(["search", PORT_QUESTION, "--server", s.url, "--depth", "1"]) == 2
+        assert "--depth cannot be sent to a server" in capsys.readouterr().err
+        assert main(["search", PORT_QUESTION, "--memory", str(memory), "--depth", "1"]) == 0
+        assert "answered by the server" not in capsys.readouterr().out
+        # without the key: a found server is passed over (said on stderr); a named one is an error
+        monkeypatch.delenv("ASMR_API_KEY")
+        assert main(["search", PORT_QUESTION, "--memory", str(memory)]) == 0
+        out, err = capsys.readouterr()
+        assert "answered by the server" not in out and "ASMR_API_KEY" in err and "answering here" in err
+        assert main(["search", PORT_QUESTION, "--server", s.url]) == 2
+        assert capsys.readouterr().err.startswith(f"asmr: server {s.url}: 401")
+    finally:
+        s.stop()
+    assert not (memory / "server.json").exists()
+    # a file left by a server that died (kill -9) names a dead process: ignored
+    (memory / "server.json").write_text(json.dumps({"url": s.url, "pid": s.proc.pid, "memory": str(memory)}))
+    assert main(["search", PORT_QUESTION, "--memory", str(memory)]) == 0
+    assert "answered by the server" not in capsys.readouterr().out
+
+
+def test_chat_content_sets_apart_what_the_memory_does_not_confirm(memory):
+    from asmr.answer import Answerer
+    from asmr.embed import get_embedder
+    from asmr.generate.base import Generation
+    from asmr.retrieve import RetrieveConfig
+    from asmr.server.openai_compat import _content
+
+    class SaysMore:
+        name = "says-more"
+
+        def generate(self, question, sources, **_):
+            port = next(s for s in sources if "listens on port 8080" in s.text)
+            return Generation(f"The API server listens on port 8080 [cite:{port.id}]. The moon is cheese.",
+                              self.name)
+
+    with Memory(memory) as m:
+        emb = get_embedder(m.embed_model)
+        ans = Answerer(m, SaysMore(), embedder=emb, retrieve_config=RetrieveConfig(confidence_threshold=0.05)
+                       ).ask(PORT_QUESTION)
+    answer, apart = _content(ans).split("Not confirmed by the memory:", 1)
+    assert "8080 [1]" in answer and "cheese" not in answer and "- The moon is cheese." in apart
 
 
 # -- snapshots ---------------------------------------------------------------------------------

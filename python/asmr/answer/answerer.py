@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from dataclasses import dataclass, field, replace
 
 from asmr.decoding.markers import DEFAULT_MARKERS, cite, marker_pattern
@@ -26,7 +27,8 @@ from asmr.redundancy.block import MODES, ParaphraseCache, redundancy_block
 from asmr.retrieve import Result, Retriever, RetrieveConfig
 from asmr.retrieve.conflicts import disagreeing_sentences
 from asmr.text.cjk import CJK_CHAR
-from asmr.text.sentences import sentence_ends
+from asmr.text.sentences import sentence_ends, split_sentences
+from asmr.verify.citations import parse_answer
 from asmr.verify.allowlist import Allowlist, Conversation
 from asmr.verify.verifier import DROPPED, DROPPED_CJK, Verification, Verifier
 
@@ -88,6 +90,11 @@ class AnswerConfig:
                 raise ValueError(f"{name} must be an integer of at least 1, got {value!r}")
 
 
+# A turn outside any conversation (``asmr ask``, one eval question) is turn 1 of a conversation of
+# its own, so that each has its own audit id (``standalone-<hex>/1``), never a bare "1" shared by all.
+STANDALONE = "standalone"
+
+
 @dataclass
 class Citation:
     number: int
@@ -95,6 +102,9 @@ class Citation:
     doc_id: str
     section: str
     text: str
+    # The cited unit replaced an older version that said otherwise: {"unit_id", "text" (its sentence
+    # that changed), "until" (the date this unit took effect)}; None when the unit has no earlier version.
+    previous: dict | None = None
 
 
 @dataclass
@@ -119,13 +129,28 @@ class Answer:
 
     def numbered(self) -> str:
         """The answer with each marker replaced by its citation number, ``[1]``."""
-        by_id = {c.unit_id: c.number for c in self.citations}
-        pat = marker_pattern(DEFAULT_MARKERS)
+        return _numbered(self.text, self.citations)
 
-        def number(m):
-            uid = next(g for g in m.groups() if g)
-            return f"[{by_id[uid]}]" if uid in by_id else ""
-        return pat.sub(number, self.text)
+    def sentences(self) -> list[tuple[str, bool]]:
+        """Each sentence of the answer, numbered as in ``numbered``, and whether the memory confirms
+        it: a verified sentence that kept a citation, or a notice of the pipeline's own (a dropped
+        part, the lead of a disagreement). An uncited or weakened sentence, and every sentence of an
+        answer that was not verified, is unconfirmed: it must not be shown as the memory's word."""
+        if not self.found:
+            return [(self.text, True)]
+        by_id = {c.unit_id: c.number for c in self.citations}
+        out = []
+        parsed = parse_answer(self.text)
+        for s in parsed.sentences:
+            cited = [c.unit_id for c in s.cited if c.unit_id in by_id]
+            notice = s.text.strip() in (DROPPED, DROPPED_CJK, DISAGREE, DISAGREE_CJK)
+            confirmed = self.verification is not None and (bool(cited) or notice)
+            out.append((_numbered(parsed.text[s.start:s.end], self.citations).strip(), confirmed))
+        return [(text, ok) for text, ok in out if text]
+
+    def unconfirmed(self) -> list[str]:
+        """The sentences of the answer the memory does not confirm (``sentences``)."""
+        return [text for text, ok in self.sentences() if not ok]
 
     def to_dict(self) -> dict:
         return {"question": self.question, "answer": self.text, "answer_numbered": self.numbered(),
@@ -140,6 +165,9 @@ class Answer:
                             "alternative_to": h.alternative_to, "disagrees_with": h.disagrees_with}
                            for h in self.retrieval.hits],
                 "disagreement": list(self.disagreement),
+                # the answer split as a reader must see it: what the memory confirms, and what it does not
+                "confirmed": " ".join(t for t, ok in self.sentences() if ok),
+                "unconfirmed": self.unconfirmed(),
                 "turn": self.allowlist.turn_id, "redundancy": self.redundancy,
                 "verification": self.verification.to_dict() if self.verification else None,
                 "generator": self.generation.backend if self.generation else None, "timings": self.timings}
@@ -162,6 +190,13 @@ class Answerer:
         paraphrase = getattr(generator, "paraphrase", None)
         self.paraphrases = ParaphraseCache(paraphrase) if callable(paraphrase) else None
 
+    def warm_up(self) -> None:
+        """Load now what the first answer would load on its way (the embedder's model, the support
+        model's), so that a caller can tell the time spent loading from the time spent answering."""
+        self.retriever.embedder.embed(["warm up"])
+        if self.config.verify:
+            self.verifier.support.score(["warm up"], ["warm up"])
+
     def ask(self, question: str, conversation: Conversation | None = None) -> Answer:
         if not isinstance(question, str) or not question.strip():
             raise ValueError("question: must be a non-empty string")
@@ -176,7 +211,8 @@ class Answerer:
         # Without refusal (a baseline), the best candidates are answered from all the same.
         recalled = result if result.found or self.config.refuse else replace(result, found=True)
         allowlist = (conversation.new_turn(recalled) if conversation is not None
-                     else Allowlist.from_result(recalled, turn=1))
+                     else Allowlist.from_result(recalled, turn=1,
+                                                conversation=f"{STANDALONE}-{uuid.uuid4().hex[:12]}"))
         timings = {"retrieve_ms": (t_retrieve - t0) * 1e3}
         if not recalled.found or not allowlist.ids:
             timings["total_ms"] = (time.perf_counter() - t0) * 1e3
@@ -203,14 +239,14 @@ class Answerer:
             verification = self.verifier.verify(text, allowlist)
             text = verification.text
             timings["verify_ms"] = (time.perf_counter() - t_ver) * 1e3
-        citations = self._citations(text, units)
+        citations = self._citations(text, units, {h.unit_id: h for h in result.hits})
         cited = {c.unit_id for c in citations}
         disagreement = tuple(u for a, b in sides if a in cited and b in cited for u in (a, b))
         timings["total_ms"] = (time.perf_counter() - t0) * 1e3
         return Answer(question, text, True, citations, result, allowlist, generation, verification, block,
                       timings, disagreement)
 
-    def _citations(self, text: str, units: dict) -> list[Citation]:
+    def _citations(self, text: str, units: dict, hits: dict) -> list[Citation]:
         out: list[Citation] = []
         seen: set[str] = set()
         for m in marker_pattern(DEFAULT_MARKERS).finditer(text):
@@ -222,8 +258,29 @@ class Answerer:
             if unit is None:  # only reachable without verification: say so rather than invent
                 out.append(Citation(len(out) + 1, uid, "", "", "(no such unit)"))
                 continue
-            out.append(Citation(len(out) + 1, uid, unit.doc_id, " / ".join(unit.section_path), unit.content))
+            out.append(Citation(len(out) + 1, uid, unit.doc_id, " / ".join(unit.section_path), unit.content,
+                                self._previous(unit, hits.get(uid))))
         return out
+
+    def _previous(self, unit, hit) -> dict | None:
+        """What the unit's previous version said that this one changed (``Citation.previous``)."""
+        old = self.memory.unit(hit.previous_version) if hit is not None and hit.previous_version else None
+        if old is None:
+            return None
+        now = {" ".join(x.split()) for x in split_sentences(unit.content)}
+        changed = [x for x in split_sentences(old.content) if " ".join(x.split()) not in now]
+        return {"unit_id": old.id, "text": " ".join((changed[0] if changed else old.content).split()),
+                "until": unit.effective_at}
+
+
+def _numbered(text: str, citations: list[Citation]) -> str:
+    """``text`` with each marker replaced by its citation's number, ``[1]`` (an uncited id: nothing)."""
+    by_id = {c.unit_id: c.number for c in citations}
+
+    def number(m):
+        uid = next(g for g in m.groups() if g)
+        return f"[{by_id[uid]}]" if uid in by_id else ""
+    return marker_pattern(DEFAULT_MARKERS).sub(number, text)
 
 
 def _with_partners(hits: list, limit: int) -> list:

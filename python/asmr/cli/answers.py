@@ -3,27 +3,40 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
-from .common import (EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, fail, generator_args, memory_arg, memory_dir,
-                     positive_int, retrieve_args, retrieve_config)
+from . import remote
+from .common import (EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, MAX_QUESTION, check_question, fail,
+                     generator_args, memory_arg, memory_dir, positive_int, question_args, retrieve_args,
+                     retrieve_config, waited)
+
+# Flags a server cannot honour (it answers with its own settings): given, the question is answered here.
+ASK_LOCAL_ONLY = {"seeds": None, "depth": None, "edge_threshold": None, "confidence_threshold": None,
+                  "mix": None, "redundancy": "list", "redundancy_budget": 160, "redundancy_facts": 6,
+                  "no_verify": False, "no_audit": False, "base_url": None, "model": None}
+
+
+ASK_DESCRIPTION = (
+    "Recalls units for the question, lets only those be cited in this turn, asks the generator (the "
+    "citation-closure processor keeps every marker on an allowed id), verifies every cited sentence and "
+    "prints the answer with numbered citations; a sentence the memory does not confirm is listed apart, "
+    "under 'Not confirmed by the memory'. Below the retrieval confidence threshold the answer is 'not "
+    "found', with the closest candidates. A running `asmr serve` that holds the memory answers instead, in "
+    "milliseconds (--server, --no-server).")
 
 
 def add_ask(sub) -> None:
     """``asmr ask``."""
     p = sub.add_parser("ask", help="answer a question from the memory, with verified citations",
-                       description="Recalls units for the question, lets only those be cited in this turn, asks "
-                                   "the generator (the citation-closure processor keeps every marker on an "
-                                   "allowed id), verifies every cited sentence and prints the answer with "
-                                   "numbered citations. Below the retrieval confidence threshold the answer is "
-                                   "'not found', with the closest candidates.")
-    p.add_argument("question")
+                       description=ASK_DESCRIPTION)
+    question_args(p)
     memory_arg(p)
     _answer_args(p)
     p.add_argument("--explain", action="store_true", help="also print the recall path of each cited unit and "
                                                           "the verifier's decisions")
     p.add_argument("--json", action="store_true", help="print the answer, citations and audit as JSON")
-    p.set_defaults(handler=cmd_ask)
+    p.set_defaults(handler=cmd_ask, exit_at_once=True)
 
 
 def add_chat(sub) -> None:
@@ -35,6 +48,9 @@ def add_chat(sub) -> None:
                                    "across runs.")
     memory_arg(p)
     _answer_args(p)
+    p.add_argument("--max-question", type=positive_int, default=MAX_QUESTION, metavar="CHARS",
+                   help=f"longest question asked (default {MAX_QUESTION} characters; a longer line is "
+                        "skipped, with a line on stderr)")
     p.add_argument("--conversation", type=Path, default=None, metavar="FILE",
                    help="JSON file holding the conversation's turns (created if missing)")
     p.set_defaults(handler=cmd_chat)
@@ -57,8 +73,10 @@ def add_audit(sub) -> None:
 
 def _answer_args(p) -> None:
     """The flags of ask and chat: generator, redundancy block, verification, retrieval."""
-    generator_args(p, "local", "local: SmolLM2-135M with the citation processor (default); extractive: no "
-                               "model, the units' own sentences; openai: an OpenAI-compatible endpoint")
+    generator_args(p, "extractive", "extractive (default): no model, the units' own sentences, each "
+                                    "cited; local: SmolLM2-135M with the citation processor (small: often "
+                                    "wrong; what the memory does not confirm is listed apart); openai: "
+                                    "an OpenAI-compatible endpoint")
     p.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
                    help="key-fact block after the sources (default list); full adds a question-and-answer "
                         "pair made from a fact and, with a model generator, a paraphrase of the best fact")
@@ -87,31 +105,45 @@ def _answerer(args, memory):
                     config=config)
 
 
-def _print_answer(ans, explain: bool) -> None:
-    if not ans.found:
-        print(f"Not found in memory ({ans.retrieval.reason}). The closest candidates:")
-        for h in ans.retrieval.hits[:3]:
-            print(f"  {h.score:.3f}  {h.unit_id}")
+def _print_answer(ans: dict, explain: bool) -> None:
+    """An answer as ``Answer.to_dict`` (or the server's /v1/answer) gives it."""
+    if not ans["found"]:
+        print(f"Not found in memory ({ans['reason']}). The closest candidates:")
+        for h in ans["recall"][:3]:
+            print(f"  {h['score']:.3f}  {h['unit_id']}")
         return
-    print(ans.numbered() or "(no sentence of the answer could be confirmed)")
-    for c in ans.citations:
-        text = " ".join(c.text.split())
-        print(f"\n[{c.number}] {c.unit_id}\n    {c.doc_id}{' > ' + c.section if c.section else ''}\n    "
+    unconfirmed = ans["unconfirmed"]
+    if ans["verification"] is None:
+        print("Not verified (--no-verify): nothing below is confirmed by the memory.")
+        print(ans["answer_numbered"])
+    else:
+        print(ans["confirmed"] or "(no sentence of the answer could be confirmed)")
+    for c in ans["citations"]:
+        if c.get("previous"):
+            was = c["previous"]
+            print(f"  [{c['number']}] changed on {was['until']}; before, the memory said: {was['text']}")
+    if unconfirmed and ans["verification"] is not None:
+        print("\nNot confirmed by the memory (uncited or unsupported; do not rely on it):")
+        for sentence in unconfirmed:
+            print(f"  - {sentence}")
+    for c in ans["citations"]:
+        text = " ".join(c["text"].split())
+        where = c["doc_id"] + (" > " + c["section"] if c["section"] else "")
+        print(f"\n[{c['number']}] {c['unit_id']}\n    {where}\n    "
               f"{text[:300]}{'...' if len(text) > 300 else ''}")
     if explain:
-        hits = {h.unit_id: h for h in ans.retrieval.hits}
-        print(f"\nrecall: confidence {ans.retrieval.confidence:.2f}")
-        for c in ans.citations:
-            h = hits.get(c.unit_id)
+        hits = {h["unit_id"]: h for h in ans["recall"]}
+        print(f"\nrecall: confidence {ans['confidence']:.2f}")
+        for c in ans["citations"]:
+            h = hits.get(c["unit_id"])
             if h is not None:
-                path = " -> ".join(f"[{p.edge_kind} {p.edge_weight:.2f}] {p.node}" if p.edge_kind else p.node
-                                   for p in h.path) or c.unit_id
-                print(f"  [{c.number}] score {h.score:.3f}, hop {h.hop}: {path}")
-        if ans.verification is not None:
+                path = " -> ".join(f"[{p['edge_kind']} {p['edge_weight']:.2f}] {p['node']}" if p["edge_kind"]
+                                   else p["node"] for p in h["path"]) or c["unit_id"]
+                print(f"  [{c['number']}] score {h['score']:.3f}, hop {h['hop']}: {path}")
+        if ans["verification"] is not None:
             print("verifier:")
-            for rec in ans.verification.audit:
+            for rec in ans["verification"]["audit"]:
                 print(f"  {rec['outcome']:>6}  {rec['sentence'][:100]}")
-    print(f"\n({ans.timings.get('total_ms', 0):.0f} ms)")
 
 
 def _audit(args, memory, ans) -> None:
@@ -122,24 +154,57 @@ def _audit(args, memory, ans) -> None:
 
 
 def cmd_ask(args) -> int:
+    problem = check_question(args)
+    if problem:
+        return fail(problem, EXIT_BAD_INPUT)
+    url, named = remote.server_for(args)
+    if url is not None:
+        code = _ask_server(args, url, named)
+        if code is not None:
+            return code
     from ..generate import GeneratorError
     from ..store import Memory
 
-    if not args.question.strip():
-        return fail("question: empty", EXIT_BAD_INPUT)
     with Memory(memory_dir(args)) as m:
         if m.generation == 0:
             return fail(f"memory {m.directory}: empty; run asmr ingest first", EXIT_NOT_FOUND)
         try:
             answerer = _answerer(args, m)
+            answerer.warm_up()
+            asked = time.perf_counter()
             ans = answerer.ask(args.question)
         except (ValueError, GeneratorError) as exc:
             return fail(str(exc), EXIT_BAD_INPUT)
         _audit(args, m, ans)
+        answering = time.perf_counter() - asked
     if args.json:
         print(json.dumps(ans.to_dict(), indent=2, ensure_ascii=False))
     else:
+        _print_answer(ans.to_dict(), args.explain)
+        print(f"\n{waited(answering)}")
+    return EXIT_OK
+
+
+def _ask_server(args, url: str, named: bool) -> int | None:
+    """Ask the server at ``url``; None when a server found by itself cannot (this process answers then)."""
+    unsent = remote.local_only(args, ASK_LOCAL_ONLY)
+    if unsent:
+        if named:
+            return fail(f"--server: {', '.join(unsent)} cannot be sent to a server (it answers with its own "
+                        "settings); leave them out, or drop --server", EXIT_BAD_INPUT)
+        return None
+    body = {"question": args.question, "generator": args.generator}
+    if args.k is not None:
+        body["k"] = args.k
+    try:
+        ans = remote.post(url, "/v1/answer", body)
+    except remote.RemoteError as exc:
+        return remote.failed(exc, named)
+    if args.json:
+        print(json.dumps(ans, indent=2, ensure_ascii=False))
+    else:
         _print_answer(ans, args.explain)
+        print(f"\n{waited(0, url)}")
     return EXIT_OK
 
 
@@ -170,13 +235,18 @@ def cmd_chat(args) -> int:
                 break
             if not line.strip():
                 continue
+            if len(line.strip()) > args.max_question:  # said, and the conversation goes on
+                print(f"asmr: question: {len(line.strip())} characters, longer than the limit of "
+                      f"{args.max_question} (--max-question); not asked", file=sys.stderr)
+                continue
             try:
                 ans = answerer.ask(line.strip(), conv)
             except GeneratorError as exc:  # the turns answered so far are saved already
                 return fail(str(exc), EXIT_BAD_INPUT)
             _audit(args, m, ans)
             print(f"[turn {ans.allowlist.turn_id}]")
-            _print_answer(ans, False)
+            _print_answer(ans.to_dict(), False)
+            print(f"\n({ans.timings.get('total_ms', 0):.0f} ms)")
             if args.conversation:
                 conv.save(args.conversation)
     return EXIT_OK

@@ -9,11 +9,33 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Iterator
 
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux: /proc), else 0: the interpreter's own start-up and the
+    imports before this module count as waiting too."""
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime, in clock ticks
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+# When the command started: the time a user waited is measured from here.
+STARTED = time.perf_counter() - _process_age()
+
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_MEMORY = 0, 1, 2, 3, 4
+EXIT_SKIPPED = 5  # --skip-bad: the good inputs are in the memory, the bad ones were reported and skipped
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (`| head`); what a shell reports for SIGPIPE
+MAX_QUESTION = 2000  # characters; the server's --max-question has the same default
 INPUT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst", ".html", ".htm", ".jsonl")
+CHAT_SUFFIXES = (".json", ".jsonl")  # what --format chat reads in a directory
 
 
 def fail(message: str, code: int) -> int:
@@ -28,17 +50,59 @@ def memory_arg(p) -> None:
 
 
 def memory_dir(args) -> Path:
-    from ..store import default_memory_dir
+    from ..paths import default_memory_dir
     return args.memory if args.memory is not None else default_memory_dir()
 
 
-def document_args(p, effective_default: str) -> None:
-    """The flags of how documents are read and stored, shared by `asmr ingest` and `asmr reindex`."""
+def question_args(p) -> None:
+    """The question of search and ask, its length limit, and where it is answered (here or a server)."""
+    p.add_argument("question")
+    p.add_argument("--max-question", type=positive_int, default=MAX_QUESTION, metavar="CHARS",
+                   help=f"longest question accepted (default {MAX_QUESTION} characters)")
+    g = p.add_argument_group("a running server (see asmr serve)")
+    g.add_argument("--server", metavar="URL", default=None,
+                   help="ask the asmr serve at URL (its API key from $ASMR_API_KEY) instead of loading the "
+                        "memory here; default: the server that holds --memory now, if one does")
+    g.add_argument("--no-server", action="store_true", help="answer here even when a server holds the memory")
+
+
+def check_question(args) -> str | None:
+    """What is wrong with the question (one line naming the limit), or None."""
+    if not args.question.strip():
+        return "question: empty"
+    if len(args.question) > args.max_question:
+        return (f"question: {len(args.question)} characters, longer than the limit of {args.max_question} "
+                "(--max-question)")
+    return None
+
+
+def waited(work_seconds: float, server: str | None = None) -> str:
+    """The time the user waited, for the last line of search and ask: from the start of the command,
+    with how much of it went to starting (imports, the memory, models) rather than the question."""
+    total = time.perf_counter() - STARTED
+    if server:
+        return f"({_duration(total)}, answered by the server at {server})"
+    start = total - work_seconds
+    if start < 0.05:
+        return f"({_duration(total)})"
+    return f"({_duration(total)}, of which {_duration(start)} starting: imports, the memory and its models)"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1e3:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def document_args(p, effective_default: str, chat: bool = False) -> None:
+    """The flags of how documents are read and stored, shared by `asmr ingest` and `asmr reindex`;
+    ``chat``: --format also takes chat (conversations, read by asmr.units.chat)."""
     p.add_argument("--kb", default=None, help="knowledge base name, the <kb> of memo://<kb>/<doc>/<key> (default: kb)")
     p.add_argument("--type", dest="doc_type", choices=("spec", "manual", "faq", "changelog", "notes", "other"),
                    help="document type, overriding front matter (default: front matter, else other)")
-    p.add_argument("--format", dest="fmt", choices=("markdown", "text", "html"),
-                   help="treat every file as this format (default: from the extension)")
+    p.add_argument("--format", dest="fmt", choices=("markdown", "text", "html", "chat") if chat else
+                   ("markdown", "text", "html"),
+                   help="treat every file as this format (default: from the extension)" + (
+                       "; chat: JSON or JSONL conversations, a session a document, a turn a unit, "
+                       "relative dates resolved (see README)" if chat else ""))
     p.add_argument("--effective-date", metavar="DATE",
                    help=f"ISO date for documents that do not carry one (default: {effective_default})")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
@@ -117,23 +181,26 @@ def positive_int(text: str) -> int:
     return value
 
 
-def iter_inputs(paths: list[str]) -> Iterator[tuple[Path, Path | None]]:
-    """(file, root) pairs: a directory is walked (hidden entries skipped) and is the root of its files."""
+def iter_inputs(paths: list[str], root: Path | None = None,
+                suffixes: tuple[str, ...] = INPUT_SUFFIXES) -> Iterator[tuple[Path, Path | None]]:
+    """(file, root) pairs: a directory is walked (hidden entries skipped) and is the root of its files,
+    unless ``root`` is given (``--root``): then every file's document id is its path relative to it."""
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             for dirpath, dirnames, filenames in os.walk(path):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
-                    if not name.startswith(".") and name.lower().endswith(INPUT_SUFFIXES):
-                        yield Path(dirpath) / name, path
+                    if not name.startswith(".") and name.lower().endswith(suffixes):
+                        yield Path(dirpath) / name, root or path
         else:
-            yield path, None
+            yield path, root
 
 
 def read_inputs(args, errors: list[str]) -> Iterator:
     """Documents of the command's paths, streamed. A bad input raises InputError (the ingest then
     writes nothing), or with --skip-bad is reported, appended to ``errors`` and skipped."""
+    from ..units.chat import iter_chat
     from ..units.model import InputError
     from ..units.read import iter_jsonl, read_path
 
@@ -143,18 +210,21 @@ def read_inputs(args, errors: list[str]) -> Iterator:
         errors.append(str(exc))
         print(f"asmr {getattr(args, 'command', 'ingest')}: skipped {exc}", file=sys.stderr)
 
-    for path, root in iter_inputs(args.paths):
+    chat = args.fmt == "chat"
+    suffixes = CHAT_SUFFIXES if chat else INPUT_SUFFIXES
+    for path, root in iter_inputs(args.paths, getattr(args, "root", None), suffixes):
         try:
             if not path.exists():
                 raise InputError(f"{path}: no such file or directory")
             if path.is_dir():
                 raise InputError(f"{path}: is a directory")
-            if path.suffix.lower() == ".jsonl" and args.fmt is None:
+            if chat:  # a session without a date takes --effective-date (other documents: the writer's)
+                docs = iter_chat(path, errors=args.errors, doc_type=args.doc_type,
+                                 default_date=args.effective_date, on_error=bad)
+            elif path.suffix.lower() == ".jsonl" and args.fmt is None:
                 docs = iter_jsonl(path, errors=args.errors, doc_type=args.doc_type, on_error=bad)
             else:
                 docs = [read_path(path, root=root, errors=args.errors, doc_type=args.doc_type, fmt=args.fmt)]
-            for d in docs:
-                d.effective_date = d.effective_date or args.effective_date
-                yield d
+            yield from docs  # --effective-date is the writer's default for documents without a date
         except InputError as exc:
             bad(exc)

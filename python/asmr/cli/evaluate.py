@@ -379,6 +379,17 @@ def _eval_synth_handbook(args) -> int:
     return EXIT_OK
 
 
+def answers_memory_dir(corpus: Path, suffix: str = "") -> Path:
+    """The memory ``asmr eval answers --corpus`` builds when no --memory is given: in the cache
+    (``$ASMR_CACHE_DIR``, else ``~/.cache/asmr``), one per corpus path (its name and a hash of where it is)."""
+    import hashlib
+
+    from ..generate.local import cache_dir
+
+    where = hashlib.blake2b(str(corpus.resolve()).encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
+    return cache_dir() / "eval-answers" / f"{corpus.stem}-{where}{suffix}"
+
+
 def cmd_eval_answers(args) -> int:
     from tqdm import tqdm
 
@@ -428,8 +439,9 @@ def cmd_eval_answers(args) -> int:
         except (ValueError, OSError) as exc:
             return fail(str(exc), EXIT_BAD_INPUT)
         # A memory of its own for each construction: one built without some passages, or with some
-        # sentences cut, must not be reused for another.
-        memory_dir = memory_dir or Path(f"{args.corpus}.answers-memory" + (
+        # sentences cut, must not be reused for another. In the cache, not beside the corpus: a data
+        # folder may be read-only or shared.
+        memory_dir = memory_dir or answers_memory_dir(args.corpus, (
             f"-{made.mode}-{args.unanswerable}-{args.seed}" if made is not None and made.changes_memory else ""))
         docs = iter_jsonl(args.corpus)
         ingest(memory_dir, list(made.documents(docs) if made is not None else docs),

@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import (EXIT_BAD_INPUT, EXIT_OK, INPUT_SUFFIXES, document_args, fail, iter_inputs, memory_arg,
-                     memory_dir, read_inputs)
+from .common import (EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES, document_args, fail, iter_inputs,
+                     memory_arg, memory_dir, read_inputs)
 
 DESCRIPTION = """\
 Re-index many documents: read, chunk and embed them in parallel, then commit them to the
@@ -151,4 +151,4 @@ def cmd_reindex(args) -> int:
                   "(an input changed during the run?)", file=sys.stderr)
     if report.bad_inputs:
         print(f"asmr reindex: {len(report.bad_inputs)} bad input(s) skipped", file=sys.stderr)
-    return EXIT_BAD_INPUT if report.bad_inputs else EXIT_OK
+    return (EXIT_SKIPPED if ing.documents else EXIT_BAD_INPUT) if report.bad_inputs else EXIT_OK

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
+from . import remote
 from .common import (EXIT_BAD_INPUT, EXIT_MEMORY, EXIT_OK, fail, generator_args, memory_arg, memory_dir,
                      retrieve_args, retrieve_config)
 
@@ -14,9 +16,16 @@ Serve a memory over HTTP (FastAPI on uvicorn): POST /v1/search, /v1/answer, /v1/
 /v1/models, /healthz, /metrics; the OpenAPI document at /openapi.json, docs at /docs.
 
 API keys are bearer tokens with scope read or write: ASMR_API_KEYS=KEY,KEY:write (an entry
-without a suffix reads) and/or --api-keys FILE ('KEY [read|write]' a line, # comments). With
-no key, reads are open and writes are refused; with keys, every route but /healthz needs one
-and ingest needs write scope. Keys are never printed or logged.
+without a suffix reads) and/or --api-keys FILE ('KEY [read|write]' a line, # comments); a key
+is 16 to 256 printable characters without spaces or commas (a shorter one stops the start).
+With no key, reads are open and writes are refused; with keys, every route but /healthz,
+/docs and /openapi.json (they describe the API, not the memory) needs one and ingest needs
+write scope. Keys are never printed or logged. /docs loads Swagger UI from a CDN (it needs
+the internet); offline, read /openapi.json.
+
+While it runs, the server leaves <memory>/server.json (its URL and process id): `asmr search`
+and `asmr ask` on the same memory send their question to it instead of loading the models
+again (with the key in ASMR_API_KEY when the server needs one).
 """
 
 EPILOG = """\
@@ -37,7 +46,8 @@ def add_serve(sub) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="worker processes (default 1); each serves the newest commit within --poll-seconds; "
-                        "conversations, rate limits and metrics are per worker")
+                        "conversations are shared by all (<memory>/conversations.sqlite); rate limits and "
+                        "metrics are per worker")
     p.add_argument("--api-keys", metavar="FILE", default=None,
                    help="API key file: one 'KEY [read|write]' a line (added to ASMR_API_KEYS)")
     g = p.add_argument_group("answering")
@@ -56,8 +66,8 @@ def add_serve(sub) -> None:
     lim.add_argument("--max-documents", type=int, default=1000, metavar="N",
                      help="most documents in one /v1/ingest (default 1000)")
     lim.add_argument("--rate-limit", type=float, default=100.0, metavar="PER_SECOND",
-                     help="requests per second per key, or per client address without keys (default 100; "
-                          "0: off); per worker")
+                     help="requests per second per API key (clients that share a key share its rate), or "
+                          "per client address without keys (default 100; 0: off); per worker")
     lim.add_argument("--burst", type=int, default=200, metavar="N", help="requests at once above the rate "
                                                                          "(default 200)")
     p.add_argument("--embedder", default=None,
@@ -123,11 +133,33 @@ def cmd_serve(args) -> int:
         print(f"asmr serve: memory {config.memory} does not exist yet; the first POST /v1/ingest creates it",
               file=sys.stderr)
     common = dict(host=args.host, port=args.port, log_level=args.log_level, server_header=False)
-    if args.workers == 1:
-        from ..server.app import create_app
-        uvicorn.run(create_app(config, keys=keys), **common)
-    else:
-        from ..server.context import CONFIG_ENV
-        os.environ[CONFIG_ENV] = config.to_json()  # the workers' factory reads it
-        uvicorn.run("asmr.server.app:app_from_env", factory=True, workers=args.workers, **common)
+    # the CLI on this machine finds the server through this file (asmr.cli.remote); gone when it stops
+    announced = (remote.announce(config.memory, f"http://{_local_host(args.host)}:{args.port}")
+                 if os.path.isdir(config.memory) else None)
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again for the handler it found:
+    # the default one would end the process before the file is removed
+    signal.signal(signal.SIGTERM, _exit_quietly)
+    try:
+        if args.workers == 1:
+            from ..server.app import create_app
+            uvicorn.run(create_app(config, keys=keys), **common)
+        else:
+            from ..server.context import CONFIG_ENV
+            os.environ[CONFIG_ENV] = config.to_json()  # the workers' factory reads it
+            uvicorn.run("asmr.server.app:app_from_env", factory=True, workers=args.workers, **common)
+    finally:
+        remote.withdraw(announced)
     return EXIT_OK
+
+
+def _exit_quietly(signum, frame) -> None:
+    raise SystemExit(EXIT_OK)
+
+
+def _local_host(host: str) -> str:
+    """How a client on this machine reaches a server bound to ``host`` (a wildcard: the loopback)."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host

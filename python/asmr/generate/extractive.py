@@ -10,7 +10,8 @@ names what it is about. A question in two parts ("Which team owns X, and who
 leads that team?") gets the best sentence for each part, and for a later part
 a sentence that shares a name with the earlier parts' answer (one the
 question does not give) is preferred: that name is the bridge between them.
-Questions (an FAQ's headings) and whole tables (their rows are units of their
+A sentence already quoted, or one within a quoted sentence (a list item and its list), is not
+quoted again. Questions (an FAQ's headings) and whole tables (their rows are units of their
 own) are never quoted. Deterministic.
 """
 from __future__ import annotations
@@ -52,6 +53,18 @@ def question_parts(question: str) -> list[str]:
     parts = [p.strip(" ,?") for p in _PARTS.split(question)]
     parts = [p for p in parts if p]
     return parts if len(parts) > 1 else [question]
+
+
+def _said(sentence: str) -> str:
+    """What a sentence says, for comparing: lower case, spacing, list bullets and end punctuation gone."""
+    return " ".join(re.sub(r"(^|\s)[-*+•]\s", " ", sentence.lower()).split()).strip(" .;:!?。；")
+
+
+def _repeats(sentence: str, chosen: list[tuple[int, str]]) -> bool:
+    """Whether ``sentence`` says again what a chosen one says: the same text, or text within it (a
+    list item is also a sentence of the list it belongs to, and both units may be recalled)."""
+    said = _said(sentence)
+    return any(said in other or other in said for other in (_said(s) for _, s in chosen))
 
 
 class ExtractiveGenerator:
@@ -107,21 +120,18 @@ class ExtractiveGenerator:
                 # names the answer so far brings in (not the question's): the bridge to this part
                 bridge = set().union(*(mentions(s) for _, s in chosen)) - given
                 best = max(((score + (self.bridge_weight if bridge & mentions(s) else 0.0), -k, i, s)
-                            for k, (score, i, s) in enumerate(part_ranked) if (i, s) not in chosen),
+                            for k, (score, i, s) in enumerate(part_ranked) if not _repeats(s, chosen)),
                            default=None)
                 if best is not None and (not chosen or best[0] >= self.min_score):
                     chosen.append((best[2], best[3]))
         else:
-            seen = set()
             for score, i, s in ranked:
                 # After the best sentence, only near-equals join it: a second fact, not filler.
                 if len(chosen) == self.max_sentences or (chosen and (
                         score < self.min_score or score < self.relative_score * ranked[0][0])):
                     break
-                if s.lower() in seen:
-                    continue
-                seen.add(s.lower())
-                chosen.append((i, s))
+                if not _repeats(s, chosen):
+                    chosen.append((i, s))
         text = " ".join(cite(s, sources[i].id, marker) for i, s in chosen)
         return Generation(text, self.name, time.perf_counter() - t0,
                           info={"candidates": len(ranked), "sentences": len(chosen), "parts": len(parts)})

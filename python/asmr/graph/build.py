@@ -3,7 +3,9 @@
 Nodes ``0 .. num_rows-1`` are unit rows (only active units get edges);
 nodes ``num_rows ..`` are entities. Edge kinds, each with its own evidence:
 
-- ``semantic``: a unit and its nearest neighbours by cosine (faiss), above a floor;
+- ``semantic``: a unit and its nearest neighbours by cosine (faiss), above a floor; none for a
+  unit whose text is mostly in scripts the embedding model does not read (an English model's
+  cosines of Chinese text are noise, and spreading along them outranks what BM25 found);
 - ``structure``: list/table/paragraph parent and child, neighbouring units of
   one document, a cross-reference ("see section 4", a link to another file);
 - ``entity``: a unit and an entity it names, or the title of its own document.
@@ -59,8 +61,10 @@ import numpy as np
 
 from asmr_kernels import CSRGraph
 
-from ..text.words import tokenize
+from ..embed.models import scripts_of
 from ..text.entities import title_key, unit_entities
+from ..text.scripts import ALL_SCRIPTS, readable_share
+from ..text.words import tokenize
 
 EDGE_KINDS = ("semantic", "structure", "entity", "temporal", "cooccur", "usage")
 # Entities of one document paired for co-occurrence counts: its most specific (bounds a long
@@ -71,7 +75,9 @@ USAGE_FIELDS = ("usage", "usage_beta", "usage_cap", "usage_min_count", "usage_ha
                 "usage_max_units")
 # Share of the active units (new plus retired) up to which a build reuses the last graph's parts.
 INCREMENTAL_MAX_CHANGE = 0.25
-BUILDER_VERSION = 3  # raise when the same config would give another graph
+# raise when the same config would give another graph (3: no semantic edge of unread text;
+# 4: co-occurrence edges, and the usage fields left out of the key)
+BUILDER_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,8 @@ class GraphParts:
 
     ``rows`` are the active unit rows, ascending; the entity keys of ``rows[i]`` are
     ``vocab[ids[ptr[i]:ptr[i + 1]]]``, found with ``titles`` as the document titles.
-    ``sem_src -> sem_dst`` (cosine ``sem_cos``) are the semantic neighbour pairs.
+    ``sem_src -> sem_dst`` (cosine ``sem_cos``) are the semantic neighbour pairs; ``unread`` the rows
+    whose text is mostly in scripts the embedding model does not read (``asmr.text.scripts``).
     """
     rows: np.ndarray
     ptr: np.ndarray
@@ -129,6 +136,7 @@ class GraphParts:
     sem_dst: np.ndarray
     sem_cos: np.ndarray
     vectors: str  # "<embed model>/<dim>": the neighbours hold only for the same vectors
+    unread: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def keys_at(self, i: int) -> list[str]:
         return [self.vocab[j] for j in self.ids[self.ptr[i]:self.ptr[i + 1]]]
@@ -138,7 +146,8 @@ class GraphParts:
         return {"p_rows": self.rows, "p_ptr": self.ptr, "p_ids": self.ids, "p_vocab": _join(self.vocab),
                 "p_titles": _join(self.titles), "p_sem_src": self.sem_src.astype(narrow),
                 "p_sem_dst": self.sem_dst.astype(narrow),
-                "p_sem_cos": self.sem_cos, "p_vectors": np.array(self.vectors)}
+                "p_sem_cos": self.sem_cos, "p_vectors": np.array(self.vectors),
+                "p_unread": self.unread.astype(narrow)}
 
     @classmethod
     def load(cls, path: Path) -> "GraphParts | None":
@@ -149,7 +158,7 @@ class GraphParts:
                     return None
                 return cls(z["p_rows"], z["p_ptr"], z["p_ids"], _split(z["p_vocab"]), _split(z["p_titles"]),
                            z["p_sem_src"].astype(np.int64), z["p_sem_dst"].astype(np.int64), z["p_sem_cos"],
-                           str(z["p_vectors"]))
+                           str(z["p_vectors"]), z["p_unread"].astype(np.int64))
         except (OSError, ValueError, KeyError):
             return None
 
@@ -326,7 +335,7 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
             edges.add_pair(src, dst, "structure")
 
     # Entities: mentions and titles; a document's units own its title.
-    keys_of = _unit_entity_keys(memory, active_rows, title_keys, previous)
+    keys_of, unread = _unit_entity_keys(memory, active_rows, title_keys, previous)
     entity_units: dict[str, set[int]] = {}
     for row, keys in zip(active_rows.tolist(), keys_of):
         for key in keys:
@@ -359,6 +368,12 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
 
     # Semantic neighbours; near-duplicates of other documents with other dates are versions (temporal).
     sem_src, sem_dst, sem_cos = _semantic_pairs(memory, active_rows, config, previous)
+    parts_sem = sem_src, sem_dst, sem_cos
+    if len(unread):  # the cosines of text the model cannot read are noise: no neighbours, no versions
+        noise = np.zeros(num_rows, bool)
+        noise[unread] = True
+        read = ~(noise[sem_src] | noise[sem_dst])
+        sem_src, sem_dst, sem_cos = sem_src[read], sem_dst[read], sem_cos[read]
     doc_number, day_number = np.zeros(num_rows, np.int64), np.zeros(num_rows, np.int64)
     numbers: dict = {}
     for row, _, kb, doc, _, effective in units:
@@ -383,8 +398,7 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
     ptr = np.zeros(len(active_rows) + 1, np.int64)
     np.cumsum([len(keys) for keys in keys_of], out=ptr[1:])
     ids = np.fromiter((index[k] for keys in keys_of for k in sorted(keys)), np.int32, count=int(ptr[-1]))
-    parts = GraphParts(active_rows, ptr, ids, vocab, sorted(title_keys), sem_src, sem_dst, sem_cos,
-                       vectors_key)
+    parts = GraphParts(active_rows, ptr, ids, vocab, sorted(title_keys), *parts_sem, vectors_key, unread)
     graph = edges.to_graph(num_rows, entities, memory.vectors, config)
     graph.parts = parts
     if previous is not None:
@@ -471,19 +485,28 @@ def _applicable(previous: GraphParts | None, active_rows: np.ndarray, memory, ve
 
 
 def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str],
-                      previous: GraphParts | None) -> list[set[str]]:
-    """The entity keys of each unit of ``rows``: from ``previous`` where the unit and the titles it could
-    name are unchanged, else found in its text."""
+                      previous: GraphParts | None) -> tuple[list[set[str]], np.ndarray]:
+    """The entity keys of each unit of ``rows``, and the rows (ascending) whose text the embedding model
+    does not read: from ``previous`` where the unit and the titles it could name are unchanged, else
+    found in its text."""
     cjk_titles = [k for k in title_keys if not k.isascii()]
+    scripts = scripts_of(memory.embed_model)
+    unread: set[int] = set()
+
+    def read(row: int, content: str) -> set[str]:
+        if scripts is not ALL_SCRIPTS and not content.isascii() and readable_share(content, scripts) < 0.5:
+            unread.add(row)
+        return unit_entities(content, title_keys, cjk_titles)
+
     if previous is None:
-        found = {row: unit_entities(content, title_keys, cjk_titles)
-                 for row, content in memory.active_contents()}
-        return [found[r] for r in rows.tolist()]
+        found = {row: read(row, content) for row, content in memory.active_contents()}
+        return [found[r] for r in rows.tolist()], np.array(sorted(unread), np.int64)
     pos = np.searchsorted(previous.rows, rows)
     pos_ok = np.minimum(pos, max(len(previous.rows) - 1, 0))
     was = (pos < len(previous.rows)) & (previous.rows[pos_ok] == rows) if len(previous.rows) else \
         np.zeros(len(rows), bool)
     out: list[set[str]] = [set(previous.keys_at(int(p))) if w else set() for p, w in zip(pos_ok, was)]
+    unread.update(int(r) for r in previous.unread[np.isin(previous.unread, rows[was])])
     redo = set(np.flatnonzero(~was).tolist())
     old_titles = set(previous.titles)
     dropped, added = old_titles - title_keys, title_keys - old_titles
@@ -496,9 +519,10 @@ def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str],
         else:
             redo.update(np.flatnonzero(np.isin(rows, candidates)).tolist())
     at = {int(rows[i]): i for i in redo}
+    unread.difference_update(at)
     for row, content in memory.contents_at_rows(sorted(at)).items():
-        out[at[row]] = unit_entities(content, title_keys, cjk_titles)
-    return out
+        out[at[row]] = read(row, content)
+    return out, np.array(sorted(unread), np.int64)
 
 
 def _rows_with_words(memory, keys: set[str]) -> np.ndarray | None:

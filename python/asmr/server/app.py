@@ -6,7 +6,9 @@ import threading
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse
 
 from .. import __version__
 from . import errors
@@ -21,7 +23,8 @@ Retrieval with verified citations over one ASMR memory.
 
 **Auth.** API keys are bearer tokens (`Authorization: Bearer KEY`) with scope `read` or `write`.
 With no key configured, reads are open and writes are refused (403). With keys, every route but
-`/healthz` needs a valid key (401), and `/v1/ingest` needs a write key (403 otherwise).
+`/healthz`, `/docs` and `/openapi.json` (they describe the API, not the memory) needs a valid key
+(401), and `/v1/ingest` needs a write key (403 otherwise). Keys are 16 to 256 printable characters.
 
 **Errors.** Every error is `{"error": {"code", "type", "field", "param", "message"}}`; `field`
 names the request field at fault (`question`, `documents.0.id`). Invalid requests get 422, bodies
@@ -62,7 +65,10 @@ def create_app(config: ServerConfig, *, keys: KeyRing | None = None) -> FastAPI:
             ctx.holder.close()
             ctx.conversations.close()
 
-    app = FastAPI(title="ASMR", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    # /docs is ours (below) and /redoc is off: both load their scripts from a CDN, and no installed
+    # package carries Swagger UI's assets to serve them from here
+    app = FastAPI(title="ASMR", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
     app.state.context = ctx
     errors.install(app)
     app.include_router(router, responses=ERROR_RESPONSES)
@@ -80,7 +86,18 @@ def create_app(config: ServerConfig, *, keys: KeyRing | None = None) -> FastAPI:
             app.openapi_schema = doc
         return app.openapi_schema
     app.openapi = openapi
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        page = get_swagger_ui_html(openapi_url="/openapi.json", title="ASMR API").body.decode()
+        return HTMLResponse(page.replace("<body>", "<body>" + OFFLINE_NOTE, 1))
     return app
+
+
+# Swagger UI's scripts come from a CDN: without the internet the page stays blank, so it says so first.
+OFFLINE_NOTE = ('<p style="font-family: sans-serif; margin: 1em">This page loads Swagger UI from '
+                'cdn.jsdelivr.net and needs the internet. The API description itself is served from here: '
+                '<a href="/openapi.json">/openapi.json</a>.</p>')
 
 
 def app_from_env() -> FastAPI:

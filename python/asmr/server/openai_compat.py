@@ -3,7 +3,8 @@
 Any OpenAI client can use the memory as a model that answers only from it. The
 question is the last user message (earlier messages do not add context: the
 allowlist is per turn). The message content is the verified answer with numbered
-citations and a source list; the ``asmr`` field of the response carries the
+citations (a sentence the memory does not confirm is set apart, under "Not confirmed by
+the memory:") and a source list; the ``asmr`` field of the response carries the
 citations, the turn and the verifier's audit record. With ``stream: true`` the same
 answer comes as server-sent events (``chat.completion.chunk`` objects, the last one
 with the ``asmr`` field, then ``data: [DONE]``); the whole answer is verified before
@@ -72,7 +73,12 @@ def _question(messages: list[S.ChatMessage]) -> str:
 def _content(ans) -> str:
     if not ans.found:
         return f"{ans.text} ({ans.retrieval.reason})" if ans.retrieval.reason else ans.text
-    body = ans.numbered() or "(No sentence of the answer could be confirmed.)"
+    # A chat client shows the content as the answer: what the memory does not confirm is set apart.
+    sentences = ans.sentences()
+    body = " ".join(t for t, ok in sentences if ok) or "(No sentence of the answer could be confirmed.)"
+    unconfirmed = [t for t, ok in sentences if not ok]
+    if unconfirmed:
+        body += "\n\nNot confirmed by the memory:\n" + "\n".join(f"- {t}" for t in unconfirmed)
     if ans.citations:
         lines = [f"[{c.number}] {c.unit_id} ({c.doc_id}{' > ' + c.section if c.section else ''})"
                  for c in ans.citations]

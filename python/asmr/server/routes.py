@@ -30,7 +30,7 @@ def hit_view(h, unit) -> dict:
             "path": [{"node": p.node, "edge_kind": p.edge_kind, "edge_weight": p.edge_weight} for p in h.path],
             "effective_at": h.effective_at, "alternative_to": h.alternative_to,
             "previous_version": h.previous_version, "disagrees_with": h.disagrees_with, "doc_id": unit.doc_id,
-            "section": list(unit.section_path), "text": unit.content}
+            "section": list(unit.section_path), "text": unit.content, "kind": unit.kind}
 
 
 @router.post("/v1/search", response_model=S.SearchResponse, tags=["read"],
@@ -140,7 +140,7 @@ def unit(request: Request, unit_id: str = Path(description="memo://<kb>/<doc>/<k
 def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
     """The request's documents, every one checked before the writer opens (bad input writes nothing)."""
     from ..units.ids import check_name
-    from ..units.read import check_date, first_h1, front_matter
+    from ..units.read import check_date, check_encodable, first_h1, front_matter
 
     if len(body.documents) > limit:
         raise ApiError(422, "invalid_request", f"documents: {len(body.documents)} documents, more than the "
@@ -158,6 +158,11 @@ def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
         seen[d.id] = i
         if not d.text.strip():
             raise ApiError(422, "invalid_request", f"{where}.text: empty document", f"{where}.text")
+        for field in ("text", "title"):
+            try:
+                check_encodable(f"{where}.{field}", "the string", getattr(d, field) or "")
+            except InputError as exc:
+                raise ApiError(422, "invalid_request", str(exc), f"{where}.{field}") from None
         if d.effective_date is not None:
             try:
                 check_date(f"{where}.effective_date", d.effective_date)

@@ -70,6 +70,7 @@ class Hit(BaseModel):
     doc_id: str
     section: list[str]
     text: str
+    kind: Optional[str] = Field(None, description="the unit's kind: paragraph, list, table_row, heading, ...")
 
 
 class SearchResponse(BaseModel):
@@ -96,12 +97,20 @@ class AnswerRequest(BaseModel):
     k: Optional[int] = Field(None, ge=MIN_K, le=MAX_K)
 
 
+class PreviousVersion(BaseModel):
+    unit_id: str = Field(description="the superseded unit the cited one replaced")
+    text: str = Field(description="its sentence that changed")
+    until: str = Field(description="the date the cited unit took effect")
+
+
 class Citation(BaseModel):
     number: int
     unit_id: str
     doc_id: str
     section: str
     text: str
+    previous: Optional[PreviousVersion] = Field(None, description="what the cited fact was before it "
+                                                "changed; null when the unit has no earlier version")
 
 
 class RecallHit(BaseModel):
@@ -127,6 +136,10 @@ class AnswerResponse(BaseModel):
     citations: list[Citation]
     disagreement: list[str] = Field(default_factory=list, description="the cited units the answer states as "
                                     "disagreeing (two per disagreement), empty when none")
+    confirmed: str = Field("", description="the numbered answer's sentences the memory confirms (each "
+                                           "keeps a valid citation)")
+    unconfirmed: list[str] = Field(default_factory=list, description="its sentences the memory does not "
+                                   "confirm (uncited or weakened): show them as such, not as the memory's")
     candidates: list[str]
     recall: list[RecallHit] = Field(description="the recalled units (the candidates when not found), best first, "
                                                 "each with its recall path")

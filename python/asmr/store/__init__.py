@@ -7,11 +7,12 @@ what verified answers taught the graph. Every query on these files lives in this
 """
 from .check import CheckReport, check_memory
 from .writer import DEFAULT_KB, IngestReport, Writer, ingest
-from .memory import CommitWatch, Memory, Unit, UnitState, Version, default_memory_dir, stored_model
+from .memory import (DOCUMENT_STATUSES, CommitWatch, DocumentSummary, Memory, Unit, UnitState, Version,
+                     default_memory_dir, stored_model)
 from .schema import SCHEMA_VERSION, MemoryStateError
 from .turns import TurnLog
 from .usage import UsageLog
 
 __all__ = ["CheckReport", "check_memory", "DEFAULT_KB", "IngestReport", "Writer", "ingest", "CommitWatch",
-           "Memory", "Unit", "UnitState", "Version", "default_memory_dir", "stored_model", "SCHEMA_VERSION",
-           "MemoryStateError", "TurnLog", "UsageLog"]
+           "DOCUMENT_STATUSES", "DocumentSummary", "Memory", "Unit", "UnitState", "Version", "default_memory_dir",
+           "stored_model", "SCHEMA_VERSION", "MemoryStateError", "TurnLog", "UsageLog"]

@@ -41,10 +41,16 @@ def check_memory(directory: str | os.PathLike, *, max_problems: int = 200) -> Ch
         elif len(rep.problems) == max_problems:
             rep.problems.append("... more problems not listed")
 
+    if directory.exists() and not directory.is_dir():
+        raise MemoryStateError(f"memory {directory}: is a file, not a memory directory")
     if not (directory / schema.DB_FILE).exists():
         raise MemoryStateError(f"memory {directory}: no {schema.DB_FILE} here")
+    writing = schema.ingest_running(directory)  # its files in progress are not an interrupted ingest's
+    if writing:
+        rep.notes.append("an ingest is writing this memory now; this check reads the last committed state")
     if schema.never_committed(directory):  # the first ingest was killed before its commit: nothing to lose
-        rep.notes.append("no ingest has committed here yet (the first one was interrupted); "
+        rep.notes.append("no ingest has committed here yet (the first one is running)" if writing else
+                         "no ingest has committed here yet (the first one was interrupted); "
                          "`asmr ingest` creates the memory")
         return rep
     conn = schema.connect(directory, create=False)
@@ -65,7 +71,7 @@ def check_memory(directory: str | os.PathLike, *, max_problems: int = 200) -> Ch
         _check_tables(conn, rows, model, problem)
         _check_spans(conn, problem)
         if gen > 0:
-            _check_files(directory, conn, gen, rows, dim, problem, rep.notes)
+            _check_files(directory, conn, gen, rows, dim, problem, rep.notes, writing)
         elif rows:
             problem(f"meta: {rows} unit rows but generation 0")
     finally:
@@ -148,15 +154,15 @@ def _check_spans(conn, problem) -> None:
             problem(f"unit {uid}: content differs from text[{a}:{b}]")
 
 
-def _check_files(directory: Path, conn, gen: int, rows: int, dim: int, problem, notes) -> None:
+def _check_files(directory: Path, conn, gen: int, rows: int, dim: int, problem, notes, writing: bool) -> None:
     vec_path = directory / schema.VECTORS_FILE
     size = vec_path.stat().st_size if vec_path.exists() else -1
     if size < rows * dim * 4:
         problem(f"{schema.VECTORS_FILE}: {size} bytes, {rows} rows x {dim} need {rows * dim * 4}")
         return
     if size > rows * dim * 4:
-        notes.append(f"{schema.VECTORS_FILE}: an uncommitted tail of {size - rows * dim * 4} bytes "
-                     "(removed by the next ingest)")
+        notes.append(f"{schema.VECTORS_FILE}: an uncommitted tail of {size - rows * dim * 4} bytes " +
+                     ("(the running ingest's)" if writing else "(removed by the next ingest)"))
     vectors = np.memmap(vec_path, dtype=np.float32, mode="r", shape=(rows, dim)) if rows else np.zeros((0, dim))
     for i in range(0, rows, _BATCH):
         block = np.asarray(vectors[i:i + _BATCH])
@@ -188,7 +194,8 @@ def _check_files(directory: Path, conn, gen: int, rows: int, dim: int, problem, 
                schema.lexical_dir(gen - 1)}
     for p in sorted(directory.iterdir()):
         if p.name.startswith(("dense.", "lexical.")) and p.name not in current:
-            notes.append(f"{p.name}: left by an interrupted or older ingest (removed by the next ingest)")
+            notes.append(f"{p.name}: being written by the running ingest" if writing else
+                         f"{p.name}: left by an interrupted or older ingest (removed by the next ingest)")
 
 
 __all__ = ["CheckReport", "check_memory"]

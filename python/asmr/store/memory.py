@@ -17,14 +17,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..index import DenseIndex, LexicalIndex
+from ..paths import DEFAULT_MEMORY, default_memory_dir  # noqa: F401 (both: read from here too)
+from ..units.model import DOCUMENT_STATUSES  # noqa: F401 (defined with the data model; read from here too)
 from . import schema
 from .schema import MemoryStateError
-
-DEFAULT_MEMORY = "asmr-memory"
-
-
-def default_memory_dir() -> Path:
-    return Path(os.environ.get("ASMR_MEMORY") or DEFAULT_MEMORY)
 
 
 UNIT_COLUMNS = ("row, id, kb, doc_id, doc_version, ord, kind, parent_id, section_path, offset_start, "
@@ -86,6 +82,27 @@ class Version:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentSummary:
+    """A document as ``asmr docs list`` shows it: its current version, and whether it is retired
+    (``asmr ingest --prune`` found its file gone: a current version without units)."""
+    kb: str
+    doc_id: str
+    title: str
+    doc_type: str
+    version: int
+    status: str  # active or retired
+    units: int  # active units
+    effective_date: str
+    source: str
+    updated_at: str
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+
+
 class UnitState(NamedTuple):
     """What checking a citation reads of a unit."""
 
@@ -110,6 +127,8 @@ class Memory:
         self._open()
 
     def _open(self) -> None:
+        if self.directory.exists() and not self.directory.is_dir():
+            raise MemoryStateError(f"memory {self.directory}: is a file, not a memory directory")
         if not self.directory.is_dir():
             raise MemoryStateError(f"memory {self.directory}: no such directory; run `asmr ingest` to create one")
         conn = schema.connect(self.directory, create=False)
@@ -201,6 +220,29 @@ class Memory:
         if kb is None:
             return list(self._db.execute("SELECT kb, doc_id FROM documents ORDER BY kb, doc_id"))
         return list(self._db.execute("SELECT kb, doc_id FROM documents WHERE kb=? ORDER BY doc_id", (kb,)))
+
+    def document_summaries(self, *, kb: str | None = None, doc_id: str | None = None, status: str | None = None,
+                           doc_type: str | None = None) -> list[DocumentSummary]:
+        """The documents, by kb and id, with the filters given (None: any)."""
+        where, args = _filters(("d.kb", kb), ("d.doc_id", doc_id), ("d.doc_type", doc_type),
+                               ("CASE WHEN v.units_total = 0 THEN 'retired' ELSE 'active' END", status))
+        return [DocumentSummary(*r) for r in self._db.execute(
+            "SELECT d.kb, d.doc_id, d.title, d.doc_type, d.current_version, CASE WHEN v.units_total = 0 THEN "
+            "'retired' ELSE 'active' END, v.units_total, v.effective_date, v.source, d.updated_at FROM documents d "
+            "JOIN versions v ON v.kb=d.kb AND v.doc_id=d.doc_id AND v.version=d.current_version"
+            f"{where} ORDER BY d.kb, d.doc_id", args)]
+
+    def iter_units(self, *, kb: str | None = None, doc_id: str | None = None, status: str | None = None,
+                   kind: str | None = None, doc_type: str | None = None) -> Iterator[Unit]:
+        """The units with the filters given (None: any), by document and in document order; read as
+        consumed, so a million units are never all in memory."""
+        where, args = _filters(("u.kb", kb), ("u.doc_id", doc_id), ("u.status", status), ("u.kind", kind),
+                               ("d.doc_type", doc_type))
+        columns = ", ".join(f"u.{c.strip()}" for c in UNIT_COLUMNS.split(","))
+        join = " JOIN documents d ON d.kb=u.kb AND d.doc_id=u.doc_id" if doc_type is not None else ""
+        cursor = self._db.execute(f"SELECT {columns} FROM units u{join}{where} ORDER BY u.kb, u.doc_id, "
+                                  "u.status, u.ord, u.row", args)
+        return (Unit.from_row(r) for r in cursor)
 
     def find_documents(self, doc_id: str) -> list[str]:
         """The knowledge bases that hold a document called ``doc_id``."""
@@ -324,6 +366,14 @@ class Memory:
         if self.lexical is None:
             return np.zeros(len(words), np.float64)
         return self.lexical.inverse_document_frequencies(words)
+
+
+def _filters(*pairs: tuple[str, str | None]) -> tuple[str, tuple]:
+    """`` WHERE a=? AND b=?`` and its values for the (column, value) pairs whose value is not None."""
+    given = [(column, value) for column, value in pairs if value is not None]
+    if not given:
+        return "", ()
+    return " WHERE " + " AND ".join(f"{column} = ?" for column, _ in given), tuple(v for _, v in given)
 
 
 def stored_model(directory: str | os.PathLike) -> tuple[str | None, int | None]:

@@ -12,7 +12,7 @@ document is planned against this ingest's own writes. It never writes to the dat
 one file is the BM25 index under a ``.tmp`` name, which the writer renames.
 
 ``Planner`` runs in the writer's process; ``PlannerProcess`` runs one in a child process (an
-interpreter started for it, spoken to over two pipes) with the same calls: ``submit``,
+interpreter started for it, spoken to over two pipes) with the same calls: ``submit``, ``retire``,
 ``result``, ``start_lexical``, ``lexical``, ``close``. The child dies with the writer: a
 SIGKILLed writer leaves no planner behind to touch the directory.
 """
@@ -50,6 +50,9 @@ from . import schema
 def utc_now() -> str:
     """The time stamps a memory records: UTC, ISO 8601, to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+RETIRED_SHA = "retired"  # the sha256 column of a version that retired its document: no text has it
 
 
 def document_sha(doc: Document) -> str:
@@ -137,6 +140,32 @@ class Planner:
             self._rows(plans, out)
         out.seconds = time.perf_counter() - t0
         self.seconds["chunk"] += out.seconds
+        return out
+
+    def retire(self, docs: list[tuple[str, str]]) -> PlannedBatch:
+        """Retire documents (``(doc_id, source)`` pairs) whose source is gone: a new version without
+        units, every active unit deprecated. Nothing is deleted; the text comes back as a revision."""
+        t0 = time.perf_counter()
+        kb, now = self.kb, utc_now()
+        out = PlannedBatch(first_row=self.next_row, src=np.zeros(0, np.int64), constants=(kb, now, "active",
+                                                                                          self.embed_model))
+        for doc_id, source in docs:
+            version, fmt, title, doc_type = self.conn.execute(
+                "SELECT d.current_version, v.fmt, v.title, v.doc_type FROM documents d JOIN versions v ON "
+                "v.kb=d.kb AND v.doc_id=d.doc_id AND v.version=d.current_version WHERE d.kb=? AND d.doc_id=?",
+                (kb, doc_id)).fetchone()
+            units = self.conn.execute("SELECT id, row FROM units WHERE kb=? AND doc_id=? AND status='active'",
+                                      (kb, doc_id)).fetchall()
+            out.deprecated.extend((uid,) for uid, _ in units)
+            out.gone_rows.extend(row for _, row in units)
+            out.versions.append((kb, doc_id, version + 1, RETIRED_SHA, "", None, fmt, title, doc_type,
+                                 self.ingest_time, f"{source} (gone; retired by --prune)", now, 0, 0, 0, 0,
+                                 len(units)))
+            out.documents.append((kb, doc_id, title, doc_type, version + 1, now, now))
+            out.reports.append((kb, doc_id, version + 1, "retired", 0, 0, 0, 0, len(units)))
+        self.gone.update(out.gone_rows)
+        self.changed = self.changed or bool(docs)
+        out.seconds = time.perf_counter() - t0
         return out
 
     def _known_documents(self, doc_ids: list[str]) -> dict[str, tuple[int, str, int]]:
@@ -322,6 +351,9 @@ class InProcessPlanner:
     def submit(self, batch: list[Document]) -> None:
         self._done.append(self._planner.plan(batch))
 
+    def retire(self, docs: list[tuple[str, str]]) -> None:
+        self._done.append(self._planner.retire(docs))
+
     def result(self) -> PlannedBatch:
         return self._done.popleft()
 
@@ -386,6 +418,10 @@ class PlannerProcess:
 
     def submit(self, batch: list[Document]) -> None:
         self._send(("plan", batch))
+        self.pending += 1
+
+    def retire(self, docs: list[tuple[str, str]]) -> None:
+        self._send(("retire", docs))
         self.pending += 1
 
     def result(self) -> PlannedBatch:
@@ -470,7 +506,8 @@ def serve(down_fd: int, up_fd: int, parent: int) -> None:
                 if op == "config":
                     planner = Planner(**arg)
                     continue
-                value = planner.plan(arg) if op == "plan" else planner.lexical(*arg)
+                value = (planner.plan(arg) if op == "plan" else planner.retire(arg) if op == "retire" else
+                         planner.lexical(*arg))
             except BaseException as exc:  # noqa: BLE001 - every failure goes to the writer
                 tb = traceback.format_exc()
                 try:

@@ -16,6 +16,8 @@ next writer; vector rows past the committed row count are truncated.
 """
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 from pathlib import Path
 
@@ -159,10 +161,26 @@ def check_schema(conn: sqlite3.Connection, directory: Path) -> None:
             f"{SCHEMA_VERSION}); upgrade asmr to use it")
 
 
+def ingest_running(directory: Path) -> bool:
+    """Whether a writer holds ``directory``'s lock now. A shared lock taken and dropped at once: it
+    never waits, and it could make a writer starting in that microsecond say "another ingest"."""
+    try:
+        fd = os.open(directory / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False  # no lock file: no writer has ever opened this memory
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # drops the shared lock, if taken
+    return False
+
+
 def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
     return default if row is None else row[0]
 
 
 __all__ = ["SCHEMA_VERSION", "DB_FILE", "VECTORS_FILE", "LOCK_FILE", "MemoryStateError",
-           "connect", "check_schema", "get_meta", "dense_file", "lexical_dir"]
+           "connect", "check_schema", "get_meta", "ingest_running", "dense_file", "lexical_dir"]

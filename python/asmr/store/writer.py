@@ -72,7 +72,7 @@ class DocumentReport:
     kb: str
     doc_id: str
     version: int
-    status: str  # new, revised, unchanged
+    status: str  # new, revised, unchanged, retired (by prune: its file is gone)
     units: int
     kept: int = 0
     added: int = 0
@@ -93,7 +93,7 @@ class IngestReport:
     def counts(self) -> dict[str, int]:
         out = {"new": 0, "revised": 0, "unchanged": 0}
         for d in self.documents:
-            out[d.status] += 1
+            out[d.status] = out.get(d.status, 0) + 1  # "retired" only when an ingest with prune retired some
         return out
 
     def to_dict(self) -> dict:
@@ -197,15 +197,19 @@ class Writer:
         return removed
 
     # Ingest
-    def ingest(self, documents: Iterable[Document], *, kb: str = DEFAULT_KB, total: int | None = None
-               ) -> IngestReport:
+    def ingest(self, documents: Iterable[Document], *, kb: str = DEFAULT_KB, total: int | None = None,
+               effective_date: str | None = None, prune: Sequence[str | os.PathLike] = ()) -> IngestReport:
         """Ingest ``documents`` (any iterable, streamed in batches) as one transaction.
 
-        An InputError from the documents or the chunker (bad input, duplicate id)
-        rolls everything back: the memory stays as it was.
+        ``effective_date`` is the date of new versions of documents that carry none (default: the
+        time of this ingest). It is not part of a document: an unchanged document ingested with
+        another default date stays unchanged. ``prune``: directories whose documents in ``kb``
+        are retired (``Planner.retire``) when their source file is gone and no document of this
+        ingest has their id. An InputError from the documents or the chunker
+        (bad input, duplicate id) rolls everything back: the memory stays as it was.
         """
         start = time.perf_counter()
-        self._ingest_time = utc_now()  # one default effective date for all documents of this ingest
+        self._ingest_time = effective_date or utc_now()  # one default effective date for this ingest
         check_name(kb, "knowledge base")
         report = IngestReport(generation=self.generation)
         clock = _Clock(report.timings)
@@ -259,6 +263,13 @@ class Writer:
                     changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows,
                                                  tokens)
                     next_row += len(planned.inserts)
+                gone_docs = self._gone_documents(kb, prune, seen) if prune else []
+                if gone_docs:
+                    planner.retire(gone_docs)
+                    with clock(waiting):
+                        planned = planner.result()
+                    changed |= self._store_batch(planned, next_row, vec_file, report, clock, gone_rows,
+                                                 tokens)
                 if not changed:
                     planner.close()
                     self._conn.execute("ROLLBACK")
@@ -310,6 +321,25 @@ class Writer:
         report.generation = gen
         report.seconds = time.perf_counter() - start
         return report
+
+    def _gone_documents(self, kb: str, directories: Sequence[str | os.PathLike], produced: dict[str, str]
+                        ) -> list[tuple[str, str]]:
+        """(doc_id, source) of the documents of ``kb`` whose current version was read from a file under
+        one of ``directories`` that no longer exists, and that this ingest did not produce again (a moved
+        file keeps its document). Sources are paths as given, relative to the working directory."""
+        roots = tuple(os.path.join(os.path.abspath(d), "") for d in directories)
+        out = []
+        for doc_id, source, total in self._conn.execute(
+                "SELECT d.doc_id, v.source, v.units_total FROM documents d JOIN versions v ON v.kb=d.kb AND "
+                "v.doc_id=d.doc_id AND v.version=d.current_version WHERE d.kb=? ORDER BY d.doc_id", (kb,)):
+            if doc_id in produced or total == 0:  # read again now, or retired already
+                continue
+            path, sep, line = source.rpartition(":")
+            path = path if sep and line.isdigit() else source  # a JSONL record: "corpus.jsonl:LINE"
+            full = os.path.abspath(path)
+            if full.startswith(roots) and not os.path.lexists(full):
+                out.append((doc_id, source))
+        return out
 
     def _planner(self, chars: int, config: dict):
         """A planner process when the ingest is large (``chars`` of text read ahead) and a second core is
@@ -370,10 +400,13 @@ class Writer:
             out[~reuse] = vecs[-1 - src[~reuse]]
         return out
 
-    def _bar(self, items, total: int | None):
-        show = self.progress if self.progress is not None else (total or 0) >= 200 and sys.stderr.isatty()
-        return tqdm(items, total=total, desc="ingest", unit="doc", disable=not show, file=sys.stderr,
-                    leave=False, mininterval=0.5)
+    def _bar(self, items=None, total: int | None = None, desc: str = "ingest", unit: str = "doc"):
+        """A progress bar on standard error: where ``progress`` says, else on a terminal, whatever the
+        number of items (a directory walk does not know it); it appears only once the work has taken a
+        second, so that short work stays quiet."""
+        show = self.progress if self.progress is not None else sys.stderr.isatty()
+        return tqdm(items, total=total, desc=desc, unit=unit, disable=not show, file=sys.stderr, leave=False,
+                    mininterval=0.5, delay=1.0)
 
     def _active_count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM units WHERE status='active'").fetchone()[0]
@@ -397,9 +430,13 @@ class Writer:
             index.remove(gone_rows)
             rows = np.arange(first_new, end_row, dtype=np.int64)
         # Chunk by chunk: faiss keeps its own copy, and a whole-file mapping would count twice in memory.
-        for i in range(0, len(rows), 65536):
-            part = rows[i:i + 65536]
-            index.add(part, _read_rows(self.directory / schema.VECTORS_FILE, part, dim))
+        # HNSW inserts are slow (graph search per vector): smaller chunks move its progress bar.
+        chunk = 8192 if index.kind == "hnsw" else 65536
+        with self._bar(total=len(rows), desc=f"dense index ({index.kind})", unit="unit") as bar:
+            for i in range(0, len(rows), chunk):
+                part = rows[i:i + chunk]
+                index.add(part, _read_rows(self.directory / schema.VECTORS_FILE, part, dim))
+                bar.update(len(part))
         tmp = self.directory / (schema.dense_file(gen) + ".tmp")
         index.save(tmp)
         os.replace(tmp, self.directory / schema.dense_file(gen))

@@ -36,8 +36,6 @@ import re
 from functools import lru_cache
 from typing import NamedTuple, Sequence
 
-import cn2an
-
 from asmr_kernels.cpu import KeyFactExtractor
 
 from .cjk import CJK_CLASS
@@ -396,6 +394,8 @@ def _word_numbers(text: str) -> set[str]:
 
 def _cjk_value(run: str) -> float | None:
     """The value of a run of Chinese numerals (cn2an), None where it is not one number ("十百")."""
+    import cn2an  # here, not at the top: importing it takes most of a second, and most text has no such run
+
     try:
         return float(cn2an.cn2an(run, "smart"))
     except (ValueError, KeyError, IndexError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from pathlib import PurePosixPath
 
 from .model import InputError
@@ -33,15 +34,31 @@ def check_name(value: str, what: str) -> str:
 def doc_id_from_path(relpath: str) -> str:
     """A document id from a path relative to the ingest root: ``guides/setup.md`` -> ``guides.setup``.
 
-    Characters outside the id alphabet become ``_``; the result is checked like any id.
+    Ids stay in the ASCII alphabet of ``check_name``: the citation automaton and the markers read
+    an id the same way whatever the tokenizer, and ``memo://`` addresses are typed and pasted.
+    ASCII characters outside the alphabet become ``_``. A path part with other characters is written
+    in a readable ASCII form (accents dropped, the rest as ``_``) followed by ``_`` and 8 hex digits of
+    a hash of the part as written, so that ``文件.md`` and ``名字.md`` name different documents
+    instead of both becoming ``_``. Two paths of one ingest that still map to one id are an error.
     """
     parts = PurePosixPath(relpath.replace("\\", "/")).parts
     parts = [p for p in parts if p not in ("", ".")]
     if not parts or ".." in parts:
         raise InputError(f"path {relpath!r}: cannot name a document (empty or uses '..')")
     stem = parts[-1].rsplit(".", 1)[0] if "." in parts[-1].lstrip(".") else parts[-1]
-    cleaned = [_UNSAFE.sub("_", p).strip(".-") or "_" for p in (*parts[:-1], stem)]
-    return check_name(".".join(cleaned), "document id from path")
+    return check_name(".".join(_id_part(p) for p in (*parts[:-1], stem)), "document id from path")
+
+
+def _id_part(part: str) -> str:
+    """One path part in the id alphabet. An ASCII part keeps the mapping ids always had (``my file`` ->
+    ``my_file``), so existing memories keep their ids; a part with other characters, whose ASCII form
+    would drop them, gets a hash of its original."""
+    if part.isascii():
+        return _UNSAFE.sub("_", part).strip(".-") or "_"
+    ascii_form = unicodedata.normalize("NFKD", part).encode("ascii", "ignore").decode("ascii")
+    readable = _UNSAFE.sub("_", ascii_form.replace("..", "_")).strip("._-")
+    digest = hashlib.blake2b(part.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return f"{readable}_{digest}" if readable else f"_{digest}"
 
 
 def content_hash(kind: str, content: str) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 UNIT_KINDS = ("paragraph", "sentence", "list", "list_item", "table", "table_row", "heading")
 DOC_TYPES = ("spec", "manual", "faq", "changelog", "notes", "other")
+DOCUMENT_STATUSES = ("active", "retired")  # what `asmr docs list --status` tells apart
 DOC_FORMATS = ("markdown", "text", "html")
 LINK_KINDS = ("section", "document")
 

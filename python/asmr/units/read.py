@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,8 @@ _H1_OR_FENCE = r"[ ]{0,3}(?:#[ \t]+([^\r\n]*)|(`{3,}|~{3,})|([^\s][^\r\n]*)\r?\n
 _H1_AT_START = re.compile(_H1_OR_FENCE)
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _H1_AFTER_NEWLINE = re.compile("\n" + _H1_OR_FENCE)
+# A JSON string may escape half of a surrogate pair ("\ud800"); UTF-8 cannot encode it, so the store cannot hold it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _input_error(name: str, reason: str) -> InputError:
@@ -106,9 +109,41 @@ def _realpath(path: str, fd: int | None = None, directory: bool = False) -> str:
     return os.path.realpath(path)
 
 
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _open_regular(name: str) -> int:
+    """A descriptor of the regular file ``name``, else an InputError saying what it is. Opened without
+    blocking: a FIFO named ``x.md`` would otherwise wait for a writer forever."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as e:
+        raise _input_error(name, f"cannot read: {e.strerror or e}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((what for test, what in _FILE_KINDS if test(mode)), "not a regular file")
+        raise _input_error(name, f"is {kind}, not a regular file")
+    os.set_blocking(fd, True)
+    return fd
+
+
 def _check_errors(errors: str) -> None:
     if errors not in ERROR_MODES:
         raise ValueError(f"errors {errors!r}: must be one of {ERROR_MODES}")
+
+
+def read_text_file(path: str | Path, errors: str = "strict") -> str:
+    """The text of the regular file at ``path``, decoded as ``read_path`` decodes it; an InputError
+    naming the file if it cannot be read."""
+    _check_errors(errors)
+    name = str(path)
+    f = open(_open_regular(name), "rb")
+    try:
+        return _decode_file(f, name, errors)
+    except OSError as e:
+        raise _input_error(name, f"cannot read: {e.strerror or e}") from None
 
 
 # -- metadata -------------------------------------------------------------------------------
@@ -117,6 +152,19 @@ def _check_type(name: str, value: str) -> str:
     if value not in DOC_TYPES:
         raise _input_error(name, f"document type {value!r} is not one of {', '.join(DOC_TYPES)}")
     return value
+
+
+def check_encodable(name: str, field: str, value: str, errors: str | None = None) -> str:
+    """``value`` if UTF-8 can encode it; a lone surrogate is an InputError naming ``name`` and ``field``,
+    or with ``errors="replace"`` becomes U+FFFD (``errors="strict"``: the message says how to accept it)."""
+    bad = _LONE_SURROGATE.search(value)
+    if bad is None:
+        return value
+    if errors == "replace":
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    hint = "; pass --errors replace to accept it" if errors == "strict" else ""
+    raise _input_error(name, f"{field} holds a lone surrogate (U+{ord(bad.group()):04X}) at character "
+                             f"{bad.start()}, which UTF-8 cannot encode{hint}")
 
 
 def check_date(name: str, value: str) -> str:
@@ -198,8 +246,8 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
     name = str(path)
     fd = opened = None
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError as e:
+        fd = _open_regular(name)
+    except InputError as e:
         opened = e
     try:
         if root is not None:
@@ -223,7 +271,7 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
         if doc_type is not None:
             _check_type(name, doc_type)
         if opened is not None:
-            raise _input_error(name, f"cannot read: {opened.strerror or opened}")
+            raise opened
         try:
             f = open(fd, "rb")  # owns the descriptor from here
         except OSError as e:
@@ -293,10 +341,7 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
     if doc_type is not None:
         _check_type(str(path), doc_type)
     offset = start
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise _input_error(str(path), f"cannot read: {e.strerror or e}") from None
+    f = open(_open_regular(str(path)), "rb")
     with f:
         f.seek(start)
         for number, data in enumerate(f, start=first_line):
@@ -314,7 +359,7 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
                                               "pass --errors replace to accept it") from None
                 finally:
                     offset += len(data)
-                doc = _jsonl_document(line, where, doc_type) if line.strip() else None
+                doc = _jsonl_document(line, where, doc_type, errors) if line.strip() else None
             except InputError as e:
                 if on_error is None:
                     raise
@@ -324,7 +369,7 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
                 yield doc
 
 
-def _jsonl_document(line: str, where: str, doc_type: str | None) -> Document:
+def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "strict") -> Document:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as e:
@@ -343,11 +388,13 @@ def _jsonl_document(line: str, where: str, doc_type: str | None) -> Document:
     text = record.get("text")
     if not isinstance(text, str):
         raise _input_error(where, 'needs a "text" string')
+    text = check_encodable(where, '"text"', text, errors)
     if not _NON_BLANK.search(text):
         raise _input_error(where, "empty document")
     title = record.get("title") or ""
     if not isinstance(title, str):
         raise _input_error(where, '"title" must be a string')
+    title = check_encodable(where, '"title"', title, errors)
     kind = doc_type or record.get("type") or "other"
     _check_type(where, kind)
     date = record.get("effective_date")

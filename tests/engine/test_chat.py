@@ -1,0 +1,189 @@
+"""Conversations as memory: `asmr ingest --format chat`, a session a document, a turn a unit, time
+resolved."""
+import json
+import sqlite3
+
+import pytest
+
+from asmr.cli import main
+from asmr.eval.synth_chat import generate_chat
+from asmr.store import schema
+from asmr.text.facts import key_facts
+from asmr.units.chat import iter_chat, parse_time
+from asmr.units.model import InputError
+from asmr.units.read import chunk_document
+
+SESSION = {"id": "trip", "date_time": "2023-05-08T14:02", "turns": [
+    {"speaker": "Alice", "text": "I moved to Porto yesterday!"},
+    {"speaker": "Bob", "text": "Congrats!\n\nWhen do we visit?", "caption": "a harbour at dusk"},
+    {"speaker": "Alice", "text": "Congrats!"},
+    {"speaker": "Alice", "text": "Congrats!"},
+]}
+
+
+def asmr(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def units(mem):
+    conn = sqlite3.connect(mem / schema.DB_FILE)
+    rows = conn.execute("SELECT id, content, status FROM units ORDER BY doc_id, ord, row").fetchall()
+    conn.close()
+    return rows
+
+
+def test_a_session_is_a_document_and_a_turn_is_a_unit(tmp_path):
+    (doc,) = iter_chat(write_jsonl(tmp_path / "log.jsonl", [SESSION]))
+    assert (doc.doc_id, doc.effective_date, doc.fmt) == ("trip", "2023-05-08T14:02:00", "text")
+    assert doc.source == f"{tmp_path / 'log.jsonl'}:1"
+    turns = [c.content for c in chunk_document(doc).chunks]
+    assert turns == ["[2023-05-08 14:02] Alice: I moved to Porto yesterday (2023-05-07)!",
+                     "[2023-05-08 14:02] Bob: Congrats!\nWhen do we visit? [image: a harbour at dusk]",
+                     "[2023-05-08 14:02] Alice: Congrats!", "[2023-05-08 14:02] Alice: Congrats!"]
+
+
+def test_resolved_dates_are_key_facts_of_the_turn(tmp_path):
+    session = {"date": "2023-05-08", "turns": [{"speaker": "Li", "text": "我上周五去了上海，去年在北京。"},
+                                              {"speaker": "Ann", "text": "Two years ago I started pottery."}]}
+    (doc,) = iter_chat(write_jsonl(tmp_path / "zh.jsonl", [session]))
+    first, second = [c.content for c in chunk_document(doc).chunks]
+    assert first == "[2023-05-08] Li: 我上周五 (2023-05-05)去了上海，去年 (2022)在北京。"
+    assert second == "[2023-05-08] Ann: Two years ago (2021) I started pottery."
+    assert {"2023-05-05", "2022"} <= {f.norm for f in key_facts(first) if f.kind == "date"}
+    assert "2021" in {f.norm for f in key_facts(second) if f.kind == "date"}
+
+
+def test_openai_messages_take_the_default_date_and_skip_the_system_prompt(tmp_path):
+    path = tmp_path / "openai.json"
+    path.write_text(json.dumps({"sessions": [{"messages": [
+        {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": [{"type": "text", "text": "I adopted a cat last week."}]},
+        {"role": "assistant", "name": "Ada", "content": "Lovely!"}]}]}))
+    with pytest.raises(InputError, match=r"openai\.json: record 1: session has no date"):
+        list(iter_chat(path))
+    (doc,) = iter_chat(path, default_date="2023-05-08")
+    assert doc.doc_id == "openai.session-1" and doc.effective_date == "2023-05-08"
+    assert doc.text == ("[2023-05-08] user: I adopted a cat last week (2023-05-01 to 2023-05-07).\n\n"
+                        "[2023-05-08] Ada: Lovely!")
+
+
+def test_the_generated_chat_log_reads_one_session_a_document(tmp_path):
+    generate_chat(tmp_path / "synth", seed=1, sessions=3, people=4, turns=24, titles="session")
+    lines = [json.loads(x) for x in (tmp_path / "synth" / "corpus.jsonl").read_text().splitlines()]
+    docs = list(iter_chat(tmp_path / "synth" / "corpus.jsonl"))
+    assert len(docs) == len({r["session"] for r in lines}) == 3
+    first = [r for r in lines if r["session"] == lines[0]["session"]]
+    assert docs[0].effective_date == first[0]["effective_date"]
+    speaker, said = first[0]["speaker"], first[0]["text"].split(": ", 1)[1]
+    assert docs[0].text.startswith(f"[{first[0]['effective_date']}] {speaker}: {said.split()[0]}")
+    assert docs[0].text.count("\n\n") == len(first) - 1
+
+
+def test_locomo_samples_and_their_date_form(tmp_path):
+    sample = {"sample_id": "conv-26", "conversation": {
+        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Caroline", "dia_id": "D1:1",
+                       "text": "I went to a support group yesterday."},
+                      {"speaker": "Melanie", "dia_id": "D1:2", "text": "",
+                       "blip_caption": "a photo of a lake"}],
+        "session_2_date_time": "2023/05/20 (Sat) 02:21",
+        "session_2": [{"speaker": "Melanie", "text": "Hi!"}]}}
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]))
+    one, two = iter_chat(path)
+    assert (one.doc_id, one.effective_date) == ("locomo.conv-26.session-1", "2023-05-08T13:56:00")
+    assert one.text.split("\n\n") == [
+        "[2023-05-08 13:56] Caroline: I went to a support group yesterday (2023-05-07).",
+        "[2023-05-08 13:56] Melanie: [image: a photo of a lake]"]
+    assert (two.doc_id, two.effective_date) == ("locomo.conv-26.session-2", "2023-05-20T02:21:00")
+
+
+def test_longmemeval_records(tmp_path):
+    record = {"question_id": "q7", "haystack_session_ids": ["s_a", "s_b"],
+              "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/30 (Tue) 10:00"],
+              "haystack_sessions": [
+                  [{"role": "user", "content": "I got a puppy 3 days ago.", "has_answer": True}],
+                  [{"role": "assistant", "content": "Noted."}]]}
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([record]))
+    one, two = iter_chat(path)
+    assert (one.doc_id, two.doc_id) == ("lme.q7.s_a", "lme.q7.s_b")
+    assert one.text == "[2023-05-20 02:21] user: I got a puppy 3 days ago (2023-05-17)."
+    path.write_text(json.dumps([dict(record, haystack_dates=["2023/05/20 (Sat) 02:21"])]))
+    with pytest.raises(InputError, match=r"lme\.json: record 1: needs one haystack_dates entry"):
+        list(iter_chat(path))
+
+
+def test_dates_in_the_accepted_forms():
+    assert str(parse_time("2023-05-08", "x")) == "2023-05-08"
+    assert str(parse_time("2023-05-08T14:02:00Z", "x")) == "2023-05-08 14:02:00+00:00"
+    assert str(parse_time("1:56 pm on 8 May, 2023", "x")) == "2023-05-08 13:56:00"
+    with pytest.raises(InputError, match="x: date 'May 8th' is not ISO 8601"):
+        parse_time("May 8th", "x")
+
+
+@pytest.mark.parametrize("record, reason", [
+    ({"turns": [{"speaker": "A", "text": "hi"}]}, "log.jsonl:2: session has no date"),
+    ({"date": "2023-13-01", "turns": [{"speaker": "A", "text": "hi"}]},
+     "log.jsonl:2: 'date': date '2023-13-01' is not ISO 8601"),
+    ({"date": "2023-05-01", "turns": [{"speaker": "A", "text": "hi"}, {"speaker": "B"}]},
+     "log.jsonl:2, turn 2: turn has no text"),
+    ({"date": "2023-05-01", "turns": [{"text": "hi"}]}, 'log.jsonl:2, turn 1: needs a "speaker"'),
+    ({"date": "2023-05-01", "turns": []}, "log.jsonl:2: session has no turns"),
+    ({"date": "2023-05-01"}, 'log.jsonl:2: session needs a "turns" or "messages" list'),
+])
+def test_bad_input_is_one_line_naming_the_record_and_nothing_is_written(tmp_path, capsys, record, reason):
+    mem = tmp_path / "mem"
+    log = write_jsonl(tmp_path / "log.jsonl", [SESSION, record])
+    code, out, err = asmr(capsys, "ingest", "--format", "chat", log, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and reason in err, err
+    assert err.count(reason) == 1 and f"asmr ingest: {tmp_path}" in err
+    assert not (mem / schema.DB_FILE).exists() or units(mem) == []
+
+
+def test_appending_turns_keeps_the_ids_of_earlier_turns(tmp_path, capsys):
+    mem, log = tmp_path / "mem", tmp_path / "log.jsonl"
+    write_jsonl(log, [SESSION])
+    code, out, _ = asmr(capsys, "ingest", "--format", "chat", log, "--memory", mem, "--embedder", "hash-64")
+    assert code == 0 and "1 new" in out
+    before = units(mem)
+    assert len(before) == 4 and before[3][0] == before[2][0] + "-1"  # a repeat gets an occurrence suffix
+    grown = dict(SESSION, turns=[*SESSION["turns"], {"speaker": "Alice", "text": "Congrats!"},
+                                 {"speaker": "Bob", "text": "See you next Friday."}])
+    write_jsonl(log, [grown, {"date": "2023-05-20", "turns": [{"speaker": "Bob", "text": "Back home."}]}])
+    code, out, _ = asmr(capsys, "ingest", "--format", "chat", log, "--memory", mem, "--embedder", "hash-64")
+    assert code == 0 and "1 new, 1 revised" in out
+    after = [u for u in units(mem) if u[0].startswith("memo://kb/trip/")]
+    assert after[:4] == before  # the same ids, still active
+    assert [a[1] for a in after[4:]] == ["[2023-05-08 14:02] Alice: Congrats!",
+                                         "[2023-05-08 14:02] Bob: See you next Friday (2023-05-12)."]
+    assert after[4][0] == before[2][0] + "-2"
+    assert [u[1] for u in units(mem) if u[0].startswith("memo://kb/log.session-2/")] == \
+        ["[2023-05-20] Bob: Back home."]
+
+
+def test_sessions_without_a_date_take_effective_date_and_a_directory_is_read_for_json(tmp_path, capsys):
+    mem, src = tmp_path / "mem", tmp_path / "chats"
+    src.mkdir()
+    (src / "a.json").write_text(json.dumps({"messages": [{"role": "user", "content": "tomorrow then"}]}))
+    (src / "notes.md").write_text("# not a chat\n")
+    code, _, err = asmr(capsys, "ingest", "--format", "chat", src, "--memory", mem, "--embedder", "hash-64")
+    assert code == 2 and "a.json: record 1: session has no date" in err
+    code, out, _ = asmr(capsys, "ingest", "--format", "chat", src, "--memory", mem, "--embedder", "hash-64",
+                        "--effective-date", "2024-02-28")
+    assert code == 0 and "1 documents" in out
+    assert [u[1] for u in units(mem)] == ["[2024-02-28] user: tomorrow (2024-02-29) then"]
+
+
+def test_reindex_does_not_offer_chat(capsys):
+    with pytest.raises(SystemExit):
+        main(["reindex", "--format", "chat", "x"])
+    assert "invalid choice: 'chat'" in capsys.readouterr().err

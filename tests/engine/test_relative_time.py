@@ -1,0 +1,125 @@
+"""asmr.text.relative_time: relative expressions resolved against a reference day."""
+from datetime import date, datetime
+
+import pytest
+
+from asmr.text.relative_time import annotate, resolve
+
+MONDAY = date(2023, 5, 8)
+FRIDAY = date(2023, 5, 12)
+
+
+def one(text, ref=MONDAY):
+    found = resolve(text, ref)
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize("text, start, end", [
+    ("yesterday", "2023-05-07", "2023-05-07"),
+    ("last night", "2023-05-07", "2023-05-07"),
+    ("the day before yesterday", "2023-05-06", "2023-05-06"),
+    ("tomorrow", "2023-05-09", "2023-05-09"),
+    ("the day after tomorrow", "2023-05-10", "2023-05-10"),
+    ("today", "2023-05-08", "2023-05-08"),
+    ("last week", "2023-05-01", "2023-05-07"),
+    ("this week", "2023-05-08", "2023-05-14"),
+    ("next week", "2023-05-15", "2023-05-21"),
+    ("last month", "2023-04-01", "2023-04-30"),
+    ("next month", "2023-06-01", "2023-06-30"),
+    ("last year", "2022-01-01", "2022-12-31"),
+    ("next year", "2024-01-01", "2024-12-31"),
+    ("last weekend", "2023-05-06", "2023-05-07"),
+    ("this Friday", "2023-05-12", "2023-05-12"),
+    ("last Friday", "2023-05-05", "2023-05-05"),
+    ("next Friday", "2023-05-12", "2023-05-12"),
+    ("last Sunday", "2023-05-07", "2023-05-07"),
+    ("in 2 days", "2023-05-10", "2023-05-10"),
+    ("3 days ago", "2023-05-05", "2023-05-05"),
+    ("two weeks ago", "2023-04-24", "2023-04-30"),
+    ("two years ago", "2021-01-01", "2021-12-31"),
+    ("a year ago", "2022-01-01", "2022-12-31"),
+    ("in a month", "2023-06-01", "2023-06-30"),
+    ("five months ago", "2022-12-01", "2022-12-31"),
+    ("2 years from now", "2025-01-01", "2025-12-31"),
+    ("昨天", "2023-05-07", "2023-05-07"),
+    ("前天", "2023-05-06", "2023-05-06"),
+    ("大前天", "2023-05-05", "2023-05-05"),
+    ("明天", "2023-05-09", "2023-05-09"),
+    ("后天", "2023-05-10", "2023-05-10"),
+    ("上周", "2023-05-01", "2023-05-07"),
+    ("上个星期", "2023-05-01", "2023-05-07"),
+    ("下周", "2023-05-15", "2023-05-21"),
+    ("上周五", "2023-05-05", "2023-05-05"),
+    ("上星期天", "2023-05-07", "2023-05-07"),
+    ("下周一", "2023-05-15", "2023-05-15"),
+    ("这周五", "2023-05-12", "2023-05-12"),
+    ("上个月", "2023-04-01", "2023-04-30"),
+    ("下个月", "2023-06-01", "2023-06-30"),
+    ("去年", "2022-01-01", "2022-12-31"),
+    ("前年", "2021-01-01", "2021-12-31"),
+    ("两年前", "2021-01-01", "2021-12-31"),
+    ("十二年前", "2011-01-01", "2011-12-31"),
+    ("三天前", "2023-05-05", "2023-05-05"),
+    ("3天后", "2023-05-11", "2023-05-11"),
+    ("两个月前", "2023-03-01", "2023-03-31"),
+])
+def test_expressions_resolve_against_the_reference_day(text, start, end):
+    r = one(f"so {text}, really")
+    assert (r.start.isoformat(), r.end.isoformat()) == (start, end)
+    assert r.text == text
+    assert f"so {text}, really"[r.span[0]:r.span[1]] == text
+
+
+def test_weekdays_from_a_friday():
+    assert one("last Friday", FRIDAY).start == date(2023, 5, 5)  # a week back, not today
+    assert one("next Friday", FRIDAY).start == date(2023, 5, 19)
+    assert one("this Friday", FRIDAY).start == FRIDAY
+    assert one("last Thursday", FRIDAY).start == date(2023, 5, 11)
+    assert one("上周五", FRIDAY).start == date(2023, 5, 5)
+
+
+def test_month_and_year_boundaries():
+    assert one("last month", date(2023, 1, 15)).label == "2022-12"
+    assert one("next month", date(2023, 12, 31)).label == "2024-01"
+    assert one("last month", date(2024, 3, 31)).end == date(2024, 2, 29)
+    assert one("last week", date(2023, 1, 1)).label == "2022-12-19 to 2022-12-25"  # 1 Jan 2023 is a Sunday
+
+
+def test_labels_are_as_precise_as_the_words():
+    assert one("yesterday").label == "2023-05-07"
+    assert one("last week").label == "2023-05-01 to 2023-05-07"
+    assert one("last month").label == "2023-04"
+    assert one("last year").label == "2022"
+    assert [r.unit for r in resolve("yesterday, last week, last month, last year", MONDAY)] == \
+        ["day", "week", "month", "year"]
+
+
+def test_longest_expression_wins_and_order_is_kept():
+    found = resolve("The day before yesterday I saw her, and tomorrow 三天前天气很好", MONDAY)
+    assert [r.text for r in found] == ["The day before yesterday", "tomorrow", "三天前"]
+
+
+def test_vague_words_and_parts_of_words_are_left_alone():
+    assert resolve("recently, a few days ago, the other day, on Friday, every week, 周五", MONDAY) == []
+    assert resolve("yesterdays todayish lastweek", MONDAY) == []
+
+
+def test_datetime_reference_uses_its_day():
+    assert one("yesterday", datetime(2023, 5, 8, 23, 59)).start == date(2023, 5, 7)
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError):
+        resolve("yesterday", "2023-05-08")
+    with pytest.raises(TypeError):
+        resolve(None, MONDAY)
+
+
+def test_annotate_writes_the_date_after_the_words():
+    assert annotate("I moved to Porto yesterday, and last year I lived in Graz.", MONDAY) == \
+        "I moved to Porto yesterday (2023-05-07), and last year (2022) I lived in Graz."
+    assert annotate("我昨天搬家了", MONDAY) == "我昨天 (2023-05-07)搬家了"
+    assert annotate("Today I started", MONDAY) == "Today I started"  # the turn already shows its day
+    assert annotate("Today I started", MONDAY, skip_reference_day=False) == "Today (2023-05-08) I started"
+    assert annotate("no time here", MONDAY) == "no time here"
