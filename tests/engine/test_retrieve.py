@@ -385,6 +385,25 @@ def test_chinese_questions_have_terms_and_align():
     assert subject_phrases(terms, weights, "吕志兴现在效力于哪个球队？", [other]) == 0.0
 
 
+def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_holds():
+    """jieba does not know 魏舒 and cuts "魏舒史称什么" as 魏舒史 + 称: the memory, which has the pair 魏舒
+    but never 舒史, says where the name ends. A name the memory lacks altogether stays asked."""
+    from asmr.retrieve.signals import alignment, question_terms
+    from asmr.text.words import cjk_bigrams
+
+    unit = "魏舒，中国春秋时晋国的武将、政治家，魏氏第五代领袖，史称魏献子。"
+    held_pairs = set(cjk_bigrams(["魏舒中国春秋时晋国的武将政治家魏氏第五代领袖史称魏献子"]))
+
+    def idf_of(tokens):
+        return [1.0 if t in held_pairs else 5.0 for t in tokens]
+    terms, weights = question_terms("魏舒史称什么？", idf_of)
+    assert "魏舒" in terms and "魏舒史" not in terms
+    assert alignment(terms, weights, [unit])[0] == 1.0
+    held_pairs = set(cjk_bigrams(["春秋时晋国的武将"]))  # a memory without the name
+    terms, weights = question_terms("魏舒史称什么？", idf_of)
+    assert "魏舒史" in terms and alignment(terms, weights, [unit[3:]])[0] == 0.0
+
+
 def test_subject_phrases_needs_the_subject_and_the_asked_phrase_in_one_unit():
     from asmr.retrieve.signals import question_terms, subject_phrases
 

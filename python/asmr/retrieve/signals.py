@@ -66,6 +66,34 @@ def _cjk_words(question: str) -> list[str]:
             and w not in CJK_QUESTION_WORDS]
 
 
+_NO_TOKEN = "\x00"  # a token no unit has: its idf is the largest the index gives
+
+
+def _memory_words(words: list[str], idf_of) -> list[str]:
+    """jieba's words, each cut back by a character where the memory says jieba overran a word.
+
+    jieba's dictionary lacks most names, and its guess for unknown text can glue a name to a
+    neighbouring character ("魏舒" + "史称" cut as "魏舒史" + "称"); such a word holds a character
+    pair that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of
+    three or more characters with a pair no unit has becomes the word one character shorter at either
+    end whose pairs every one occurs in the memory. A dictionary word, and a word none of whose
+    shortenings occurs, stay as they are: a word the memory lacks is still asked."""
+    import jieba
+    jieba.dt.initialize()  # loaded already by _cjk_words; FREQ is its dictionary
+    long = [w for w in words if len(w) >= 3 and not jieba.dt.FREQ.get(w)]
+    if not long:
+        return words
+    grams = sorted({g for w in long for g in cjk_bigrams([w])})
+    idf = idf_of(grams + [_NO_TOKEN])
+    absent = {g for g, v in zip(grams, idf[:-1]) if v >= idf[-1]}
+    out = []
+    for w in words:
+        if w in long and absent.intersection(cjk_bigrams([w])):
+            w = next((s for s in (w[:-1], w[1:]) if not absent.intersection(cjk_bigrams([s]))), w)
+        out.append(w)
+    return out
+
+
 def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
     """The question's content terms and their idf weights. ``idf_of(tokens)`` gives the memory's idf of
     index tokens (``Memory.inverse_document_frequencies``); a CJK word weighs as its rarest bigram."""
@@ -75,7 +103,7 @@ def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
         if w not in QUESTION_STOP_WORDS:
             keys.setdefault(term_key(w), []).append(w)
     if CJK_CHAR.search(question):
-        for w in _cjk_words(question):
+        for w in _memory_words(_cjk_words(question), idf_of):
             keys.setdefault(w, cjk_bigrams([w]))
     if not keys:
         return [], np.zeros(0)
