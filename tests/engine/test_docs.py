@@ -132,6 +132,24 @@ def command_of(line: str) -> tuple[str, int]:
     return line[:cut].strip(), int(expected.group(1)) if expected else 0
 
 
+def shell_lines(lang: str, start: int, lines: list[str]) -> list[tuple[int, str]]:
+    """(line number, command line) of a shell block: in ``console`` blocks only ``$ `` lines are
+    commands (the rest is their output); a line ending in a backslash continues on the next."""
+    out: list[tuple[int, str]] = []
+    pending = None
+    for number, line in enumerate(lines, start):
+        if pending is not None:
+            out[-1] = (pending, out[-1][1][:-1] + " " + line.strip())
+        elif lang == "console" and not line.startswith("$ "):
+            continue
+        else:
+            out.append((number, line))
+        pending = out[-1][0] if out and out[-1][1].rstrip().endswith("\\") else None
+        if pending is not None:
+            out[-1] = (pending, out[-1][1].rstrip())
+    return out
+
+
 def is_synopsis(command: str) -> bool:
     return "[" in command or "..." in command or re.search(r"[\w-]\|[\w-]", command) is not None
 
@@ -326,7 +344,8 @@ def test_examples_run(page: Path, tmp_path, monkeypatch):
                 state.ran.append(f"python block at {where}")
                 continue
             assert lang in SHELL, f"{where}: no rule for ```{lang} blocks"
-            commands = [command_of(line)[0] for line in lines]
+            numbered = shell_lines(lang, start, lines)
+            commands = [command_of(line)[0] for _, line in numbered]
             if any(is_synopsis(c) for c in commands):
                 for c in commands:
                     if "asmr " not in c:
@@ -337,7 +356,7 @@ def test_examples_run(page: Path, tmp_path, monkeypatch):
                         parse_exactly(c)
                     state.ran.append(f"parsed: {c}")
                 continue
-            for number, line in enumerate(lines, start):
+            for number, line in numbered:
                 state.shell_line(line, f"{name}:{number}")
     finally:
         state.stop()
