@@ -116,9 +116,7 @@ def fenced_blocks(path: Path):
 
 def command_of(line: str) -> tuple[str, int]:
     """The command on a shell line without its comment, and the exit code its comment implies."""
-    line = line.strip()
-    if line.startswith("$ "):
-        line = line[2:]
+    line = line.strip().removeprefix("$ ")
     expected = re.search(r"#\s*exit (\d+)(?::|\s*$)", line)
     cut, quote = len(line), None  # the comment starts at a '#' after a space, outside quotes
     for i, ch in enumerate(line):
@@ -246,9 +244,10 @@ class Page:
             words[words.index("--port") + 1] = str(_free_port())
         else:
             words += ["--port", str(_free_port())]
-        log = open(self.dir / "serve.log", "w")
-        self.server = subprocess.Popen([sys.executable, "-m", "asmr.cli", *words[1:]], cwd=self.dir, env=self.env(),
-                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.dir / "serve.log", "w") as log:  # the child keeps its own descriptor
+            self.server = subprocess.Popen([sys.executable, "-m", "asmr.cli", *words[1:]], cwd=self.dir,
+                                           env=self.env(), stdout=log, stderr=subprocess.STDOUT,
+                                           start_new_session=True)
         memory = self.dir / (words[words.index("--memory") + 1] if "--memory" in words else "asmr-memory")
         deadline = time.monotonic() + 90
         while not (memory / "server.json").exists():
@@ -300,7 +299,7 @@ class Page:
             return
         assert first in RUN_WITH_BASH, (f"{where}: `{first}` is neither run by this test nor skipped with a "
                                         f"reason: add it to RUN_WITH_BASH or SKIPPED")
-        done = subprocess.run(["bash", "-c", command], cwd=self.dir, capture_output=True, text=True)
+        done = subprocess.run(["bash", "-c", command], cwd=self.dir, capture_output=True, text=True, check=False)
         assert done.returncode == expected, f"{where}: `{command}` exited {done.returncode}: {done.stderr}"
         self.ran.append(command)
 
@@ -339,8 +338,8 @@ def test_examples_run(page: Path, tmp_path, monkeypatch):
             assert lang, f"{where}: tag the block (```sh, ```python, ```text ...) so that this test knows it"
             if lang == "python":
                 namespace: dict = {"__name__": "__docs__"}
-                exec(PRELUDES.get(page.name, ""), namespace)
-                exec(compile("\n".join(lines), where, "exec"), namespace)
+                exec(PRELUDES.get(page.name, ""), namespace)  # noqa: S102 - running the docs is the point
+                exec(compile("\n".join(lines), where, "exec"), namespace)  # noqa: S102
                 state.ran.append(f"python block at {where}")
                 continue
             assert lang in SHELL, f"{where}: no rule for ```{lang} blocks"
@@ -381,7 +380,7 @@ def test_links_resolve_and_every_page_is_reachable():
     """Relative links of README.md and docs/ name files that exist; README and docs/README.md link every page."""
     for page in PAGES:
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
-            if "://" in target or target.startswith("../shared/") or target.startswith("../../shared/"):
+            if "://" in target or target.startswith(("../shared/", "../../shared/")):
                 continue
             assert (page.parent / target).exists(), f"{page.relative_to(ROOT)}: link to {target} names no file"
     readme, index = (ROOT / "README.md").read_text(), (ROOT / "docs" / "README.md").read_text()
