@@ -426,3 +426,37 @@ def test_ingest_shows_progress_on_a_terminal_and_never_with_json(tmp_path, docs,
                  "--no-progress"]) == 0
     assert not any(on for _, on in shown)
     capsys.readouterr()
+
+
+def test_graph_learn_show_forget(tmp_path, docs, capsys):
+    from datetime import datetime, timezone
+
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", docs, "--memory", mem, "--embedder", "hash-64")[0] == 0
+    code, out, _ = asmr(capsys, "search", "installer", "--memory", mem, "--json")
+    ids = sorted({h["unit_id"] for h in json.loads(out)["hits"]})
+    a, b = ids[0], ids[1]
+    now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+    def record(question, *cited, outcome="keep"):
+        return json.dumps({"time": now, "question": question, "text": "...", "audit": [
+            {"outcome": outcome, "citations": [{"id": c, "kept": outcome == "keep"} for c in cited]}]}) + "\n"
+    (mem / "audit").mkdir(exist_ok=True)
+    log = mem / "audit" / f"{now[:10]}.jsonl"
+    log.write_text(record("q1", a, b) + record("q2", a, b) + record("q3", a, b, outcome="weaken")
+                   + '{"cut short')  # a line still being written: left for the next learn
+    code, out, _ = asmr(capsys, "graph", "learn", "--memory", mem, "--json")
+    assert code == 0 and json.loads(out)["records"] == 3 and json.loads(out)["pairs"] == 2
+    code, out, _ = asmr(capsys, "graph", "learn", "--memory", mem, "--json")  # remembers what it read
+    assert json.loads(out)["records"] == 0
+    code, out, _ = asmr(capsys, "graph", "show", a, "--memory", mem)
+    assert code == 0 and "usage (1)" in out and b in out and "cited together with it by 2.0 questions" in out
+    code, out, _ = asmr(capsys, "graph", "show", a, "--memory", mem, "--json")
+    assert {e["kind"] for e in json.loads(out)["edges"]} >= {"usage"}
+    assert asmr(capsys, "graph", "show", a.rsplit("/", 2)[0] + "/none/000000000000", "--memory", mem)[0] == 3
+    code, out, _ = asmr(capsys, "graph", "forget", "--kind", "usage", "--memory", mem)
+    assert code == 0 and "forgot 1" in out
+    assert "usage" not in asmr(capsys, "graph", "show", a, "--memory", mem)[1]
+    with pytest.raises(SystemExit):  # only learned edges can be forgotten
+        main(["graph", "forget", "--kind", "entity", "--memory", str(mem)])
+    assert asmr(capsys, "search", "installer", "--memory", mem, "--no-learned-edges")[0] == 0

@@ -1,4 +1,6 @@
 """The unit graph: entities, edge kinds and weights, lifecycle, bounded degree, saved beside the store."""
+from datetime import datetime, timedelta, timezone
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,8 @@ from asmr.units.model import Document
 
 def test_mentions_find_names_codes_and_cjk():
     text = ("The Prestige is a 2006 film directed by Christopher Nolan. It stars Hugh Jackman and "
-            "Christian Bale. In 1979 Jean Moulin visited the Bank of the West; see BWV 1033, v2.3 and --port. "
+            "Christian Bale. In 1979 Jean Moulin visited the Bank of the West; see BWV 1033, v2.3 and "
+            "--port. "
             "他在《三体》中写道。")
     found = mentions(text)
     assert {"prestige", "christopher nolan", "hugh jackman", "christian bale", "jean moulin",
@@ -70,7 +73,8 @@ def test_weights_follow_the_formula_and_degree_is_bounded(memory):
 
 
 def test_retired_units_have_no_edges(memory):
-    ingest(memory, [doc("river", "Blue River is set in the city of Grenoble.", "Blue River")], embedder="hash-64")
+    ingest(memory, [doc("river", "Blue River is set in the city of Grenoble.", "Blue River")],
+           embedder="hash-64")
     with Memory(memory) as m:
         g = build_graph(m)
         old = next(u for u in m.units_of("kb", "river", status="superseded"))
@@ -222,3 +226,152 @@ def test_text_the_embedder_cannot_read_gets_no_semantic_edges(tmp_path, monkeypa
         assert set(again.parts.unread.tolist()) == {rows["c"], rows["d"], e}
         assert f in semantic_rows(again) and not {rows["c"], rows["d"], e} & semantic_rows(again)
         assert _edges(again) == _edges(build_graph(m, cfg))
+
+
+def _cooccur_docs():
+    """Nadia Orlov and Kestrel Bay are named together by three documents; "Acme" by nearly all."""
+    both = ["Nadia Orlov surveyed Kestrel Bay for Acme.", "Acme hired Nadia Orlov after Kestrel Bay flooded.",
+            "Kestrel Bay honoured Nadia Orlov with an Acme medal."]
+    other = ["Tomas Reyes repaired the Lumen Works roof for Acme.", "Acme sold Lumen Works to Tomas Reyes.",
+             "Acme opened a depot at Kestrel Bay harbour."]
+    return ([doc(f"both{i}", t) for i, t in enumerate(both)]
+            + [doc(f"other{i}", t) for i, t in enumerate(other)]
+            + [doc("lone", "Nadia Orlov lectured on tides in the winter."),
+               doc("acme", "Acme keeps a warehouse of rope and tools.")])
+
+
+def test_cooccurrence_edges_weigh_npmi_and_ignore_what_is_everywhere(tmp_path):
+    ingest(tmp_path, _cooccur_docs(), embedder="hash-64")
+    with Memory(tmp_path) as m:
+        lone = m.units_of("kb", "lone")[0].row
+        off = build_graph(m, GraphConfig())
+        assert not (off.kinds == EDGE_KINDS.index("cooccur")).any()  # cooccur_beta 0: none built
+        g = build_graph(m, GraphConfig(cooccur_beta=1.0, alpha=0.0, gamma=0.5))
+        bay = g.num_rows + g.entities.index("kestrel bay")
+        kind, w = g.edge(lone, bay)  # the lone unit does not name Kestrel Bay: associated through Nadia Orlov
+        # 8 documents name entities; Orlov in 4, the Bay in 4, both in 3
+        expected = np.log(3 * 8 / (4 * 4)) / -np.log(3 / 8)
+        assert kind == "cooccur" and w == pytest.approx(expected + 0.5 * 0.5, rel=1e-5)
+        acme = g.num_rows + g.entities.index("acme")
+        assert g.edge(lone, acme) is None  # Acme is everywhere: no association with anything
+        # fewer documents than the minimum count: no edge
+        strict = build_graph(m, GraphConfig(cooccur_beta=1.0, cooccur_min_count=4))
+        assert strict.edge(lone, bay) is None
+
+
+def _answer(question, *cited, outcome="keep", kept=True, when=None):
+    """An audit record of one sentence citing ``cited`` (now, unless ``when``)."""
+    when = when or datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return {"time": when, "question": question, "text": "...",
+            "audit": [{"outcome": outcome, "citations": [{"id": c, "kept": kept} for c in cited]}]}
+
+
+def _usage(g):
+    usage = g.kinds == EDGE_KINDS.index("usage")
+    src = np.repeat(np.arange(g.num_nodes), np.diff(g.indptr))
+    return {(int(s), int(d)): float(w) for s, d, w in zip(src[usage], g.indices[usage], g.weights[usage])}
+
+
+def test_usage_edges_come_from_kept_citations_of_distinct_questions(memory):
+    from asmr.graph import cited_together, learn
+    from asmr.store import UsageLog
+
+    with Memory(memory) as m:
+        a, b, c = (m.units_of("kb", d)[0] for d in ("alice", "lyon", "river"))
+        weak = _answer("q weak", a.id, c.id, outcome="weaken", kept=False)
+        assert cited_together(weak) == [] and cited_together(_answer("q", a.id, b.id)) == [a.id, b.id]
+        dropped = {**_answer("q drop", a.id), "audit": [
+            {"outcome": "keep", "citations": [{"id": a.id, "kept": True}, {"id": c.id, "kept": False}]},
+            {"outcome": "drop", "citations": [{"id": c.id, "kept": False}]}]}
+        assert cited_together(dropped) == [a.id]
+        with UsageLog(memory, create=True) as log:
+            learn(m, log, [_answer("Who wrote it?", a.id, b.id), weak, dropped, weak], {})
+        assert not _usage(load_or_build(m))  # one question is not enough (usage_min_count 2)
+        with UsageLog(memory, create=True) as log:
+            report = learn(m, log, [_answer("  who WROTE it? ", a.id, b.id),  # the same question again
+                                    _answer("Where is it set?", b.id, a.id)], {"x.jsonl": 10})
+            assert report["pairs"] == 1 and log.offsets() == {"x.jsonl": 10}
+        g = load_or_build(m)
+        edges = _usage(g)
+        assert set(edges) == {(a.row, b.row), (b.row, a.row)} and 0 < edges[(a.row, b.row)] <= 0.9
+        assert g.edge(a.row, b.row)[0] == "usage"
+        base = load_or_build(m, GraphConfig(usage=False))
+        for node in range(base.num_nodes):  # laid over the saved graph: every other edge as it was
+            old = {(int(d), int(k)) for d, k in zip(base.indices[base.indptr[node]:base.indptr[node + 1]],
+                                                    base.kinds[base.indptr[node]:base.indptr[node + 1]])}
+            new = {(int(d), int(k)) for d, k in zip(g.indices[g.indptr[node]:g.indptr[node + 1]],
+                                                    g.kinds[g.indptr[node]:g.indptr[node + 1]])}
+            extra = {(b.row, EDGE_KINDS.index("usage"))} if node == a.row else \
+                {(a.row, EDGE_KINDS.index("usage"))} if node == b.row else set()
+            assert new == old | extra
+        assert not _usage(load_or_build(m, GraphConfig(usage=False)))  # switched off
+        with UsageLog(memory) as log:
+            assert log.forget() == 1
+        assert not _usage(load_or_build(m))
+
+
+def test_a_poisoned_stream_moves_no_weight_past_its_cap(memory):
+    from asmr.graph import learn
+    from asmr.store import UsageLog
+
+    with Memory(memory) as m:
+        a, b = (m.units_of("kb", d)[0] for d in ("alice", "lyon"))
+        contents = [(u.id, u.content, u.content_hash) for u in m.units_with_status("active")]
+        with UsageLog(memory, create=True) as log:
+            learn(m, log, [_answer("Is Alice the best?", a.id, b.id)] * 10_000, {})
+            learn(m, log, [_answer("Only Alice", a.id)] * 10_000, {})
+        assert not _usage(load_or_build(m))  # the same question 10,000 times counts once
+        with UsageLog(memory, create=True) as log:
+            learn(m, log, [_answer(f"Is Alice the best? ({i})", a.id, b.id) for i in range(10_000)], {})
+        edges = _usage(load_or_build(m))
+        cap = GraphConfig().usage_cap
+        assert edges and max(edges.values()) <= cap + 1e-6
+        assert max(_usage(load_or_build(m, GraphConfig(usage_cap=0.7))).values()) <= 0.7 + 1e-6
+    with Memory(memory) as m:  # learning never changes what a unit says
+        assert [(u.id, u.content, u.content_hash) for u in m.units_with_status("active")] == contents
+
+
+def test_usage_edges_never_reach_retired_units(memory):
+    from asmr.graph import learn
+    from asmr.store import UsageLog
+
+    with Memory(memory) as m:
+        a, r = (m.units_of("kb", d)[0] for d in ("alice", "river"))
+        with UsageLog(memory, create=True) as log:
+            learn(m, log, [_answer(f"q{i}", a.id, r.id) for i in range(3)], {})
+        assert set(_usage(load_or_build(m))) == {(a.row, r.row), (r.row, a.row)}
+    ingest(memory, [doc("river", "Blue River is set in the city of Grenoble.", "Blue River")],
+           embedder="hash-64")
+    with Memory(memory) as m:
+        assert m.unit(r.id).status == "superseded"
+        g = load_or_build(m)
+        assert all(r.row not in pair for pair in _usage(g))
+        with UsageLog(memory) as log:  # learned after it was retired: not counted at all
+            report = learn(m, log, [_answer(f"p{i}", a.id, r.id) for i in range(3)], {})
+        assert report["inactive_citations"] == 3 and report["pairs"] == 0
+
+
+def test_usage_counts_decay_with_time(memory):
+    from asmr.graph import learn
+    from asmr.store import UsageLog
+
+    with Memory(memory) as m:
+        a, b = (m.units_of("kb", d)[0] for d in ("alice", "lyon"))
+        year_ago = (datetime.now(timezone.utc) - timedelta(days=365)).isoformat()
+        with UsageLog(memory, create=True) as log:
+            learn(m, log, [_answer(f"q{i}", a.id, b.id, when=year_ago) for i in range(10)], {})
+        assert _usage(load_or_build(m, GraphConfig(usage_half_life_days=1000)))
+        assert not _usage(load_or_build(m))  # 10 questions a year ago count 10 / 2**(365/90) < 2 now
+
+
+def test_a_fold_that_fails_counts_nothing_and_reads_nothing(memory):
+    from asmr.store import UsageLog
+
+    def answers():
+        yield "q1", 0.0, ["memo://kb/a/1", "memo://kb/b/2"]
+        raise OSError("disk gone")
+
+    with UsageLog(memory, create=True) as log:
+        with pytest.raises(OSError):
+            log.fold(answers(), {"2026-12-01.jsonl": 4096}, 86400.0)
+        assert log.offsets() == {} and log.counts(0.0, 86400.0) == (0.0, {}, [])

@@ -623,3 +623,38 @@ def test_a_ranking_the_model_cannot_read_does_not_outvote_bm25(tmp_path):
         result = r.search(question)
         assert result.hits[0].unit_id.split("/")[3] == "shanghai"
         assert result.hits[0].score > 0
+
+
+def test_recall_paths_name_usage_and_cooccurrence_edges(memory, tmp_path):
+    from datetime import datetime, timezone
+
+    from asmr.graph import GraphConfig, learn
+    from asmr.store import UsageLog
+
+    question = "Who wrote the novel by Alice Smith?"
+    now = datetime.now(timezone.utc).isoformat()
+    with Memory(memory) as m:
+        alice, bob = m.units_of("kb", "alice")[0], m.units_of("kb", "bob")[0]
+        e = get_embedder("hash-64")
+        cold = Retriever(m, e, RetrieveConfig(seeds=1, k=5, bridge_from=0)).search(question)
+        assert bob.id not in {h.unit_id for h in cold.hits}  # nothing links Alice to Bob yet
+        records = [{"time": now, "question": f"q{i}", "audit": [{"outcome": "keep", "citations": [
+            {"id": alice.id, "kept": True}, {"id": bob.id, "kept": True}]}]} for i in range(2)]
+        with UsageLog(memory, create=True) as log:
+            learn(m, log, records, {})
+        warm = Retriever(m, e, RetrieveConfig(seeds=1, k=5, bridge_from=0)).search(question)
+        hit = next(h for h in warm.hits if h.unit_id == bob.id)
+        assert [p.node for p in hit.path] == [alice.id, bob.id] and hit.path[1].edge_kind == "usage"
+        off = RetrieveConfig(seeds=1, k=5, bridge_from=0, graph=GraphConfig(usage=False))
+        assert bob.id not in {h.unit_id for h in Retriever(m, e, off).search(question).hits}
+
+    from test_graph import _cooccur_docs
+    ingest(tmp_path / "co", _cooccur_docs(), embedder="hash-64")
+    with Memory(tmp_path / "co") as m:
+        lone = m.units_of("kb", "lone")[0].id
+        cfg = RetrieveConfig(seeds=1, k=10, bridge_from=0, edge_threshold=0.5,
+                             graph=GraphConfig(cooccur_beta=1.0))
+        result = Retriever(m, get_embedder("hash-64"), cfg).search("Who lectured on tides in the winter?")
+        assert result.hits[0].unit_id == lone
+        reached = [h for h in result.hits if len(h.path) == 3 and h.path[1].edge_kind == "cooccur"]
+        assert reached and all(h.path[1].node == "entity 'kestrel bay'" for h in reached)

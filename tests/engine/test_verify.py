@@ -477,3 +477,28 @@ def test_generated_contradictions_of_a_retention_rule():
     assert gen._zh_unit("2002年9月，他离开。", rng) is None  # a year, not a count of years
     assert gen._en_hedged("The logs are kept.", rng).endswith(", the logs are kept.")
     assert gen._en_hedged("Milira sings it.", rng).endswith(", Milira sings it.")  # a name keeps its capital
+
+
+def test_learning_reads_the_verifiers_own_records(tmp_path):
+    """The audit records the verifier writes feed `asmr graph learn`: kept citations count, a
+    citation of a unit that does not exist does not, and each record is read once."""
+    from asmr.graph import learn
+    from asmr.store import UsageLog
+
+    d = tmp_path / "mem"
+    ingest(d, [_doc("ports", "The server listens on port 9090 by default.\n\nLogs are kept for 14 days.\n")],
+           embedder="hash-64")
+    with Memory(d) as m:
+        port, logs = m.units_of("kb", "ports")
+        for i in range(2):
+            allow = Conversation().new_turn(_result([port.id, logs.id]))
+            v = verifier(m).verify(f"The server listens on port 9090 by default [cite:{port.id}]. Logs are kept "
+                                   f"for 14 days [cite:{logs.id}]. Ports are 1 [cite:memo://kb/x/0123456789ab].",
+                                   allow)
+            audit.append(d, v, question=f"question {i}")
+        with UsageLog(d, create=True) as log:
+            records, offsets = audit.read_new(d, log.offsets())
+            report = learn(m, log, records, offsets)
+            assert report["records"] == 2 and report["pairs"] == 2 and report["units"] == 4
+            assert audit.read_new(d, log.offsets())[0] == []
+            assert log.pairs_of(port.id, 0.0, 86400.0)[logs.id][0] == 2.0

@@ -10,10 +10,10 @@ inputs and skipped some bad ones; 130 interrupted; 141 the reader of the output
 went away (``| head``), which is not reported.
 
 One module a command family: ``memory`` (ingest, units, doc, search, check), ``answers``
-(ask, chat, audit), ``evaluate`` (eval), ``serve``, ``reindex``; ``common`` holds what they
-share. Each subcommand's parser sets its ``handler``; ``main`` calls it. Handlers import
-the heavy modules (models, indexes, the server) when they run, so that ``asmr --help``
-and argument errors stay fast.
+(ask, chat, audit), ``evaluate`` (eval), ``graph`` (learn, show, forget), ``serve``, ``reindex``;
+``common`` holds what they share. Each subcommand's parser sets its ``handler``; ``main``
+calls it. Handlers import the heavy modules (models, indexes, the server) when they run, so
+that ``asmr --help`` and argument errors stay fast.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import os
 import sys
 
 from .. import __version__
-from . import answers, evaluate, memory, reindex, serve
+from . import answers, evaluate, graph, memory, reindex, serve
 from .common import (EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_MEMORY, EXIT_NOT_FOUND, EXIT_OK,
                      EXIT_SKIPPED, fail)
 
@@ -31,8 +31,8 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_CHECK_FAILED", "EXIT_MEMO
 
 # in the order `asmr --help` lists them
 SUBCOMMANDS = (memory.add_ingest, memory.add_units, memory.add_doc, memory.add_search, answers.add_ask,
-               answers.add_chat, evaluate.add_eval, answers.add_audit, memory.add_check, serve.add_serve,
-               reindex.add_reindex)
+               answers.add_chat, evaluate.add_eval, answers.add_audit, graph.add_graph, memory.add_check,
+               serve.add_serve, reindex.add_reindex)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -127,6 +127,8 @@ def retrieve_args(p) -> None:
                         "all-MiniLM-L6-v2)")
     g.add_argument("--mix", default=None, metavar="SIM,PATH,CENT",
                    help="score weights of similarity, path strength, centrality (default 0.5,0.5,0)")
+    g.add_argument("--no-learned-edges", dest="learned_edges", action="store_false",
+                   help="recall without the usage edges learned by `asmr graph learn`")
 
 
 def retrieve_config(args):
@@ -149,6 +151,8 @@ def retrieve_config(args):
         except ConfigError as exc:
             shown = repr(args.mix) if name == "mix" else value
             raise ValueError(f"--{name.replace('_', '-')} {shown}: {exc.reason}") from None
+    if not getattr(args, "learned_edges", True):
+        cfg = replace(cfg, graph=replace(cfg.graph, usage=False))
     return cfg
 
 

@@ -16,9 +16,18 @@ nodes ``num_rows ..`` are entities. Edge kinds, each with its own evidence:
   dates), and a changelog unit and the units of other documents that name what
   it names. A unit and its
   own predecessor need no edge: the predecessor is superseded, so it has none,
-  and the store's ``superseded_by`` pointer gives it (``Hit.previous_version``).
+  and the store's ``superseded_by`` pointer gives it (``Hit.previous_version``);
+- ``cooccur``: a unit and an entity it does not name that co-occurs, across documents, with the ones
+  it names more than chance: normalised PMI ``ln(c_ab N / (c_a c_b)) / -ln(c_ab / N)`` over the N
+  documents (an entity everywhere has PMI 0 with everything), at least ``cooccur_floor``, in at least
+  ``cooccur_min_count`` documents. The edge goes to the entity's node, and through it, one hop on, to
+  the units naming it: one edge per (unit, entity) where edges to each of those units would be
+  ``max_entity_units`` times as many. Each unit keeps its ``cooccur_k`` strongest;
+- ``usage``: units cited together in kept citations of verified answers (``usage.py``, learned by
+  ``asmr graph learn``); not built here but laid over the saved graph when it is loaded.
 
-Every edge weighs ``alpha * cosine + beta * specificity + gamma * prior[kind]``
+Every edge weighs ``alpha * cosine + beta * specificity + gamma * prior[kind]`` (``cooccur_beta *
+NPMI`` in place of the middle term for co-occurrence edges, ``usage_beta * NPMI`` for usage edges)
 clipped to [0, 1], where cosine is that of the two units' vectors (unit-unit
 edges), and specificity, for an entity named by ``df`` units, is
 ``1 - ln(df) / ln(max_entity_units)`` (a pointwise-mutual-information weight:
@@ -45,7 +54,7 @@ import json
 import math
 import os
 from array import array
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -57,10 +66,18 @@ from ..text.entities import title_key, unit_entities
 from ..text.scripts import ALL_SCRIPTS, readable_share
 from ..text.words import tokenize
 
-EDGE_KINDS = ("semantic", "structure", "entity", "temporal")
+EDGE_KINDS = ("semantic", "structure", "entity", "temporal", "cooccur", "usage")
+# Entities of one document paired for co-occurrence counts: its most specific (bounds a long
+# document's pairs).
+COOCCUR_DOC_ENTITIES = 32
+# Fields that weigh the learned (usage) edges laid over a saved graph: they do not name its file.
+USAGE_FIELDS = ("usage", "usage_beta", "usage_cap", "usage_min_count", "usage_half_life_days", "usage_k",
+                "usage_max_units")
 # Share of the active units (new plus retired) up to which a build reuses the last graph's parts.
 INCREMENTAL_MAX_CHANGE = 0.25
-BUILDER_VERSION = 3  # raise when the same config would give another graph (3: no semantic edge of unread text)
+# raise when the same config would give another graph (3: no semantic edge of unread text;
+# 4: co-occurrence edges, and the usage fields left out of the key)
+BUILDER_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -69,7 +86,7 @@ class GraphConfig:
     beta: float = 0.6  # weight of the entity's specificity
     gamma: float = 0.4  # weight of the edge kind's prior
     prior: dict = field(default_factory=lambda: {"semantic": 0.5, "structure": 1.0, "entity": 1.0,
-                                                 "temporal": 1.0})
+                                                 "temporal": 1.0, "cooccur": 0.5, "usage": 0.5})
     semantic_k: int = 10
     semantic_floor: float = 0.6
     temporal_similarity: float = 0.85  # neighbours this alike, of other documents and dates: versions
@@ -77,11 +94,27 @@ class GraphConfig:
     semantic_ef_search: int = 32  # HNSW breadth for the neighbour self-search (96 took 85 % of a build)
     max_entity_units: int = 64
     max_degree: int = 64
+    # Co-occurrence edges (module docstring): weight of their NPMI; 0 builds none.
+    cooccur_beta: float = 0.0
+    cooccur_min_count: int = 2  # documents naming both entities, at least
+    cooccur_floor: float = 0.2  # NPMI, at least
+    cooccur_k: int = 4  # co-occurrence edges per unit, at most
+    # Usage edges learned from verified answers (``usage.py``). False: recall reads none (switched off).
+    usage: bool = True
+    usage_beta: float = 0.6  # weight of their NPMI
+    usage_cap: float = 0.9  # no usage edge weighs more, however often its units are cited together
+    usage_min_count: float = 2.0  # distinct questions citing both, decayed by whole days, at least
+    usage_half_life_days: float = 90.0  # a co-citation counts half after this long
+    usage_k: int = 8  # usage edges per unit, at most
+    usage_max_units: int = 8  # units of one answer counted (its first cited): bounds one answer's pairs
 
     def key(self) -> str:
         """Names the graph files built with this config by this builder (a saved graph of an older
-        builder is not read: it lacks edge kinds or the parts an incremental build needs)."""
-        described = {**asdict(self), "builder": BUILDER_VERSION}
+        builder is not read: it lacks edge kinds or the parts an incremental build needs). The usage
+        fields do not: those edges are laid over the saved graph when it is loaded."""
+        described = {k: v for k, v in asdict(self).items() if k not in USAGE_FIELDS}
+        described["prior"] = {k: v for k, v in self.prior.items() if k != "usage"}
+        described["builder"] = BUILDER_VERSION
         return hashlib.blake2b(json.dumps(described, sort_keys=True).encode(), digest_size=4).hexdigest()
 
 
@@ -193,6 +226,32 @@ class UnitGraph:
             return cls(int(z["num_rows"]), z["indptr"], z["indices"], z["weights"], z["kinds"],
                        [str(e) for e in z["entities"]], config)
 
+    def with_edges(self, src: np.ndarray, dst: np.ndarray, weights: np.ndarray, kind: str) -> "UnitGraph":
+        """A copy with the edges ``src[i] -> dst[i]`` of ``kind`` added: of one (src, dst) the strongest
+        edge stays, and each node touched keeps its ``max_degree`` strongest. The rows no new edge
+        leaves keep their edges as they are."""
+        if not len(src):
+            return self
+        n = self.num_nodes
+        old_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
+        touched = np.zeros(n, bool)
+        touched[src] = True
+        redo = touched[old_src]
+        s = np.concatenate([old_src[redo], src.astype(np.int64)])
+        d = np.concatenate([self.indices[redo].astype(np.int64), dst.astype(np.int64)])
+        w = np.concatenate([self.weights[redo], weights.astype(np.float32)])
+        k = np.concatenate([self.kinds[redo], np.full(len(src), EDGE_KINDS.index(kind), np.uint8)])
+        keep = _strongest(s, d, w, self.config.max_degree, n)
+        s = np.concatenate([old_src[~redo], s[keep]])
+        order = np.argsort(s, kind="stable")
+        d = np.concatenate([self.indices[~redo], d[keep].astype(self.indices.dtype)])[order]
+        w = np.concatenate([self.weights[~redo], w[keep]])[order]
+        k = np.concatenate([self.kinds[~redo], k[keep]])[order]
+        indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(s, minlength=n), out=indptr[1:])
+        return UnitGraph(self.num_rows, indptr, d, w.astype(np.float32), k, self.entities, self.config,
+                         self.parts, self.reused)
+
 
 def graph_path(memory, config: GraphConfig) -> Path:
     return memory.directory / f"graph.{memory.generation}.{config.key()}.npz"
@@ -210,11 +269,19 @@ def _earlier_graph(memory, config: GraphConfig) -> Path | None:
 
 def load_or_build(memory, config: GraphConfig | None = None) -> UnitGraph:
     """The graph of a memory snapshot: from its file when built before, else built (from an earlier
-    generation's graph where there is one) and saved beside the store."""
+    generation's graph where there is one) and saved beside the store; with the usage edges learned
+    so far laid over it, unless ``config.usage`` is off."""
+    from .usage import with_usage  # usage.py imports this module
+
     config = config or GraphConfig()
+    return with_usage(_load_or_build(memory, config), memory, config)
+
+
+def _load_or_build(memory, config: GraphConfig) -> UnitGraph:
     path = graph_path(memory, config)
     if path.exists():
-        return UnitGraph.load(path)
+        graph = UnitGraph.load(path)
+        return graph if graph.config == config else replace(graph, config=config)  # usage fields differ
     earlier = _earlier_graph(memory, config)
     graph = build_graph(memory, config, previous=GraphParts.load(earlier) if earlier else None)
     try:
@@ -320,6 +387,9 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
         for i in np.flatnonzero(version).tolist():
             version[i] = bool(keys_of_row[int(sem_src[i])] & keys_of_row[int(sem_dst[i])] & specific)
     edges.extend(sem_src[~version], sem_dst[~version], "semantic", sem_cos[~version])
+    if config.cooccur_beta > 0 and config.cooccur_k > 0 and entities:
+        co_src, co_dst, co_npmi = cooccurrence(entities, entity_units, doc_of_row, config)
+        edges.extend(co_src, co_dst + num_rows, "cooccur", np.zeros(len(co_src), np.float32), co_npmi)
     for a, b in ((sem_src, sem_dst), (sem_dst, sem_src)):
         edges.extend(a[version], b[version], "temporal", sem_cos[version])
 
@@ -334,6 +404,72 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
     if previous is not None:
         graph.reused = int(np.isin(active_rows, previous.rows, assume_unique=True).sum())
     return graph
+
+
+def kind_beta(config: GraphConfig, kind: str) -> float:
+    """The weight of an edge's middle term: NPMI for co-occurrence and usage, specificity otherwise."""
+    return {"cooccur": config.cooccur_beta, "usage": config.usage_beta}.get(kind, config.beta)
+
+
+def npmi(both: np.ndarray, a: np.ndarray, b: np.ndarray, total: float) -> np.ndarray:
+    """Normalised PMI of two events seen together ``both`` times, apart ``a`` and ``b`` times, of
+    ``total``: 1 always together, 0 independent (or ``both == total``: what is everywhere tells
+    nothing), below 0 less often than chance."""
+    both, a, b = (np.asarray(x, np.float64) for x in (both, a, b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = both / total
+        out = np.log(both * total / (a * b)) / -np.log(p)
+    return np.where((both > 0) & (p < 1), np.clip(out, -1.0, 1.0), 0.0).astype(np.float32)
+
+
+def cooccurrence(entities: list[str], entity_units: dict[str, set[int]], doc_of_row: dict,
+                 config: GraphConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(unit row, entity index, NPMI) of the co-occurrence edges: each unit to its ``cooccur_k``
+    entities most associated, across documents, with the ones it names (module docstring)."""
+    ent_of_doc: dict = {}
+    unit_rows, unit_ents = [], []
+    for i, key in enumerate(entities):
+        for row in entity_units[key]:
+            ent_of_doc.setdefault(doc_of_row[row], set()).add(i)
+            unit_rows.append(row)
+            unit_ents.append(i)
+    n_ent, n_docs = len(entities), len(ent_of_doc)
+    size = np.array([len(entity_units[k]) for k in entities], np.int64)  # fewer units: more specific
+    df = np.zeros(n_ent, np.int64)
+    codes = []
+    for ents in ent_of_doc.values():
+        e = np.fromiter(ents, np.int64, len(ents))
+        df[e] += 1
+        e = np.sort(e[np.lexsort((e, size[e]))[:COOCCUR_DOC_ENTITIES]])
+        a, b = np.triu_indices(len(e), 1)
+        codes.append(e[a] * n_ent + e[b])
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+    if not codes:
+        return empty
+    pair, count = np.unique(np.concatenate(codes), return_counts=True)
+    a, b = pair // n_ent, pair % n_ent
+    score = npmi(count, df[a], df[b], n_docs)
+    ok = (count >= config.cooccur_min_count) & (score >= config.cooccur_floor)
+    a, b, score = a[ok], b[ok], score[ok]
+    if not len(a):
+        return empty
+    # Each entity's partners (both ways), its strongest k: a unit's candidates are its entities' partners.
+    pa, pb, ps = np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([score, score])
+    keep = _strongest(pa, pb, ps, config.cooccur_k, n_ent)
+    pa, pb, ps = pa[keep], pb[keep], ps[keep]
+    ptr = np.zeros(n_ent + 1, np.int64)
+    np.cumsum(np.bincount(pa, minlength=n_ent), out=ptr[1:])
+    u, e = np.array(unit_rows, np.int64), np.array(unit_ents, np.int64)
+    per = ptr[e + 1] - ptr[e]
+    src = np.repeat(u, per)
+    at = np.repeat(ptr[e] - np.concatenate([[0], np.cumsum(per)[:-1]]), per) + np.arange(int(per.sum()))
+    dst, strength = pb[at], ps[at]
+    named = np.isin(src * n_ent + dst, u * n_ent + e)  # an entity the unit names is an entity edge already
+    src, dst, strength = src[~named], dst[~named], strength[~named]
+    if not len(src):
+        return empty
+    keep = _strongest(src, dst, strength, config.cooccur_k, int(src.max()) + 1)
+    return src[keep], dst[keep], strength[keep]
 
 
 def _applicable(previous: GraphParts | None, active_rows: np.ndarray, memory, vectors_key: str):
@@ -480,11 +616,12 @@ class _EdgeList:
         self.add(a, b, kind, specificity)
         self.add(b, a, kind, specificity)
 
-    def extend(self, src: np.ndarray, dst: np.ndarray, kind: str, cos: np.ndarray) -> None:
-        """Unit-unit edges src[i] -> dst[i] whose cosines are known."""
+    def extend(self, src: np.ndarray, dst: np.ndarray, kind: str, cos: np.ndarray,
+               specificity: np.ndarray | None = None) -> None:
+        """Edges src[i] -> dst[i] whose cosines (0 for an entity) and specificities (or NPMI) are known."""
         kinds = np.full(len(src), EDGE_KINDS.index(kind), np.uint8)
-        self.chunks.append((src.astype(np.int64), dst.astype(np.int64), kinds, np.zeros(len(src), np.float32),
-                            cos.astype(np.float32)))
+        spec = np.zeros(len(src), np.float32) if specificity is None else specificity.astype(np.float32)
+        self.chunks.append((src.astype(np.int64), dst.astype(np.int64), kinds, spec, cos.astype(np.float32)))
 
     def to_graph(self, num_rows: int, entities: list[str], vectors, config: GraphConfig) -> UnitGraph:
         n = num_rows + len(entities)
@@ -505,11 +642,13 @@ class _EdgeList:
             b = np.asarray(vectors[dst[part]])
             cos[part] = np.einsum("ij,ij->i", a, b)
         prior = np.array([config.prior.get(k, 0.0) for k in EDGE_KINDS], np.float32)
-        w = np.clip(config.alpha * np.maximum(cos, 0) + config.beta * spec + config.gamma * prior[kind], 0, 1)
+        beta = np.array([kind_beta(config, k) for k in EDGE_KINDS], np.float32)
+        w = np.clip(config.alpha * np.maximum(cos, 0) + beta[kind] * spec + config.gamma * prior[kind], 0, 1)
         # One edge per (src, dst), the strongest evidence; bounded degree: each node keeps its strongest.
         keep = _strongest(src, dst, w, config.max_degree, n)
         src, dst, w, kind = src[keep], dst[keep], w[keep], kind[keep]
         indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
         index_dtype = np.int32 if n < 2**31 else np.int64
-        return UnitGraph(num_rows, indptr, dst.astype(index_dtype), w.astype(np.float32), kind, entities, config)
+        return UnitGraph(num_rows, indptr, dst.astype(index_dtype), w.astype(np.float32), kind, entities,
+                         config)

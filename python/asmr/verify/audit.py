@@ -67,6 +67,29 @@ def _lines(memory_dir: Path) -> Iterator[dict]:
                     continue  # a line cut short by a crash
 
 
+def read_new(memory_dir: str | os.PathLike, offsets: dict[str, int]) -> tuple[list[dict], dict[str, int]]:
+    """The records appended since ``offsets`` (audit file name -> bytes already read), oldest file
+    first, and the offsets after them. A last line without its newline (being written, or cut by a
+    crash) is left for the next read; a file shorter than its offset is read again from the start."""
+    d = audit_dir(_check_memory(memory_dir))
+    records, after = [], dict(offsets)
+    for path in sorted(d.glob("*.jsonl")) if d.is_dir() else []:
+        start = offsets.get(path.name, 0)
+        with open(path, "rb") as f:
+            if start > os.fstat(f.fileno()).st_size:
+                start = 0
+            f.seek(start)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        for line in data[:end].splitlines():
+            try:
+                records.append(json.loads(line))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+        after[path.name] = start + end
+    return records, after
+
+
 def load(memory_dir: str | os.PathLike, *, last: int | None = None, turn: str | None = None) -> list[dict]:
     """Audit records, oldest first. ``turn``: a turn id (``<conversation>/<n>``) or a conversation id."""
     if last is not None and (isinstance(last, bool) or not isinstance(last, int) or last < 1):
