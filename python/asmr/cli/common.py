@@ -102,7 +102,7 @@ def document_args(p, effective_default: str, chat: bool = False) -> None:
                    ("markdown", "text", "html"),
                    help="treat every file as this format (default: from the extension)" + (
                        "; chat: JSON or JSONL conversations, a session a document, a turn a unit, "
-                       "relative dates resolved (see README)" if chat else ""))
+                       "relative dates resolved (see docs/memory.md)" if chat else ""))
     p.add_argument("--effective-date", metavar="DATE",
                    help=f"ISO date for documents that do not carry one (default: {effective_default})")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
