@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from pathlib import PurePosixPath
 
 from .model import InputError
@@ -37,9 +36,9 @@ def doc_id_from_path(relpath: str) -> str:
     Ids stay in the ASCII alphabet of ``check_name``: the citation automaton and the markers read
     an id the same way whatever the tokenizer, and ``memo://`` addresses are typed and pasted.
     ASCII characters outside the alphabet become ``_``. A path part with other characters is written
-    in a readable ASCII form (accents dropped, the rest as ``_``) followed by ``_`` and 8 hex digits of
-    a hash of the part as written, so that ``文件.md`` and ``名字.md`` name different documents
-    instead of both becoming ``_``. Two paths of one ingest that still map to one id are an error.
+    as a readable ASCII transliteration (anyascii: ``文件`` reads ``WenJian``, ``café`` ``cafe``)
+    followed by ``_`` and 8 hex digits of a hash of the part as written, so that ``文件.md`` and
+    ``名字.md`` name different documents instead of both becoming ``_``. Two paths of one ingest that still map to one id are an error.
     """
     parts = PurePosixPath(relpath.replace("\\", "/")).parts
     parts = [p for p in parts if p not in ("", ".")]
@@ -55,7 +54,9 @@ def _id_part(part: str) -> str:
     would drop them, gets a hash of its original."""
     if part.isascii():
         return _UNSAFE.sub("_", part).strip(".-") or "_"
-    ascii_form = unicodedata.normalize("NFKD", part).encode("ascii", "ignore").decode("ascii")
+    from anyascii import anyascii  # only for such names
+
+    ascii_form = anyascii(part)
     readable = _UNSAFE.sub("_", ascii_form.replace("..", "_")).strip("._-")
     digest = hashlib.blake2b(part.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
     return f"{readable}_{digest}" if readable else f"_{digest}"
