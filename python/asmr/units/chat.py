@@ -227,15 +227,20 @@ def chat_documents(records: list, name: str, prefix: str, *, default_date: str |
             on_error(e)
 
 
+def _scoped(prefix: str, owner, where: str) -> str:
+    """The session ids' prefix of a record that names its owner (a sample, a question): ``prefix.owner``."""
+    if owner is None:
+        return prefix
+    try:
+        return check_name(f"{prefix}.{owner}", "session id")
+    except InputError as e:
+        raise InputError(f"{where}: {e}") from None
+
+
 def _locomo(record: dict, where: str, prefix: str, doc_type, errors, on_error) -> Iterator[Document]:
     """The sessions of one LoCoMo-style sample: ``conversation.session_N`` with ``session_N_date_time``."""
     conversation = record["conversation"]
-    sample = record.get("sample_id")
-    if sample is not None:
-        try:
-            prefix = check_name(f"{prefix}.{sample}", "session id")
-        except InputError as e:
-            raise InputError(f"{where}: {e}") from None
+    prefix = _scoped(prefix, record.get("sample_id"), where)
     numbers = sorted(int(m.group(1)) for key in conversation if (m := _SESSION_KEY.fullmatch(key)))
     for n in numbers:
         here = f"{where}: session_{n}"
@@ -258,12 +263,7 @@ def _haystack(record: dict, where: str, prefix: str, doc_type, errors, on_error)
     ids = record.get("haystack_session_ids") or [None] * len(sessions)
     if not isinstance(dates, list) or len(dates) != len(sessions) or len(ids) != len(sessions):
         raise InputError(f"{where}: needs one haystack_dates entry (and session id) a haystack session")
-    owner = record.get("question_id")
-    if owner is not None:
-        try:
-            prefix = check_name(f"{prefix}.{owner}", "session id")
-        except InputError as e:
-            raise InputError(f"{where}: {e}") from None
+    prefix = _scoped(prefix, record.get("question_id"), where)
     for n, (messages, when, sid) in enumerate(zip(sessions, dates, ids), 1):
         here = f"{where}: session {n}"
         try:

@@ -38,7 +38,8 @@ def doc_id_from_path(relpath: str) -> str:
     ASCII characters outside the alphabet become ``_``. A path part with other characters is written
     as a readable ASCII transliteration (anyascii: ``文件`` reads ``WenJian``, ``café`` ``cafe``)
     followed by ``_`` and 8 hex digits of a hash of the part as written, so that ``文件.md`` and
-    ``名字.md`` name different documents instead of both becoming ``_``. Two paths of one ingest that still map to one id are an error.
+    ``名字.md`` name different documents instead of both becoming ``_``. Two paths of one ingest that
+    still map to one id are an error.
     """
     parts = PurePosixPath(relpath.replace("\\", "/")).parts
     parts = [p for p in parts if p not in ("", ".")]
