@@ -43,6 +43,34 @@ def test_minilm_offline_embeds_meaning(minilm):
     assert minilm.embed([]).shape == (0, 384)
 
 
+def test_minilm_through_onnx_runtime_gives_the_torch_vectors_without_importing_torch(tmp_path, monkeypatch):
+    """The default CPU runtime is ONNX Runtime over a graph exported once from the shipped weights; its
+    vectors are the sentence-transformers pipeline's (truncation, padding in a batch, mean pooling)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
+    pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
+    from asmr.embed import MiniLMEmbedder
+
+    texts = ["Which port does the API server listen on?", "Logs are kept for 14 days.", "北京是中国的首都。",
+             "word " * 400, "x"]  # a text past the model's 256 tokens, and texts of very different lengths
+    onnx = MiniLMEmbedder(runtime="onnx")  # exports the graph into the cache if it is not there yet
+    torch_path = MiniLMEmbedder(runtime="torch")
+    assert onnx.runtime == "onnx" and torch_path.runtime == "torch"
+    got, want = onnx.embed(texts), torch_path.embed(texts)
+    assert got.shape == (5, 384) and got.dtype == np.float32
+    assert float(np.min(np.sum(got * want, axis=1))) > 0.9999
+    np.testing.assert_allclose(onnx.embed(texts[:1]), got[:1], atol=1e-5)  # alone or in a batch: the same
+    probe = ("import sys; from asmr.embed import get_embedder; e = get_embedder('all-MiniLM-L6-v2'); "
+             "e.embed_questions(['a question']); print(e.runtime, 'torch' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["onnx", "False"]
+    monkeypatch.setenv("ASMR_EMBED_RUNTIME", "tensorflow")
+    with pytest.raises(ValueError, match="ASMR_EMBED_RUNTIME='tensorflow'"):
+        MiniLMEmbedder()
+
+
 def test_script_shares_count_words_not_digits_or_marks():
     from asmr.text.scripts import ALL_SCRIPTS, readable_share, script_words
 

