@@ -189,10 +189,7 @@ def _ask_server(args, url: str, named: bool) -> int | None:
     """Ask the server at ``url``; None when a server found by itself cannot (this process answers then)."""
     unsent = remote.local_only(args, ASK_LOCAL_ONLY)
     if unsent:
-        if named:
-            return fail(f"--server: {', '.join(unsent)} cannot be sent to a server (it answers with its own "
-                        "settings); leave them out, or drop --server", EXIT_BAD_INPUT)
-        return None
+        return fail(remote.unsent_line(unsent, "answers"), EXIT_BAD_INPUT) if named else None
     body = {"question": args.question, "generator": args.generator}
     if args.k is not None:
         body["k"] = args.k

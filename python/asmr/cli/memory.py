@@ -318,10 +318,7 @@ def _search_server(args, url: str, named: bool) -> int | None:
     """Search at the server ``url``; None when a server found by itself cannot (this process searches)."""
     unsent = remote.local_only(args, SEARCH_LOCAL_ONLY)
     if unsent:
-        if named:
-            return fail(f"--server: {', '.join(unsent)} cannot be sent to a server (it recalls with its own "
-                        "settings); leave them out, or drop --server", EXIT_BAD_INPUT)
-        return None
+        return fail(remote.unsent_line(unsent, "recalls"), EXIT_BAD_INPUT) if named else None
     body = {"question": args.question} if args.k is None else {"question": args.question, "k": args.k}
     try:
         result = remote.post(url, "/v1/search", body)

@@ -105,6 +105,13 @@ def local_only(args, defaults: dict) -> list[str]:
             if getattr(args, name, default) != default]
 
 
+def unsent_line(unsent: list[str], does: str) -> str:
+    """The error of ``--server`` with flags a server cannot honour (``local_only``); ``does``: what the
+    server does with its own settings ("answers", "recalls")."""
+    return (f"--server: {', '.join(unsent)} cannot be sent to a server (it {does} with its own settings); "
+            "leave them out, or drop --server")
+
+
 def server_for(args) -> tuple[str | None, bool]:
     """(URL, named): the server to ask — ``--server`` (named) or the one the memory's file names —
     or None with ``--no-server`` or when none runs."""
