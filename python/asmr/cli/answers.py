@@ -187,16 +187,12 @@ def cmd_ask(args) -> int:
 
 def _ask_server(args, url: str, named: bool) -> int | None:
     """Ask the server at ``url``; None when a server found by itself cannot (this process answers then)."""
-    unsent = remote.local_only(args, ASK_LOCAL_ONLY)
-    if unsent:
-        return fail(remote.unsent_line(unsent, "answers"), EXIT_BAD_INPUT) if named else None
     body = {"question": args.question, "generator": args.generator}
     if args.k is not None:
         body["k"] = args.k
-    try:
-        ans = remote.post(url, "/v1/answer", body)
-    except remote.RemoteError as exc:
-        return remote.failed(exc, named)
+    ans = remote.exchange(args, url, named, "/v1/answer", body, ASK_LOCAL_ONLY, "answers")
+    if not isinstance(ans, dict):
+        return ans
     if args.json:
         print(json.dumps(ans, indent=2, ensure_ascii=False))
     else:

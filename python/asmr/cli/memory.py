@@ -316,14 +316,10 @@ SEARCH_LOCAL_ONLY = {"seeds": None, "depth": None, "edge_threshold": None, "conf
 
 def _search_server(args, url: str, named: bool) -> int | None:
     """Search at the server ``url``; None when a server found by itself cannot (this process searches)."""
-    unsent = remote.local_only(args, SEARCH_LOCAL_ONLY)
-    if unsent:
-        return fail(remote.unsent_line(unsent, "recalls"), EXIT_BAD_INPUT) if named else None
     body = {"question": args.question} if args.k is None else {"question": args.question, "k": args.k}
-    try:
-        result = remote.post(url, "/v1/search", body)
-    except remote.RemoteError as exc:
-        return remote.failed(exc, named)
+    result = remote.exchange(args, url, named, "/v1/search", body, SEARCH_LOCAL_ONLY, "recalls")
+    if not isinstance(result, dict):
+        return result
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return EXIT_OK

@@ -105,11 +105,19 @@ def local_only(args, defaults: dict) -> list[str]:
             if getattr(args, name, default) != default]
 
 
-def unsent_line(unsent: list[str], does: str) -> str:
-    """The error of ``--server`` with flags a server cannot honour (``local_only``); ``does``: what the
-    server does with its own settings ("answers", "recalls")."""
-    return (f"--server: {', '.join(unsent)} cannot be sent to a server (it {does} with its own settings); "
-            "leave them out, or drop --server")
+def exchange(args, url: str, named: bool, route: str, body: dict, defaults: dict, does: str
+             ) -> dict | int | None:
+    """The server's reply to ``body`` at ``route``; else an exit code (flags ``defaults`` lists that a
+    ``--server`` cannot honour, or the server's refusal), or None: a server found by itself cannot be
+    used, and this process answers. ``does``: what the server does with its own settings ("answers")."""
+    unsent = local_only(args, defaults)
+    if unsent:
+        return fail(f"--server: {', '.join(unsent)} cannot be sent to a server (it {does} with its own "
+                    "settings); leave them out, or drop --server", EXIT_BAD_INPUT) if named else None
+    try:
+        return post(url, route, body)
+    except RemoteError as exc:
+        return failed(exc, named)
 
 
 def server_for(args) -> tuple[str | None, bool]:
