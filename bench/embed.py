@@ -1,4 +1,5 @@
-"""all-MiniLM-L6-v2 on the CPU: the torch path (sentence-transformers) against ONNX Runtime (asmr.embed.onnx).
+"""all-MiniLM-L6-v2 on the CPU: the torch path (sentence-transformers) against ONNX Runtime (asmr.embed.onnx),
+fp32 and 8-bit.
 
     python bench/embed.py [--sentences 2000] [--questions 200] [--repeats 3] [--threads 2] [--json]
 
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
-RUNTIMES = ("torch", "onnx")
+RUNTIMES = ("torch", "onnx", "onnx-int8")
 
 
 def load_seconds(runtime: str) -> float:

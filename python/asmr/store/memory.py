@@ -135,6 +135,9 @@ class Memory:
         conn.execute("BEGIN")  # the snapshot: every read below sees this one state
         self.generation = int(schema.get_meta(conn, "generation", "0"))
         self.embed_model = schema.get_meta(conn, "embed_model")
+        # which runtimes of the model made the vectors (asmr.embed.RUNTIMES); empty for memories written
+        # before the record was kept (theirs are fp32) and for embedders with one runtime
+        self.embed_runtimes = tuple(filter(None, (schema.get_meta(conn, "embed_runtimes") or "").split(",")))
         self.dim = int(schema.get_meta(conn, "dim", "0"))
         self.num_rows = int(schema.get_meta(conn, "rows", "0"))
         self._conn = conn

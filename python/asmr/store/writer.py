@@ -170,6 +170,16 @@ class Writer:
         """The distinct content hashes of every unit the memory holds, whatever its status."""
         return [h for h, in self._conn.execute("SELECT DISTINCT content_hash FROM units")]
 
+    def _runtimes(self, embedder: Embedder, embedded: int) -> str:
+        """The runtimes whose vectors the memory holds, with this ingest's if it embedded anything.
+
+        MiniLM's runtimes (``asmr.embed.RUNTIMES``) give vectors within the tolerance of one another
+        (lowest cosine of 8-bit to fp32 0.98, the same Recall@5, in ``bench/embed.py``), so they mix in
+        one memory; the record says which made its vectors."""
+        had = set(filter(None, (schema.get_meta(self._conn, "embed_runtimes") or "").split(",")))
+        runtime = getattr(embedder, "runtime", None)
+        return ",".join(sorted(had | ({runtime} if runtime and embedded else set())))
+
     def embedder(self) -> Embedder:
         if self._embedder is None:
             name = self._embedder_arg if isinstance(self._embedder_arg, str) else None
@@ -306,7 +316,8 @@ class Writer:
             with clock("commit"):
                 _fsync_dir(self.directory)
                 for key, value in (("generation", gen), ("rows", next_row), ("embed_model", self.embed_model),
-                                   ("dim", embedder.dim)):
+                                   ("dim", embedder.dim),
+                                   ("embed_runtimes", self._runtimes(embedder, report.embedded))):
                     self._conn.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
                                        "value=excluded.value", (key, str(value)))
                 _fault("in-transaction")
