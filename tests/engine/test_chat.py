@@ -40,13 +40,17 @@ def units(mem):
 
 
 def test_a_session_is_a_document_and_a_turn_is_a_unit(tmp_path):
-    (doc,) = iter_chat(write_jsonl(tmp_path / "log.jsonl", [SESSION]))
-    assert (doc.doc_id, doc.effective_date, doc.fmt) == ("trip", "2023-05-08T14:02:00", "text")
+    log = write_jsonl(tmp_path / "log.jsonl", [SESSION])
+    (doc,) = iter_chat(log)
+    assert (doc.doc_id, doc.effective_date, doc.fmt) == ("trip", "2023-05-08T14:02:00", "chat")
     assert doc.source == f"{tmp_path / 'log.jsonl'}:1"
     turns = [c.content for c in chunk_document(doc).chunks]
     assert turns == ["[2023-05-08 14:02] Alice: I moved to Porto yesterday (2023-05-07)!",
                      "[2023-05-08 14:02] Bob: Congrats!\nWhen do we visit? [image: a harbour at dusk]",
-                     "[2023-05-08 14:02] Alice: Congrats!", "[2023-05-08 14:02] Alice: Congrats!"]
+                     "[2023-05-08 14:02] Alice: Congrats!\n\n[2023-05-08 14:02] Alice: Congrats!"]
+    (plain,) = iter_chat(log, join_turns=False)  # --no-join-turns: a turn a unit
+    assert plain.fmt == "text" and plain.text == doc.text
+    assert [c.content for c in chunk_document(plain).chunks] == [*turns[:2], *turns[2].split("\n\n")]
 
 
 def test_resolved_dates_are_key_facts_of_the_turn(tmp_path):
@@ -155,19 +159,36 @@ def test_appending_turns_keeps_the_ids_of_earlier_turns(tmp_path, capsys):
     code, out, _ = asmr(capsys, "ingest", "--format", "chat", log, "--memory", mem, "--embedder", "hash-64")
     assert code == 0 and "1 new" in out
     before = units(mem)
-    assert len(before) == 4 and before[3][0] == before[2][0] + "-1"  # a repeat gets an occurrence suffix
+    assert len(before) == 3 and before[2][1].count("Alice: Congrats!") == 2  # two short turns, one unit
     grown = dict(SESSION, turns=[*SESSION["turns"], {"speaker": "Alice", "text": "Congrats!"},
                                  {"speaker": "Bob", "text": "See you next Friday."}])
     write_jsonl(log, [grown, {"date": "2023-05-20", "turns": [{"speaker": "Bob", "text": "Back home."}]}])
     code, out, _ = asmr(capsys, "ingest", "--format", "chat", log, "--memory", mem, "--embedder", "hash-64")
-    assert code == 0 and "1 new, 1 revised" in out
+    assert code == 0 and "1 new, 1 revised" in out and "0 superseded, 0 deprecated" in out
     after = [u for u in units(mem) if u[0].startswith("memo://kb/trip/")]
-    assert after[:4] == before  # the same ids, still active
-    assert [a[1] for a in after[4:]] == ["[2023-05-08 14:02] Alice: Congrats!",
+    assert after[:3] == before  # the same ids, still active
+    # the appended short turn of Alice does not join the stored unit of her two: that unit keeps its id
+    assert [a[1] for a in after[3:]] == ["[2023-05-08 14:02] Alice: Congrats!",
                                          "[2023-05-08 14:02] Bob: See you next Friday (2023-05-12)."]
-    assert after[4][0] == before[2][0] + "-2"
     assert [u[1] for u in units(mem) if u[0].startswith("memo://kb/log.session-2/")] == \
         ["[2023-05-20] Bob: Back home."]
+
+
+def test_without_joining_a_repeated_turn_gets_an_occurrence_suffix(tmp_path, capsys):
+    mem, log = tmp_path / "mem", write_jsonl(tmp_path / "log.jsonl", [SESSION])
+    code, _, _ = asmr(capsys, "ingest", "--format", "chat", "--no-join-turns", log, "--memory", mem,
+                      "--embedder", "hash-64")
+    before = units(mem)
+    assert code == 0 and len(before) == 4 and before[3][0] == before[2][0] + "-1"
+    grown = dict(SESSION, turns=[*SESSION["turns"], {"speaker": "Alice", "text": "Congrats!"}])
+    write_jsonl(log, [grown])
+    code, _, _ = asmr(capsys, "ingest", "--format", "chat", "--no-join-turns", log, "--memory", mem,
+                      "--embedder", "hash-64")
+    after = units(mem)
+    assert code == 0 and after[:4] == before and after[4][0] == before[2][0] + "-2"
+    with pytest.raises(SystemExit) as exit_:
+        main(["ingest", "--no-join-turns", str(log), "--memory", str(mem)])
+    assert exit_.value.code == 2 and "--no-join-turns: only with --format chat" in capsys.readouterr().err
 
 
 def test_sessions_without_a_date_take_effective_date_and_a_directory_is_read_for_json(tmp_path, capsys):
@@ -187,3 +208,61 @@ def test_reindex_does_not_offer_chat(capsys):
     with pytest.raises(SystemExit):
         main(["reindex", "--format", "chat", "x"])
     assert "invalid choice: 'chat'" in capsys.readouterr().err
+
+
+def _chunks(turns, **session):
+    from asmr.units.chat import session_document
+    doc = session_document({"date_time": "2023-05-08T14:02", **session, "turns": turns}, "s", "s")
+    return [c.content for c in chunk_document(doc).chunks]
+
+
+def test_short_turns_of_one_speaker_join_and_nothing_else_does():
+    short = ["Hi!", "Are you free tonight?", "Say 7?"]
+    long_turn = "I found the old photos of the harbour we took in Porto and put them all in the shared album."
+    got = _chunks([{"speaker": "Ann", "text": t} for t in short])
+    assert got == ["\n\n".join(f"[2023-05-08 14:02] Ann: {t}" for t in short)]  # one unit, its span exact
+    # different speakers never join; a long turn never joins, before or after
+    got = _chunks([{"speaker": "Ann", "text": "Hi!"}, {"speaker": "Bo", "text": "Hey."},
+                   {"speaker": "Ann", "text": "Ok."}, {"speaker": "Ann", "text": long_turn},
+                   {"speaker": "Ann", "text": "Nice?"}, {"speaker": "Ann", "text": "Right."}])
+    assert [c.split(": ", 1)[1] for c in got] == ["Hi!", "Hey.", "Ok.", long_turn,
+                                                  "Nice?\n\n[2023-05-08 14:02] Ann: Right."]
+    # turns stamped more than 10 minutes apart are two utterances
+    got = _chunks([{"speaker": "Ann", "text": "Back.", "time": "2023-05-08T14:02"},
+                   {"speaker": "Ann", "text": "Anyone?", "time": "2023-05-08T14:09"},
+                   {"speaker": "Ann", "text": "Hello?", "time": "2023-05-08T14:30"}])
+    assert len(got) == 2 and got[1] == "[2023-05-08 14:30] Ann: Hello?"
+    # a run stops at the length cap: every joined unit stays short
+    many = _chunks([{"speaker": "Ann", "text": f"Point number {i} of my list of things."} for i in range(20)])
+    assert 1 < len(many) < 20 and all(len(c) <= 400 for c in many)
+    # Chinese: each character counts as a word, so a long Chinese turn stays alone
+    got = _chunks([{"speaker": "李", "text": "好的"}, {"speaker": "李", "text": "明天见"},
+                   {"speaker": "李", "text": "我上周五去了上海，见了很多老朋友，还吃了小笼包。"}])
+    assert len(got) == 2 and got[0].endswith("明天 (2023-05-09)见")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_growing_log_never_changes_a_stored_id(tmp_path, seed):
+    """Turns appended in random steps: every unit ever stored stays active under its id, its text
+    unchanged, and nothing is superseded or deprecated."""
+    import random
+
+    from asmr.store.writer import ingest
+    from asmr.units.chat import session_document
+
+    rng = random.Random(seed)
+    words = ["ok", "sure", "yes", "no", "maybe", "later", "tonight", "the", "harbour", "photos", "from", "porto",
+             "were", "lovely"]
+    turns = [{"speaker": rng.choice("AB"), "text": " ".join(rng.choices(words, k=rng.choice([1, 2, 3, 16])))}
+             for _ in range(40)]
+    mem, end, seen = tmp_path / "mem", 0, {}
+    while end < len(turns):
+        end = min(len(turns), end + rng.randint(1, 6))
+        doc = session_document({"id": "log", "date": "2023-05-08", "turns": turns[:end]}, "log", "log")
+        ingest(mem, [doc], embedder="hash-64", progress=False)
+        rows = units(mem)
+        assert all(status == "active" for _, _, status in rows)
+        for uid, content, _ in rows:
+            assert seen.setdefault(uid, content) == content
+        assert set(seen) == {r[0] for r in rows}
+    assert len(seen) < len(turns)  # some turns did join
