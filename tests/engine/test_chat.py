@@ -1,6 +1,7 @@
 """Conversations as memory: `asmr ingest --format chat`, a session a document, a turn a unit, time
 resolved."""
 import json
+import re
 import sqlite3
 
 import pytest
@@ -266,3 +267,73 @@ def test_a_growing_log_never_changes_a_stored_id(tmp_path, seed):
             assert seen.setdefault(uid, content) == content
         assert set(seen) == {r[0] for r in rows}
     assert len(seen) < len(turns)  # some turns did join
+
+
+# -- asmr chat --remember --------------------------------------------------------------------------
+
+@pytest.fixture
+def handbook(tmp_path):
+    from pathlib import Path
+
+    from asmr.store.writer import ingest
+    from asmr.units.read import read_path
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "handbook"
+    ingest(tmp_path / "mem", [read_path(p, root=root) for p in sorted(root.rglob("*.md"))], embedder="hash-256",
+           progress=False)
+    return tmp_path / "mem"
+
+
+def _chat(capsys, monkeypatch, mem, conv, lines, *flags):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{x}\n" for x in lines)))
+    code = main(["chat", "--memory", str(mem), "--confidence-threshold", "0.05", "--no-audit", "--conversation",
+                 str(conv), *flags])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_chat_remember_writes_each_exchange_and_a_later_run_appends(handbook, tmp_path, capsys, monkeypatch):
+    conv = tmp_path / "conv.json"
+    code, out, err = _chat(capsys, monkeypatch, handbook, conv, ["Which port does the API server listen on?"],
+                           "--remember")
+    assert code == 0 and "8080 by default [1]" in out, err
+    doc = f"conversation.{json.loads(conv.read_text())['id']}"
+    first = [u for u in units(handbook) if f"/{doc}/" in u[0]]
+    assert [u[1].split("] ", 1)[1] for u in first] == [
+        "user: Which port does the API server listen on?",
+        # what the memory confirmed, as the user saw it, without the citation markers
+        ("assistant: The API server listens on port 8080 by default. Flag: `--port`; Default: 8080; Meaning: TCP "
+         "port of the API server.")]
+    # a later command recalls the remembered exchange
+    code, out, _ = asmr(capsys, "search", "Which port does the API server listen on?", "--memory", handbook,
+                        "--confidence-threshold", "0.05", "--no-server", "--json")
+    assert code == 0 and any(h["unit_id"].startswith(f"memo://kb/{doc}/") for h in json.loads(out)["hits"])
+    # the same conversation resumed: its document grows, the units it had keep their ids
+    code, out, err = _chat(capsys, monkeypatch, handbook, conv, ["My flight to Porto leaves tomorrow."],
+                           "--remember", "--confidence-threshold", "0.99")
+    assert code == 0 and "Not found in memory" in out, err
+    after = [u for u in units(handbook) if f"/{doc}/" in u[0]]
+    assert after[:2] == first and all(status == "active" for _, _, status in after)
+    # nothing was confirmed: only the user's words are remembered, their relative time resolved
+    assert len(after) == 3 and re.fullmatch(r"\[(\d{4}-\d\d-\d\d) \d\d:\d\d\] user: My flight to Porto leaves "
+                                            r"tomorrow \(\d{4}-\d\d-\d\d\)\.", after[2][1])
+    with sqlite3.connect(handbook / schema.DB_FILE) as c:
+        assert c.execute("SELECT count(*), max(fmt) FROM versions WHERE doc_id=?", (doc,)).fetchone() == (2, "chat")
+
+
+def test_chat_remember_needs_verification_and_reports_a_busy_memory(handbook, tmp_path, capsys, monkeypatch):
+    from asmr.store.writer import Writer
+
+    with pytest.raises(SystemExit) as exit_:
+        _chat(capsys, monkeypatch, handbook, tmp_path / "c.json", ["Which port?"], "--remember", "--no-verify")
+    assert exit_.value.code == 2 and "--remember: remembers only what verification confirmed" in \
+        capsys.readouterr().err
+    with Writer(handbook, embedder="hash-256"):  # another ingest holds the memory
+        code, out, err = _chat(capsys, monkeypatch, handbook, tmp_path / "c.json",
+                               ["Which port does the API server listen on?", "How long are logs kept?"],
+                               "--remember")
+    assert code == 4 and "8080" in out and "[turn" in out and out.count("[turn") == 1
+    assert err.count("\n") == 1 and "--remember: turn " in err and "another ingest is writing it" in err
+    assert not [u for u in units(handbook) if "/conversation." in u[0]]

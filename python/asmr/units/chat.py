@@ -27,12 +27,17 @@ speaker make one unit (``units.turns``; ``join_turns=False`` gives format ``text
 unit). A unit's key is a hash of its text, and the units already stored are kept as they are, so
 appending turns to a session keeps the ids of the turns already stored. Every problem is an
 InputError naming the file, the line or session, and the turn.
+
+``conversation_document`` grows the document of a conversation held with the memory itself
+(``asmr chat --remember``, a server's remembered conversations) by one exchange at a time.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -338,3 +343,54 @@ def iter_chat(path: str | Path, *, errors: str = "strict", doc_type: str | None 
     yield from chat_documents(records, name, prefix, default_date=default_date, doc_type=doc_type,
                               errors=errors, on_error=on_error, join_turns=join_turns)
 
+
+# -- conversations held with the memory ----------------------------------------------------------
+
+CONVERSATION_PREFIX = "conversation"  # the document of conversation <id> is conversation.<id>
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,63}")
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
+
+
+def conversation_doc_id(conversation: str) -> str:
+    """The document that holds a conversation with the memory: ``conversation.<id>``. An id the
+    document-name alphabet cannot hold as it is (a server's ``a:b``, a long one) is written in it,
+    shortened, with 8 hex digits of a hash of the id: two conversations never share a document."""
+    if _PLAIN_ID.fullmatch(conversation) and ".." not in conversation:
+        return check_name(f"{CONVERSATION_PREFIX}.{conversation}", "conversation")
+    readable = _UNSAFE_ID.sub("_", conversation).replace("..", "_").strip("._-")[:64]
+    digest = hashlib.blake2b(conversation.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return check_name(f"{CONVERSATION_PREFIX}.{readable}_{digest}" if readable else
+                      f"{CONVERSATION_PREFIX}.{digest}", "conversation")
+
+
+@dataclass(frozen=True, slots=True)
+class SaidTurn:
+    """One turn of a conversation with the memory: when, who (``user``, ``assistant``) and what.
+    ``resolve``: resolve relative time in it against ``when`` (the user's words; not an answer
+    made of the memory's sentences, whose dates are their own)."""
+    when: datetime
+    speaker: str
+    text: str
+    resolve: bool = True
+
+
+def conversation_document(doc_id: str, previous: Document | None, turns: list[SaidTurn], *,
+                          source: str) -> Document:
+    """The document of a conversation grown by ``turns``: the current version's text (``previous``,
+    None for a new conversation) with the turns appended as paragraphs, its title, type and date
+    kept, so that every unit it has keeps its id (``units.turns``). A new conversation is dated by
+    its first turn. InputError when ``previous`` is a document of another kind, or no turn has text.
+    """
+    if previous is not None and previous.fmt not in ("chat", "text"):
+        raise InputError(f"document {doc_id}: exists and is {previous.fmt}, not a conversation")
+    said = [t for t in turns if t.text.strip()]
+    if not said:
+        raise InputError(f"document {doc_id}: no turn with text to remember")
+    rendered = "\n\n".join(render_turn(t.when.replace(second=0, microsecond=0), t.speaker,
+                                       check_encodable(source, '"text"', t.text, "replace"), resolve=t.resolve)
+                           for t in said)
+    if previous is None:
+        return Document(doc_id=doc_id, text=rendered, fmt="chat", title=f"Conversation, {_stamp(said[0].when)}",
+                        effective_date=_iso(said[0].when.replace(second=0)), source=source)
+    return Document(doc_id=doc_id, text=f"{previous.text}\n\n{rendered}", fmt="chat", title=previous.title,
+                    doc_type=previous.doc_type, effective_date=previous.effective_date, source=source)
