@@ -252,8 +252,8 @@ def test_a_growing_log_never_changes_a_stored_id(tmp_path, seed):
     from asmr.units.chat import session_document
 
     rng = random.Random(seed)
-    words = ["ok", "sure", "yes", "no", "maybe", "later", "tonight", "the", "harbour", "photos", "from", "porto",
-             "were", "lovely"]
+    words = ["ok", "sure", "yes", "no", "maybe", "later", "tonight", "the", "harbour", "photos", "from",
+             "porto", "were", "lovely"]
     turns = [{"speaker": rng.choice("AB"), "text": " ".join(rng.choices(words, k=rng.choice([1, 2, 3, 16])))}
              for _ in range(40)]
     mem, end, seen = tmp_path / "mem", 0, {}
@@ -279,8 +279,8 @@ def handbook(tmp_path):
     from asmr.units.read import read_path
 
     root = Path(__file__).resolve().parents[2] / "examples" / "handbook"
-    ingest(tmp_path / "mem", [read_path(p, root=root) for p in sorted(root.rglob("*.md"))], embedder="hash-256",
-           progress=False)
+    ingest(tmp_path / "mem", [read_path(p, root=root) for p in sorted(root.rglob("*.md"))],
+           embedder="hash-256", progress=False)
     return tmp_path / "mem"
 
 
@@ -288,8 +288,8 @@ def _chat(capsys, monkeypatch, mem, conv, lines, *flags):
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{x}\n" for x in lines)))
-    code = main(["chat", "--memory", str(mem), "--confidence-threshold", "0.05", "--no-audit", "--conversation",
-                 str(conv), *flags])
+    code = main(["chat", "--memory", str(mem), "--confidence-threshold", "0.05", "--no-audit",
+                 "--conversation", str(conv), *flags])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -304,8 +304,8 @@ def test_chat_remember_writes_each_exchange_and_a_later_run_appends(handbook, tm
     assert [u[1].split("] ", 1)[1] for u in first] == [
         "user: Which port does the API server listen on?",
         # what the memory confirmed, as the user saw it, without the citation markers
-        ("assistant: The API server listens on port 8080 by default. Flag: `--port`; Default: 8080; Meaning: TCP "
-         "port of the API server.")]
+        ("assistant: The API server listens on port 8080 by default. Flag: `--port`; Default: 8080; "
+         "Meaning: TCP port of the API server.")]
     # a later command recalls the remembered exchange
     code, out, _ = asmr(capsys, "search", "Which port does the API server listen on?", "--memory", handbook,
                         "--confidence-threshold", "0.05", "--no-server", "--json")
@@ -317,17 +317,19 @@ def test_chat_remember_writes_each_exchange_and_a_later_run_appends(handbook, tm
     after = [u for u in units(handbook) if f"/{doc}/" in u[0]]
     assert after[:2] == first and all(status == "active" for _, _, status in after)
     # nothing was confirmed: only the user's words are remembered, their relative time resolved
-    assert len(after) == 3 and re.fullmatch(r"\[(\d{4}-\d\d-\d\d) \d\d:\d\d\] user: My flight to Porto leaves "
-                                            r"tomorrow \(\d{4}-\d\d-\d\d\)\.", after[2][1])
+    assert len(after) == 3 and re.fullmatch(r"\[\d{4}-\d\d-\d\d \d\d:\d\d\] user: My flight to Porto "
+                                            r"leaves tomorrow \(\d{4}-\d\d-\d\d\)\.", after[2][1])
     with sqlite3.connect(handbook / schema.DB_FILE) as c:
-        assert c.execute("SELECT count(*), max(fmt) FROM versions WHERE doc_id=?", (doc,)).fetchone() == (2, "chat")
+        versions = c.execute("SELECT count(*), max(fmt) FROM versions WHERE doc_id=?", (doc,)).fetchone()
+    assert versions == (2, "chat")
 
 
 def test_chat_remember_needs_verification_and_reports_a_busy_memory(handbook, tmp_path, capsys, monkeypatch):
     from asmr.store.writer import Writer
 
     with pytest.raises(SystemExit) as exit_:
-        _chat(capsys, monkeypatch, handbook, tmp_path / "c.json", ["Which port?"], "--remember", "--no-verify")
+        _chat(capsys, monkeypatch, handbook, tmp_path / "c.json", ["Which port?"], "--remember",
+              "--no-verify")
     assert exit_.value.code == 2 and "--remember: remembers only what verification confirmed" in \
         capsys.readouterr().err
     with Writer(handbook, embedder="hash-256"):  # another ingest holds the memory

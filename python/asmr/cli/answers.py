@@ -66,7 +66,8 @@ def add_chat(sub) -> None:
 
 def _check_chat_flags(parser, args) -> None:
     if args.remember and args.no_verify:
-        parser.error("--remember: remembers only what verification confirmed; it cannot be used with --no-verify")
+        parser.error("--remember: remembers only what verification confirmed; it cannot be used with "
+                     "--no-verify")
 
 
 def add_audit(sub) -> None:
@@ -263,10 +264,12 @@ def cmd_chat(args) -> int:
                 try:
                     _remember(m.directory, conv.id, line.strip(), ans, answerer.retriever.embedder, asked)
                 except (InputError, MemoryStateError) as exc:  # the turns remembered so far stay
-                    return fail(f"--remember: turn {ans.allowlist.turn_id} not remembered: {exc}", EXIT_MEMORY)
+                    return fail(f"--remember: turn {ans.allowlist.turn_id} not remembered: {exc}",
+                                EXIT_MEMORY)
                 # the next question is answered from the memory that holds this turn too
                 m.reopen()
-                answerer = _answerer(args, m, generator=answerer.generator, embedder=answerer.retriever.embedder)
+                answerer = _answerer(args, m, generator=answerer.generator,
+                                     embedder=answerer.retriever.embedder)
     return EXIT_OK
 
 

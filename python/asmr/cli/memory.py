@@ -32,7 +32,8 @@ def add_ingest(sub) -> None:
                    help="retire (deprecate, never delete) the documents of --kb that were ingested from a "
                         "directory PATH and whose files are gone")
     p.add_argument("--join-turns", action=argparse.BooleanOptionalAction, default=True,
-                   help="--format chat: consecutive short turns (up to 12 words) of one speaker make one unit "
+                   help="--format chat: consecutive short turns (up to 12 words) of one speaker make one "
+                        "unit "
                         "(default); --no-join-turns makes every turn a unit of its own")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true",

@@ -175,8 +175,8 @@ class Writer:
         stays so until this writer's ingest); None when there is none, or it was retired."""
         row = self._conn.execute(
             "SELECT v.text, v.raw, v.fmt, v.title, v.doc_type, v.effective_date, v.source, v.sha256 "
-            "FROM documents d JOIN versions v ON v.kb=d.kb AND v.doc_id=d.doc_id AND v.version=d.current_version "
-            "WHERE d.kb=? AND d.doc_id=?", (kb, doc_id)).fetchone()
+            "FROM documents d JOIN versions v ON v.kb=d.kb AND v.doc_id=d.doc_id "
+            "AND v.version=d.current_version WHERE d.kb=? AND d.doc_id=?", (kb, doc_id)).fetchone()
         if row is None or row[7] == RETIRED_SHA:
             return None
         text, raw, fmt, title, doc_type, effective_date, source, _ = row

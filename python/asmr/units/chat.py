@@ -100,7 +100,8 @@ def _text_of(content) -> str | None:
     return None
 
 
-def render_turn(when: datetime | date, speaker: str, text: str, caption: str = "", *, resolve: bool = True) -> str:
+def render_turn(when: datetime | date, speaker: str, text: str, caption: str = "", *,
+                resolve: bool = True) -> str:
     """One turn as a paragraph: ``[2023-05-08 14:02] Alice: text (dates resolved) [image: caption]``.
 
     ``resolve=False`` leaves relative time as written: for text that quotes others (an assistant's
@@ -258,7 +259,8 @@ def _scoped(prefix: str, owner, where: str) -> str:
         raise InputError(f"{where}: {e}") from None
 
 
-def _locomo(record: dict, where: str, prefix: str, doc_type, errors, on_error, join_turns) -> Iterator[Document]:
+def _locomo(record: dict, where: str, prefix: str, doc_type, errors, on_error,
+            join_turns) -> Iterator[Document]:
     """The sessions of one LoCoMo-style sample: ``conversation.session_N`` with ``session_N_date_time``."""
     conversation = record["conversation"]
     prefix = _scoped(prefix, record.get("sample_id"), where)
@@ -386,11 +388,12 @@ def conversation_document(doc_id: str, previous: Document | None, turns: list[Sa
     said = [t for t in turns if t.text.strip()]
     if not said:
         raise InputError(f"document {doc_id}: no turn with text to remember")
-    rendered = "\n\n".join(render_turn(t.when.replace(second=0, microsecond=0), t.speaker,
-                                       check_encodable(source, '"text"', t.text, "replace"), resolve=t.resolve)
+    rendered = "\n\n".join(render_turn(t.when, t.speaker, check_encodable(source, '"text"', t.text,
+                                                                          "replace"), resolve=t.resolve)
                            for t in said)
     if previous is None:
-        return Document(doc_id=doc_id, text=rendered, fmt="chat", title=f"Conversation, {_stamp(said[0].when)}",
-                        effective_date=_iso(said[0].when.replace(second=0)), source=source)
+        started = said[0].when.replace(second=0, microsecond=0)
+        return Document(doc_id=doc_id, text=rendered, fmt="chat", title=f"Conversation, {_stamp(started)}",
+                        effective_date=_iso(started), source=source)
     return Document(doc_id=doc_id, text=f"{previous.text}\n\n{rendered}", fmt="chat", title=previous.title,
                     doc_type=previous.doc_type, effective_date=previous.effective_date, source=source)

@@ -127,6 +127,7 @@ def join_turns(chunked: Chunked, text: str, *, stored: Collection[str] = ()) -> 
             out.append(Chunk(c.kind, c.offset_start, c.offset_end, c.content, c.section_path,
                              None if c.parent is None else new_index[c.parent]))
         else:  # only top-level paragraphs join: they have no parent and no children
-            out.append(Chunk("paragraph", c.offset_start, chunks[b].offset_end, span(a, b), c.section_path, None))
+            out.append(Chunk("paragraph", c.offset_start, chunks[b].offset_end, span(a, b), c.section_path,
+                             None))
     links = [Link(new_index[ln.source], ln.kind, ln.target, ln.text) for ln in chunked.links]
     return Chunked(out, links)
