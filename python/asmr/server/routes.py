@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import uuid
 
@@ -142,6 +143,10 @@ def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
     from ..units.ids import check_name
     from ..units.read import check_date, check_encodable, first_h1, front_matter
 
+    if body.sessions is not None:
+        raise ApiError(422, "invalid_request", 'sessions: only with "type": "chat"', "sessions")
+    if body.documents is None:
+        raise ApiError(422, "invalid_request", "documents: required", "documents")
     if len(body.documents) > limit:
         raise ApiError(422, "invalid_request", f"documents: {len(body.documents)} documents, more than the "
                                                f"limit of {limit} a request", "documents")
@@ -188,8 +193,56 @@ def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
     return docs
 
 
+# Where a chat InputError points: "sessions.0.turns.1: 'time': ..." -> sessions.0.turns.1.time
+_SESSION_FIELD = re.compile(r"(sessions\.\d+(?:\.(?:turns|messages)\.\d+)?): (?:'(\w+)'|\"(\w+)\")?")
+
+
+def _sessions(body: S.IngestRequest, limit: int) -> list[Document]:
+    """The request's chat sessions as documents (``units.chat``), every one checked before the writer
+    opens (bad input writes nothing)."""
+    from ..units.chat import DATE_FIELDS, parse_time, session_document
+
+    if body.documents is not None:
+        raise ApiError(422, "invalid_request", 'documents: not with "type": "chat" (send sessions)',
+                       "documents")
+    if body.sessions is None:
+        raise ApiError(422, "invalid_request", 'sessions: required with "type": "chat"', "sessions")
+    if len(body.sessions) > limit:
+        raise ApiError(422, "invalid_request", f"sessions: {len(body.sessions)} sessions, more than the "
+                                               f"limit of {limit} a request", "sessions")
+    if body.effective_date is not None:
+        try:
+            parse_time(body.effective_date, "effective_date")
+        except InputError as exc:
+            raise ApiError(422, "invalid_request", str(exc), "effective_date") from None
+    docs, seen = [], {}
+    for i, session in enumerate(body.sessions):
+        where = f"sessions.{i}"
+        if session.id in seen:
+            again = f"{where}.id: {session.id!r} is also sessions.{seen[session.id]}.id"
+            raise ApiError(422, "invalid_request", again, f"{where}.id")
+        seen[session.id] = i
+        record = session.model_dump(exclude_none=True)
+        if body.effective_date is None and not any(record.get(k) is not None for k in DATE_FIELDS):
+            raise ApiError(422, "invalid_request",
+                           f"{where}: session has no date (give it date_time, or send effective_date)", where)
+        try:
+            # errors=None: a lone surrogate is refused without the CLI's hint (--errors replace)
+            doc = session_document(record, where, session.id, default_date=body.effective_date,
+                                   doc_type=session.type, join_turns=body.join_turns, dotted=True,
+                                   errors=None)
+        except InputError as exc:
+            m = _SESSION_FIELD.match(str(exc))
+            field = (m.group(1) + ("." + (m.group(2) or m.group(3)) if m.group(2) or m.group(3) else "")
+                     if m else where)
+            raise ApiError(422, "invalid_request", str(exc), field) from None
+        doc.source = f"POST /v1/ingest {where}"
+        docs.append(doc)
+    return docs
+
+
 @router.post("/v1/ingest", response_model=S.IngestResponse, tags=["write"],
-             summary="Add or revise documents in one transaction (needs a write key)")
+             summary="Add or revise documents, or chat sessions, in one transaction (needs a write key)")
 def ingest(body: S.IngestRequest, request: Request, _=Depends(writer)):
     from ..store import DEFAULT_KB
     from ..units.ids import check_name
@@ -200,12 +253,19 @@ def ingest(body: S.IngestRequest, request: Request, _=Depends(writer)):
         check_name(kb, "knowledge base")
     except InputError as exc:
         raise ApiError(422, "invalid_request", f"kb: {exc}", "kb") from None
-    docs = _documents(body, ctx.limits.max_documents)
+    if body.type == "chat":
+        docs = _sessions(body, ctx.limits.max_documents)
+    else:
+        for name in ("effective_date", "join_turns"):  # a document carries its own effective_date
+            if name in body.model_fields_set:
+                raise ApiError(422, "invalid_request", f'{name}: only with "type": "chat"', name)
+        docs = _documents(body, ctx.limits.max_documents)
     try:
         report = ctx.holder.ingest(docs, kb)
     except InputError as exc:  # found by the chunker; the transaction was rolled back
         ctx.metrics.ingests.labels("rejected").inc()
-        raise ApiError(422, "invalid_request", f"{exc}; nothing was written", "documents") from None
+        raise ApiError(422, "invalid_request", f"{exc}; nothing was written",
+                       "sessions" if body.type == "chat" else "documents") from None
     except ApiError:
         ctx.metrics.ingests.labels("busy").inc()
         raise
