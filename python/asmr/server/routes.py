@@ -11,6 +11,7 @@ import os
 import re
 import time
 import uuid
+from datetime import datetime
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import Response
@@ -18,7 +19,7 @@ from fastapi.responses import Response
 from ..units.model import DOC_TYPES, Document, InputError
 from . import schemas as S
 from .context import Context, context, reader, writer
-from .conversations import TurnLimit, TurnOpener
+from .conversations import TurnLimit, TurnOpener, remember_exchange
 from .errors import ApiError
 
 router = APIRouter()
@@ -53,10 +54,18 @@ def search(body: S.SearchRequest, request: Request, _=Depends(reader)):
 
 
 def answer_question(ctx: Context, question: str, conversation: str | None, generator: str | None,
-                    k: int | None, endpoint: str):
-    """Recall, allowlist, generate and verify one turn; returns (Answer, conversation id, generation)."""
+                    k: int | None, endpoint: str, remember: bool | None = None):
+    """Recall, allowlist, generate and verify one turn, and remember it when asked (``remember``, by
+    default the server's setting); returns (Answer, conversation id, generation, {"remembered":
+    document id or None, "remember_error": why a turn to remember was not, or None})."""
     question = ctx.check_question(question)
+    if remember and not ctx.config.remember_conversations:
+        raise ApiError(422, "invalid_request", "remember: this server does not remember conversations "
+                                               "(its operator starts it with --remember-conversations)",
+                       "remember")
+    remember = ctx.config.remember_conversations if remember is None else remember
     cid = conversation or uuid.uuid4().hex[:16]
+    asked = datetime.now()
     t0 = time.perf_counter()
     with ctx.holder.use() as snap:
         snap.require()
@@ -74,16 +83,22 @@ def answer_question(ctx: Context, question: str, conversation: str | None, gener
         generation = snap.generation
     ctx.metrics.observe_retrieval(result, endpoint)
     ctx.metrics.observe_verification(ans.verification)
-    return ans, cid, generation
+    memo = {"remembered": None, "remember_error": None}
+    if remember:
+        try:
+            memo["remembered"] = remember_exchange(ctx.holder, cid, question, ans, asked)
+        except (ApiError, InputError) as exc:  # the answer stands; the client is told what was not kept
+            memo["remember_error"] = f"turn {ans.allowlist.turn_id} not remembered: {exc}"
+    return ans, cid, generation, memo
 
 
 @router.post("/v1/answer", response_model=S.AnswerResponse, tags=["read"],
              summary="Answer from the memory only, with verified citations")
 def answer(body: S.AnswerRequest, request: Request, _=Depends(reader)):
     ctx: Context = context(request)
-    ans, cid, generation = answer_question(ctx, body.question, body.conversation, body.generator, body.k,
-                                           "answer")
-    return {**ans.to_dict(), "conversation": cid, "generation": generation}
+    ans, cid, generation, memo = answer_question(ctx, body.question, body.conversation, body.generator,
+                                                 body.k, "answer", body.remember)
+    return {**ans.to_dict(), "conversation": cid, "generation": generation, **memo}
 
 
 @router.post("/v1/verify", response_model=S.VerifyResponse, tags=["read"],
