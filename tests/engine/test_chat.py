@@ -339,3 +339,32 @@ def test_chat_remember_needs_verification_and_reports_a_busy_memory(handbook, tm
     assert code == 4 and "8080" in out and "[turn" in out and out.count("[turn") == 1
     assert err.count("\n") == 1 and "--remember: turn " in err and "another ingest is writing it" in err
     assert not [u for u in units(handbook) if "/conversation." in u[0]]
+
+
+def test_a_conversation_document_grows_by_turns_and_never_takes_over_another_document():
+    from datetime import datetime
+
+    from asmr.units.chat import SaidTurn, conversation_doc_id, conversation_document
+    from asmr.units.model import Document
+
+    assert conversation_doc_id("ab6919f36b7242ef") == "conversation.ab6919f36b7242ef"
+    odd = [conversation_doc_id(c) for c in ("team:7", "team/7", "..", "x" * 200)]
+    assert odd[0].startswith("conversation.team_7_") and len(set(odd)) == 4
+    assert all(len(d) <= 128 and ".." not in d for d in odd)
+    asked = datetime(2026, 3, 2, 9, 30, 41)
+    turns = [SaidTurn(asked, "user", "I fly tomorrow."), SaidTurn(asked, "assistant", "Noted yesterday.",
+                                                                   resolve=False),
+             SaidTurn(asked, "assistant", "  ")]  # nothing to say: left out
+    first = conversation_document("conversation.c", None, turns, source="test")
+    assert (first.fmt, first.effective_date, first.title) == ("chat", "2026-03-02T09:30:00",
+                                                              "Conversation, 2026-03-02 09:30")
+    assert first.text == ("[2026-03-02 09:30] user: I fly tomorrow (2026-03-03).\n\n"
+                          "[2026-03-02 09:30] assistant: Noted yesterday.")
+    hello = SaidTurn(datetime(2026, 3, 5, 8, 0), "user", "Hi")
+    later = conversation_document("conversation.c", first, [hello], source="test")
+    assert later.text.startswith(first.text + "\n\n") and later.effective_date == first.effective_date
+    with pytest.raises(InputError, match="conversation.c: exists and is not a conversation"):
+        conversation_document("conversation.c", Document("conversation.c", "# Notes", "markdown"), turns,
+                              source="test")
+    with pytest.raises(InputError, match="no turn with text"):
+        conversation_document("conversation.c", None, turns[2:], source="test")

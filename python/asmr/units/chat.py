@@ -383,8 +383,9 @@ def conversation_document(doc_id: str, previous: Document | None, turns: list[Sa
     kept, so that every unit it has keeps its id (``units.turns``). A new conversation is dated by
     its first turn. InputError when ``previous`` is a document of another kind, or no turn has text.
     """
-    if previous is not None and previous.fmt not in ("chat", "text"):
-        raise InputError(f"document {doc_id}: exists and is {previous.fmt}, not a conversation")
+    if previous is not None and previous.fmt != "chat":
+        raise InputError(f"document {doc_id}: exists and is not a conversation (its format is "
+                         f"{previous.fmt})")
     said = [t for t in turns if t.text.strip()]
     if not said:
         raise InputError(f"document {doc_id}: no turn with text to remember")
