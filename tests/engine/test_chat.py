@@ -1,6 +1,7 @@
 """Conversations as memory: `asmr ingest --format chat`, a session a document, a turn a unit, time
 resolved."""
 import json
+import re
 import sqlite3
 
 import pytest
@@ -40,13 +41,17 @@ def units(mem):
 
 
 def test_a_session_is_a_document_and_a_turn_is_a_unit(tmp_path):
-    (doc,) = iter_chat(write_jsonl(tmp_path / "log.jsonl", [SESSION]))
-    assert (doc.doc_id, doc.effective_date, doc.fmt) == ("trip", "2023-05-08T14:02:00", "text")
+    log = write_jsonl(tmp_path / "log.jsonl", [SESSION])
+    (doc,) = iter_chat(log)
+    assert (doc.doc_id, doc.effective_date, doc.fmt) == ("trip", "2023-05-08T14:02:00", "chat")
     assert doc.source == f"{tmp_path / 'log.jsonl'}:1"
     turns = [c.content for c in chunk_document(doc).chunks]
     assert turns == ["[2023-05-08 14:02] Alice: I moved to Porto yesterday (2023-05-07)!",
                      "[2023-05-08 14:02] Bob: Congrats!\nWhen do we visit? [image: a harbour at dusk]",
-                     "[2023-05-08 14:02] Alice: Congrats!", "[2023-05-08 14:02] Alice: Congrats!"]
+                     "[2023-05-08 14:02] Alice: Congrats!\n\n[2023-05-08 14:02] Alice: Congrats!"]
+    (plain,) = iter_chat(log, join_turns=False)  # --no-join-turns: a turn a unit
+    assert plain.fmt == "text" and plain.text == doc.text
+    assert [c.content for c in chunk_document(plain).chunks] == [*turns[:2], *turns[2].split("\n\n")]
 
 
 def test_resolved_dates_are_key_facts_of_the_turn(tmp_path):
@@ -155,19 +160,36 @@ def test_appending_turns_keeps_the_ids_of_earlier_turns(tmp_path, capsys):
     code, out, _ = asmr(capsys, "ingest", "--format", "chat", log, "--memory", mem, "--embedder", "hash-64")
     assert code == 0 and "1 new" in out
     before = units(mem)
-    assert len(before) == 4 and before[3][0] == before[2][0] + "-1"  # a repeat gets an occurrence suffix
+    assert len(before) == 3 and before[2][1].count("Alice: Congrats!") == 2  # two short turns, one unit
     grown = dict(SESSION, turns=[*SESSION["turns"], {"speaker": "Alice", "text": "Congrats!"},
                                  {"speaker": "Bob", "text": "See you next Friday."}])
     write_jsonl(log, [grown, {"date": "2023-05-20", "turns": [{"speaker": "Bob", "text": "Back home."}]}])
     code, out, _ = asmr(capsys, "ingest", "--format", "chat", log, "--memory", mem, "--embedder", "hash-64")
-    assert code == 0 and "1 new, 1 revised" in out
+    assert code == 0 and "1 new, 1 revised" in out and "0 superseded, 0 deprecated" in out
     after = [u for u in units(mem) if u[0].startswith("memo://kb/trip/")]
-    assert after[:4] == before  # the same ids, still active
-    assert [a[1] for a in after[4:]] == ["[2023-05-08 14:02] Alice: Congrats!",
+    assert after[:3] == before  # the same ids, still active
+    # the appended short turn of Alice does not join the stored unit of her two: that unit keeps its id
+    assert [a[1] for a in after[3:]] == ["[2023-05-08 14:02] Alice: Congrats!",
                                          "[2023-05-08 14:02] Bob: See you next Friday (2023-05-12)."]
-    assert after[4][0] == before[2][0] + "-2"
     assert [u[1] for u in units(mem) if u[0].startswith("memo://kb/log.session-2/")] == \
         ["[2023-05-20] Bob: Back home."]
+
+
+def test_without_joining_a_repeated_turn_gets_an_occurrence_suffix(tmp_path, capsys):
+    mem, log = tmp_path / "mem", write_jsonl(tmp_path / "log.jsonl", [SESSION])
+    code, _, _ = asmr(capsys, "ingest", "--format", "chat", "--no-join-turns", log, "--memory", mem,
+                      "--embedder", "hash-64")
+    before = units(mem)
+    assert code == 0 and len(before) == 4 and before[3][0] == before[2][0] + "-1"
+    grown = dict(SESSION, turns=[*SESSION["turns"], {"speaker": "Alice", "text": "Congrats!"}])
+    write_jsonl(log, [grown])
+    code, _, _ = asmr(capsys, "ingest", "--format", "chat", "--no-join-turns", log, "--memory", mem,
+                      "--embedder", "hash-64")
+    after = units(mem)
+    assert code == 0 and after[:4] == before and after[4][0] == before[2][0] + "-2"
+    with pytest.raises(SystemExit) as exit_:
+        main(["ingest", "--no-join-turns", str(log), "--memory", str(mem)])
+    assert exit_.value.code == 2 and "--no-join-turns: only with --format chat" in capsys.readouterr().err
 
 
 def test_sessions_without_a_date_take_effective_date_and_a_directory_is_read_for_json(tmp_path, capsys):
@@ -187,3 +209,162 @@ def test_reindex_does_not_offer_chat(capsys):
     with pytest.raises(SystemExit):
         main(["reindex", "--format", "chat", "x"])
     assert "invalid choice: 'chat'" in capsys.readouterr().err
+
+
+def _chunks(turns, **session):
+    from asmr.units.chat import session_document
+    doc = session_document({"date_time": "2023-05-08T14:02", **session, "turns": turns}, "s", "s")
+    return [c.content for c in chunk_document(doc).chunks]
+
+
+def test_short_turns_of_one_speaker_join_and_nothing_else_does():
+    short = ["Hi!", "Are you free tonight?", "Say 7?"]
+    long_turn = "I found the old photos of the harbour we took in Porto and put them all in the shared album."
+    got = _chunks([{"speaker": "Ann", "text": t} for t in short])
+    assert got == ["\n\n".join(f"[2023-05-08 14:02] Ann: {t}" for t in short)]  # one unit, its span exact
+    # different speakers never join; a long turn never joins, before or after
+    got = _chunks([{"speaker": "Ann", "text": "Hi!"}, {"speaker": "Bo", "text": "Hey."},
+                   {"speaker": "Ann", "text": "Ok."}, {"speaker": "Ann", "text": long_turn},
+                   {"speaker": "Ann", "text": "Nice?"}, {"speaker": "Ann", "text": "Right."}])
+    assert [c.split(": ", 1)[1] for c in got] == ["Hi!", "Hey.", "Ok.", long_turn,
+                                                  "Nice?\n\n[2023-05-08 14:02] Ann: Right."]
+    # turns stamped more than 10 minutes apart are two utterances
+    got = _chunks([{"speaker": "Ann", "text": "Back.", "time": "2023-05-08T14:02"},
+                   {"speaker": "Ann", "text": "Anyone?", "time": "2023-05-08T14:09"},
+                   {"speaker": "Ann", "text": "Hello?", "time": "2023-05-08T14:30"}])
+    assert len(got) == 2 and got[1] == "[2023-05-08 14:30] Ann: Hello?"
+    # a run stops at the length cap: every joined unit stays short
+    many = _chunks([{"speaker": "Ann", "text": f"Point number {i} of my list of things."} for i in range(20)])
+    assert 1 < len(many) < 20 and all(len(c) <= 400 for c in many)
+    # Chinese: each character counts as a word, so a long Chinese turn stays alone
+    got = _chunks([{"speaker": "李", "text": "好的"}, {"speaker": "李", "text": "明天见"},
+                   {"speaker": "李", "text": "我上周五去了上海，见了很多老朋友，还吃了小笼包。"}])
+    assert len(got) == 2 and got[0].endswith("明天 (2023-05-09)见")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_growing_log_never_changes_a_stored_id(tmp_path, seed):
+    """Turns appended in random steps: every unit ever stored stays active under its id, its text
+    unchanged, and nothing is superseded or deprecated."""
+    import random
+
+    from asmr.store.writer import ingest
+    from asmr.units.chat import session_document
+
+    rng = random.Random(seed)
+    words = ["ok", "sure", "yes", "no", "maybe", "later", "tonight", "the", "harbour", "photos", "from",
+             "porto", "were", "lovely"]
+    turns = [{"speaker": rng.choice("AB"), "text": " ".join(rng.choices(words, k=rng.choice([1, 2, 3, 16])))}
+             for _ in range(40)]
+    mem, end, seen = tmp_path / "mem", 0, {}
+    while end < len(turns):
+        end = min(len(turns), end + rng.randint(1, 6))
+        doc = session_document({"id": "log", "date": "2023-05-08", "turns": turns[:end]}, "log", "log")
+        ingest(mem, [doc], embedder="hash-64", progress=False)
+        rows = units(mem)
+        assert all(status == "active" for _, _, status in rows)
+        for uid, content, _ in rows:
+            assert seen.setdefault(uid, content) == content
+        assert set(seen) == {r[0] for r in rows}
+    assert len(seen) < len(turns)  # some turns did join
+
+
+# -- asmr chat --remember --------------------------------------------------------------------------
+
+@pytest.fixture
+def handbook(tmp_path):
+    from pathlib import Path
+
+    from asmr.store.writer import ingest
+    from asmr.units.read import read_path
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "handbook"
+    ingest(tmp_path / "mem", [read_path(p, root=root) for p in sorted(root.rglob("*.md"))],
+           embedder="hash-256", progress=False)
+    return tmp_path / "mem"
+
+
+def _chat(capsys, monkeypatch, mem, conv, lines, *flags):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{x}\n" for x in lines)))
+    code = main(["chat", "--memory", str(mem), "--confidence-threshold", "0.05", "--no-audit",
+                 "--conversation", str(conv), *flags])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_chat_remember_writes_each_exchange_and_a_later_run_appends(handbook, tmp_path, capsys, monkeypatch):
+    conv = tmp_path / "conv.json"
+    code, out, err = _chat(capsys, monkeypatch, handbook, conv, ["Which port does the API server listen on?"],
+                           "--remember")
+    assert code == 0 and "8080 by default [1]" in out, err
+    doc = f"conversation.{json.loads(conv.read_text())['id']}"
+    first = [u for u in units(handbook) if f"/{doc}/" in u[0]]
+    assert [u[1].split("] ", 1)[1] for u in first] == [
+        "user: Which port does the API server listen on?",
+        # what the memory confirmed, as the user saw it, without the citation markers
+        ("assistant: The API server listens on port 8080 by default. Flag: `--port`; Default: 8080; "
+         "Meaning: TCP port of the API server.")]
+    # a later command recalls the remembered exchange
+    code, out, _ = asmr(capsys, "search", "Which port does the API server listen on?", "--memory", handbook,
+                        "--confidence-threshold", "0.05", "--no-server", "--json")
+    assert code == 0 and any(h["unit_id"].startswith(f"memo://kb/{doc}/") for h in json.loads(out)["hits"])
+    # the same conversation resumed: its document grows, the units it had keep their ids
+    code, out, err = _chat(capsys, monkeypatch, handbook, conv, ["My flight to Porto leaves tomorrow."],
+                           "--remember", "--confidence-threshold", "0.99")
+    assert code == 0 and "Not found in memory" in out, err
+    after = [u for u in units(handbook) if f"/{doc}/" in u[0]]
+    assert after[:2] == first and all(status == "active" for _, _, status in after)
+    # nothing was confirmed: only the user's words are remembered, their relative time resolved
+    assert len(after) == 3 and re.fullmatch(r"\[\d{4}-\d\d-\d\d \d\d:\d\d\] user: My flight to Porto "
+                                            r"leaves tomorrow \(\d{4}-\d\d-\d\d\)\.", after[2][1])
+    with sqlite3.connect(handbook / schema.DB_FILE) as c:
+        versions = c.execute("SELECT count(*), max(fmt) FROM versions WHERE doc_id=?", (doc,)).fetchone()
+    assert versions == (2, "chat")
+
+
+def test_chat_remember_needs_verification_and_reports_a_busy_memory(handbook, tmp_path, capsys, monkeypatch):
+    from asmr.store.writer import Writer
+
+    with pytest.raises(SystemExit) as exit_:
+        _chat(capsys, monkeypatch, handbook, tmp_path / "c.json", ["Which port?"], "--remember",
+              "--no-verify")
+    assert exit_.value.code == 2 and "--remember: remembers only what verification confirmed" in \
+        capsys.readouterr().err
+    with Writer(handbook, embedder="hash-256"):  # another ingest holds the memory
+        code, out, err = _chat(capsys, monkeypatch, handbook, tmp_path / "c.json",
+                               ["Which port does the API server listen on?", "How long are logs kept?"],
+                               "--remember")
+    assert code == 4 and "8080" in out and "[turn" in out and out.count("[turn") == 1
+    assert err.count("\n") == 1 and "--remember: turn " in err and "another ingest is writing it" in err
+    assert not [u for u in units(handbook) if "/conversation." in u[0]]
+
+
+def test_a_conversation_document_grows_by_turns_and_never_takes_over_another_document():
+    from datetime import datetime
+
+    from asmr.units.chat import SaidTurn, conversation_doc_id, conversation_document
+    from asmr.units.model import Document
+
+    assert conversation_doc_id("ab6919f36b7242ef") == "conversation.ab6919f36b7242ef"
+    odd = [conversation_doc_id(c) for c in ("team:7", "team/7", "..", "x" * 200)]
+    assert odd[0].startswith("conversation.team_7_") and len(set(odd)) == 4
+    assert all(len(d) <= 128 and ".." not in d for d in odd)
+    asked = datetime(2026, 3, 2, 9, 30, 41)
+    turns = [SaidTurn(asked, "user", "I fly tomorrow."), SaidTurn(asked, "assistant", "Noted yesterday.",
+                                                                   resolve=False),
+             SaidTurn(asked, "assistant", "  ")]  # nothing to say: left out
+    first = conversation_document("conversation.c", None, turns, source="test")
+    assert (first.fmt, first.effective_date, first.title) == ("chat", "2026-03-02T09:30:00",
+                                                              "Conversation, 2026-03-02 09:30")
+    assert first.text == ("[2026-03-02 09:30] user: I fly tomorrow (2026-03-03).\n\n"
+                          "[2026-03-02 09:30] assistant: Noted yesterday.")
+    hello = SaidTurn(datetime(2026, 3, 5, 8, 0), "user", "Hi")
+    later = conversation_document("conversation.c", first, [hello], source="test")
+    assert later.text.startswith(first.text + "\n\n") and later.effective_date == first.effective_date
+    with pytest.raises(InputError, match="conversation.c: exists and is not a conversation"):
+        conversation_document("conversation.c", Document("conversation.c", "# Notes", "markdown"), turns,
+                              source="test")
+    with pytest.raises(InputError, match="no turn with text"):
+        conversation_document("conversation.c", None, turns[2:], source="test")

@@ -4,10 +4,11 @@ from __future__ import annotations
 import json
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 from . import remote
-from .common import (EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, MAX_QUESTION, check_question, fail,
+from .common import (EXIT_BAD_INPUT, EXIT_MEMORY, EXIT_NOT_FOUND, EXIT_OK, MAX_QUESTION, check_question, fail,
                      generator_args, memory_arg, memory_dir, positive_int, question_args, retrieve_args,
                      retrieve_config, waited)
 
@@ -45,7 +46,8 @@ def add_chat(sub) -> None:
                        description="Reads questions from standard input, one a line, and answers each as "
                                    "`asmr ask` does. A unit allowed in one turn is citable in the next only if "
                                    "that turn recalls it again. --conversation keeps the turns in a JSON file "
-                                   "across runs.")
+                                   "across runs. --remember writes each question and the confirmed part of "
+                                   "its answer back into the memory, as the conversation's document.")
     memory_arg(p)
     _answer_args(p)
     p.add_argument("--max-question", type=positive_int, default=MAX_QUESTION, metavar="CHARS",
@@ -53,7 +55,19 @@ def add_chat(sub) -> None:
                         "skipped, with a line on stderr)")
     p.add_argument("--conversation", type=Path, default=None, metavar="FILE",
                    help="JSON file holding the conversation's turns (created if missing)")
-    p.set_defaults(handler=cmd_chat)
+    p.add_argument("--remember", action="store_true",
+                   help="after each answer, write the question and the sentences of the answer the memory "
+                        "confirmed (as shown, without citation markers) into the memory: document "
+                        "conversation.<id> of kb, a chat session of speakers user and assistant, dated now; "
+                        "with --conversation, a later run appends to the same document and every stored unit "
+                        "keeps its id. Later questions, and later commands, recall it")
+    p.set_defaults(handler=cmd_chat, check_combination=lambda args: _check_chat_flags(p, args))
+
+
+def _check_chat_flags(parser, args) -> None:
+    if args.remember and args.no_verify:
+        parser.error("--remember: remembers only what verification confirmed; it cannot be used with "
+                     "--no-verify")
 
 
 def add_audit(sub) -> None:
@@ -89,15 +103,17 @@ def _answer_args(p) -> None:
     retrieve_args(p)
 
 
-def _answerer(args, memory):
-    """The Answerer the flags ask for; raises GeneratorError when the generator cannot load."""
+def _answerer(args, memory, *, generator=None, embedder=None):
+    """The Answerer the flags ask for (with ``generator`` and ``embedder`` when given: one already
+    loaded); raises GeneratorError when the generator cannot load."""
     from ..answer import AnswerConfig, Answerer
     from ..embed import get_embedder
     from ..generate import get_generator
 
-    embedder = get_embedder(memory.embed_model)
-    options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
-    generator = get_generator(args.generator, embedder=embedder, **options)
+    embedder = embedder or get_embedder(memory.embed_model)
+    if generator is None:
+        options = {"base_url": args.base_url, "model": args.model} if args.generator == "openai" else {}
+        generator = get_generator(args.generator, embedder=embedder, **options)
     config = AnswerConfig(redundancy=args.redundancy, verify=not args.no_verify,
                           redundancy_budget_tokens=args.redundancy_budget,
                           redundancy_max_facts=args.redundancy_facts)
@@ -203,7 +219,8 @@ def _ask_server(args, url: str, named: bool) -> int | None:
 
 def cmd_chat(args) -> int:
     from ..generate import GeneratorError
-    from ..store import Memory
+    from ..store import Memory, MemoryStateError
+    from ..units.model import InputError
     from ..verify.allowlist import Conversation
 
     try:
@@ -232,6 +249,7 @@ def cmd_chat(args) -> int:
                 print(f"asmr: question: {len(line.strip())} characters, longer than the limit of "
                       f"{args.max_question} (--max-question); not asked", file=sys.stderr)
                 continue
+            asked = datetime.now()
             try:
                 ans = answerer.ask(line.strip(), conv)
             except GeneratorError as exc:  # the turns answered so far are saved already
@@ -242,7 +260,33 @@ def cmd_chat(args) -> int:
             print(f"\n({ans.timings.get('total_ms', 0):.0f} ms)")
             if args.conversation:
                 conv.save(args.conversation)
+            if args.remember:
+                try:
+                    _remember(m.directory, conv.id, line.strip(), ans, answerer.retriever.embedder, asked)
+                except (InputError, MemoryStateError) as exc:  # the turns remembered so far stay
+                    return fail(f"--remember: turn {ans.allowlist.turn_id} not remembered: {exc}",
+                                EXIT_MEMORY)
+                # the next question is answered from the memory that holds this turn too
+                m.reopen()
+                answerer = _answerer(args, m, generator=answerer.generator,
+                                     embedder=answerer.retriever.embedder)
     return EXIT_OK
+
+
+def _remember(directory, conversation: str, question: str, ans, embedder, asked: datetime) -> None:
+    """Append the question and what the memory confirmed of the answer (the sentences that kept a
+    citation, markers removed) to the conversation's document, in one ingest."""
+    from ..store import DEFAULT_KB, Writer
+    from ..units.chat import SaidTurn, conversation_doc_id, conversation_document
+    from ..verify.citations import confirmed_sentences
+
+    reply = " ".join(confirmed_sentences(ans.text, [c.unit_id for c in ans.citations])) if ans.found else ""
+    turns = [SaidTurn(asked, "user", question), SaidTurn(datetime.now(), "assistant", reply, resolve=False)]
+    doc_id = conversation_doc_id(conversation)
+    with Writer(directory, embedder=embedder, progress=False) as w:  # read and write under the writer lock
+        doc = conversation_document(doc_id, w.current_document(DEFAULT_KB, doc_id), turns,
+                                    source="asmr chat --remember")
+        w.ingest([doc], kb=DEFAULT_KB)
 
 
 def cmd_audit(args) -> int:

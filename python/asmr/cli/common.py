@@ -220,7 +220,8 @@ def read_inputs(args, errors: list[str]) -> Iterator:
                 raise InputError(f"{path}: is a directory")
             if chat:  # a session without a date takes --effective-date (other documents: the writer's)
                 docs = iter_chat(path, errors=args.errors, doc_type=args.doc_type,
-                                 default_date=args.effective_date, on_error=bad)
+                                 default_date=args.effective_date, on_error=bad,
+                                 join_turns=getattr(args, "join_turns", True))
             elif path.suffix.lower() == ".jsonl" and args.fmt is None:
                 docs = iter_jsonl(path, errors=args.errors, doc_type=args.doc_type, on_error=bad)
             else:

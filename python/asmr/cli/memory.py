@@ -2,6 +2,7 @@
 memory and looking into it."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -30,11 +31,20 @@ def add_ingest(sub) -> None:
     p.add_argument("--prune", action="store_true",
                    help="retire (deprecate, never delete) the documents of --kb that were ingested from a "
                         "directory PATH and whose files are gone")
+    p.add_argument("--join-turns", action=argparse.BooleanOptionalAction, default=True,
+                   help="--format chat: consecutive short turns (up to 12 words) of one speaker make one "
+                        "unit "
+                        "(default); --no-join-turns makes every turn a unit of its own")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (by default they show on a terminal, for work over a second, and "
                         "never with --json)")
-    p.set_defaults(handler=cmd_ingest)
+    p.set_defaults(handler=cmd_ingest, check_combination=lambda args: _check_ingest_flags(p, args))
+
+
+def _check_ingest_flags(parser, args) -> None:
+    if not args.join_turns and args.fmt != "chat":
+        parser.error("--no-join-turns: only with --format chat (other documents have no turns)")
 
 
 UNIT_STATUSES = ("active", "superseded", "deprecated")

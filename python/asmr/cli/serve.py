@@ -56,6 +56,11 @@ def add_serve(sub) -> None:
     g.add_argument("--redundancy", choices=("off", "list", "full"), default="list",
                    help="key-fact block after the sources (default list)")
     g.add_argument("--no-audit", action="store_true", help="do not append audit records to <memory>/audit")
+    g.add_argument("--remember-conversations", action="store_true",
+                   help="write every answered turn of /v1/answer and /v1/chat/completions into the memory: "
+                        "the question and the sentences of the answer the memory confirmed, as document "
+                        "conversation.<id> of kb (one ingest a turn; any key that may ask may then write "
+                        "them); a request sends \"remember\": false to keep its turn out (default: off)")
     lim = p.add_argument_group("limits")
     lim.add_argument("--max-body", type=int, default=10 * 1024 * 1024, metavar="BYTES",
                      help="largest request body (default 10 MiB; larger: 413)")
@@ -110,7 +115,7 @@ def server_config(args):
     return ServerConfig(memory=str(memory_dir(args)), generator=args.generator, base_url=args.base_url,
                         model=args.model, redundancy=args.redundancy, audit=not args.no_audit, retrieve=retrieve,
                         limits=limits, api_keys_file=args.api_keys, poll_seconds=args.poll_seconds,
-                        embedder=args.embedder)
+                        embedder=args.embedder, remember_conversations=args.remember_conversations)
 
 
 def cmd_serve(args) -> int:

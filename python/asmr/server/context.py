@@ -36,6 +36,7 @@ class ServerConfig:
     api_keys_file: Optional[str] = None
     poll_seconds: float = 0.2
     embedder: Optional[str] = None  # embedding model of a memory the server creates (default all-MiniLM-L6-v2)
+    remember_conversations: bool = False  # write each answered turn into the memory (a request may opt out)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

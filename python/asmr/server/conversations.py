@@ -5,10 +5,15 @@ worker that did not answer the turn. So a turn's allowlist is written to one SQL
 the memory (WAL: readers never wait) when the turn opens, before the model generates, and its
 number is taken in the same transaction, so two workers never hand out the same turn. The file
 also outlives a restart. Past ``capacity`` conversations, the least recently used are dropped.
+
+A server started with ``--remember-conversations`` also writes each answered turn into the memory
+itself (``remember_exchange``): the conversation's document grows by the question and what the
+memory confirmed of the answer, the way ``asmr chat --remember`` grows it.
 """
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 from ..store.turns import PRUNE_EVERY, TurnLog
@@ -57,3 +62,25 @@ class TurnOpener:
 
     def new_turn(self, result) -> Allowlist:
         return self.store.open_turn(self.id, result)
+
+
+def remember_exchange(holder, conversation: str, question: str, ans, asked: datetime) -> str:
+    """Append ``question`` and the sentences of the answer ``ans`` the memory confirmed (markers
+    removed: the answer as the client was shown it) to the document of ``conversation``
+    (``conversation.<id>`` of kb), read and written under the writer lock; returns its id. Raises
+    ApiError (409) when another writer holds the memory too long, InputError when the document is
+    not a conversation."""
+    from ..store import DEFAULT_KB
+    from ..units.chat import SaidTurn, conversation_doc_id, conversation_document
+    from ..verify.citations import confirmed_sentences
+
+    reply = " ".join(confirmed_sentences(ans.text, [c.unit_id for c in ans.citations])) if ans.found else ""
+    turns = [SaidTurn(asked, "user", question), SaidTurn(datetime.now(), "assistant", reply, resolve=False)]
+    doc_id = conversation_doc_id(conversation)
+
+    def grown(writer) -> list:
+        return [conversation_document(doc_id, writer.current_document(DEFAULT_KB, doc_id), turns,
+                                      source=f"asmr serve, conversation {conversation}")]
+
+    holder.ingest(grown, DEFAULT_KB)
+    return doc_id

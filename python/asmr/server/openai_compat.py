@@ -12,7 +12,8 @@ the first chunk is sent, so nothing unverified is ever streamed.
 
 Models: ``asmr`` uses the server's generator, ``asmr-<generator>`` picks one.
 ``conversation`` (an extension field; OpenAI's Python client sends it with
-``extra_body``) keeps turn allowlists across requests.
+``extra_body``) keeps turn allowlists across requests; ``remember`` (another) asks a server
+started with ``--remember-conversations`` to remember the turn or not (see ``routes``).
 """
 from __future__ import annotations
 
@@ -115,10 +116,11 @@ def chat_completions(body: S.ChatRequest, request: Request, _=Depends(reader)):
     generator = _generator_of(body.model)
     question = _question(body.messages)
     ctx.check_question(question, "messages")
-    ans, cid, generation = answer_question(ctx, question, body.conversation, generator, None, "chat")
+    ans, cid, generation, memo = answer_question(ctx, question, body.conversation, generator, None, "chat",
+                                                 body.remember)
     content = _content(ans)
     rid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
-    ext = _extension(ans, cid, generation)
+    ext = {**_extension(ans, cid, generation), **memo}
     if body.stream:
         return StreamingResponse(_events(rid, created, body.model, content, ext), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})

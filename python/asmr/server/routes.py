@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import uuid
+from datetime import datetime
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import Response
@@ -17,7 +19,7 @@ from fastapi.responses import Response
 from ..units.model import DOC_TYPES, Document, InputError
 from . import schemas as S
 from .context import Context, context, reader, writer
-from .conversations import TurnLimit, TurnOpener
+from .conversations import TurnLimit, TurnOpener, remember_exchange
 from .errors import ApiError
 
 router = APIRouter()
@@ -52,10 +54,18 @@ def search(body: S.SearchRequest, request: Request, _=Depends(reader)):
 
 
 def answer_question(ctx: Context, question: str, conversation: str | None, generator: str | None,
-                    k: int | None, endpoint: str):
-    """Recall, allowlist, generate and verify one turn; returns (Answer, conversation id, generation)."""
+                    k: int | None, endpoint: str, remember: bool | None = None):
+    """Recall, allowlist, generate and verify one turn, and remember it when asked (``remember``, by
+    default the server's setting); returns (Answer, conversation id, generation, {"remembered":
+    document id or None, "remember_error": why a turn to remember was not, or None})."""
     question = ctx.check_question(question)
+    if remember and not ctx.config.remember_conversations:
+        raise ApiError(422, "invalid_request", "remember: this server does not remember conversations "
+                                               "(its operator starts it with --remember-conversations)",
+                       "remember")
+    remember = ctx.config.remember_conversations if remember is None else remember
     cid = conversation or uuid.uuid4().hex[:16]
+    asked = datetime.now()
     t0 = time.perf_counter()
     with ctx.holder.use() as snap:
         snap.require()
@@ -73,16 +83,22 @@ def answer_question(ctx: Context, question: str, conversation: str | None, gener
         generation = snap.generation
     ctx.metrics.observe_retrieval(result, endpoint)
     ctx.metrics.observe_verification(ans.verification)
-    return ans, cid, generation
+    memo = {"remembered": None, "remember_error": None}
+    if remember:
+        try:
+            memo["remembered"] = remember_exchange(ctx.holder, cid, question, ans, asked)
+        except (ApiError, InputError) as exc:  # the answer stands; the client is told what was not kept
+            memo["remember_error"] = f"turn {ans.allowlist.turn_id} not remembered: {exc}"
+    return ans, cid, generation, memo
 
 
 @router.post("/v1/answer", response_model=S.AnswerResponse, tags=["read"],
              summary="Answer from the memory only, with verified citations")
 def answer(body: S.AnswerRequest, request: Request, _=Depends(reader)):
     ctx: Context = context(request)
-    ans, cid, generation = answer_question(ctx, body.question, body.conversation, body.generator, body.k,
-                                           "answer")
-    return {**ans.to_dict(), "conversation": cid, "generation": generation}
+    ans, cid, generation, memo = answer_question(ctx, body.question, body.conversation, body.generator,
+                                                 body.k, "answer", body.remember)
+    return {**ans.to_dict(), "conversation": cid, "generation": generation, **memo}
 
 
 @router.post("/v1/verify", response_model=S.VerifyResponse, tags=["read"],
@@ -142,6 +158,10 @@ def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
     from ..units.ids import check_name
     from ..units.read import check_date, check_encodable, first_h1, front_matter
 
+    if body.sessions is not None:
+        raise ApiError(422, "invalid_request", 'sessions: only with "type": "chat"', "sessions")
+    if body.documents is None:
+        raise ApiError(422, "invalid_request", "documents: required", "documents")
     if len(body.documents) > limit:
         raise ApiError(422, "invalid_request", f"documents: {len(body.documents)} documents, more than the "
                                                f"limit of {limit} a request", "documents")
@@ -188,8 +208,56 @@ def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
     return docs
 
 
+# Where a chat InputError points: "sessions.0.turns.1: 'time': ..." -> sessions.0.turns.1.time
+_SESSION_FIELD = re.compile(r"(sessions\.\d+(?:\.(?:turns|messages)\.\d+)?): (?:'(\w+)'|\"(\w+)\")?")
+
+
+def _sessions(body: S.IngestRequest, limit: int) -> list[Document]:
+    """The request's chat sessions as documents (``units.chat``), every one checked before the writer
+    opens (bad input writes nothing)."""
+    from ..units.chat import DATE_FIELDS, parse_time, session_document
+
+    if body.documents is not None:
+        raise ApiError(422, "invalid_request", 'documents: not with "type": "chat" (send sessions)',
+                       "documents")
+    if body.sessions is None:
+        raise ApiError(422, "invalid_request", 'sessions: required with "type": "chat"', "sessions")
+    if len(body.sessions) > limit:
+        raise ApiError(422, "invalid_request", f"sessions: {len(body.sessions)} sessions, more than the "
+                                               f"limit of {limit} a request", "sessions")
+    if body.effective_date is not None:
+        try:
+            parse_time(body.effective_date, "effective_date")
+        except InputError as exc:
+            raise ApiError(422, "invalid_request", str(exc), "effective_date") from None
+    docs, seen = [], {}
+    for i, session in enumerate(body.sessions):
+        where = f"sessions.{i}"
+        if session.id in seen:
+            again = f"{where}.id: {session.id!r} is also sessions.{seen[session.id]}.id"
+            raise ApiError(422, "invalid_request", again, f"{where}.id")
+        seen[session.id] = i
+        record = session.model_dump(exclude_none=True)
+        if body.effective_date is None and not any(record.get(k) is not None for k in DATE_FIELDS):
+            raise ApiError(422, "invalid_request",
+                           f"{where}: session has no date (give it date_time, or send effective_date)", where)
+        try:
+            # errors=None: a lone surrogate is refused without the CLI's hint (--errors replace)
+            doc = session_document(record, where, session.id, default_date=body.effective_date,
+                                   doc_type=session.type, join_turns=body.join_turns, dotted=True,
+                                   errors=None)
+        except InputError as exc:
+            m = _SESSION_FIELD.match(str(exc))
+            field = (m.group(1) + ("." + (m.group(2) or m.group(3)) if m.group(2) or m.group(3) else "")
+                     if m else where)
+            raise ApiError(422, "invalid_request", str(exc), field) from None
+        doc.source = f"POST /v1/ingest {where}"
+        docs.append(doc)
+    return docs
+
+
 @router.post("/v1/ingest", response_model=S.IngestResponse, tags=["write"],
-             summary="Add or revise documents in one transaction (needs a write key)")
+             summary="Add or revise documents, or chat sessions, in one transaction (needs a write key)")
 def ingest(body: S.IngestRequest, request: Request, _=Depends(writer)):
     from ..store import DEFAULT_KB
     from ..units.ids import check_name
@@ -200,12 +268,19 @@ def ingest(body: S.IngestRequest, request: Request, _=Depends(writer)):
         check_name(kb, "knowledge base")
     except InputError as exc:
         raise ApiError(422, "invalid_request", f"kb: {exc}", "kb") from None
-    docs = _documents(body, ctx.limits.max_documents)
+    if body.type == "chat":
+        docs = _sessions(body, ctx.limits.max_documents)
+    else:
+        for name in ("effective_date", "join_turns"):  # a document carries its own effective_date
+            if name in body.model_fields_set:
+                raise ApiError(422, "invalid_request", f'{name}: only with "type": "chat"', name)
+        docs = _documents(body, ctx.limits.max_documents)
     try:
         report = ctx.holder.ingest(docs, kb)
     except InputError as exc:  # found by the chunker; the transaction was rolled back
         ctx.metrics.ingests.labels("rejected").inc()
-        raise ApiError(422, "invalid_request", f"{exc}; nothing was written", "documents") from None
+        raise ApiError(422, "invalid_request", f"{exc}; nothing was written",
+                       "sessions" if body.type == "chat" else "documents") from None
     except ApiError:
         ctx.metrics.ingests.labels("busy").inc()
         raise

@@ -2,7 +2,8 @@
 
 The shapes of ``SearchRequest`` (``{"question", "k"?}``) and ``IngestRequest``
 (``{"documents": [{"id", "text", "title"?, "type"?, "effective_date"?}]}``) are relied on by
-other tools: add optional fields only. Limits that the operator sets at start
+other tools: add optional fields only (``IngestRequest`` with ``"type": "chat"`` takes
+``sessions`` instead of ``documents``). Limits that the operator sets at start
 (question length, documents per ingest, ...) are checked by the handlers, which
 answer 422 naming the field, so the schemas carry only fixed bounds.
 """
@@ -87,6 +88,12 @@ class SearchResponse(BaseModel):
 
 # -- answer and verify ----------------------------------------------------------------------
 
+REMEMBER = ("write the question and the sentences of the answer the memory confirmed into the memory, as "
+            "document conversation.<conversation> (a chat session of user and assistant turns); default: "
+            "the server's setting (asmr serve --remember-conversations, off unless given); true on a server "
+            "that does not remember is a 422")
+
+
 class AnswerRequest(BaseModel):
     question: str = Field(min_length=1)
     conversation: Optional[str] = Field(None, pattern=CONVERSATION_ID,
@@ -95,6 +102,7 @@ class AnswerRequest(BaseModel):
                                                     "starts an anonymous one")
     generator: Optional[Generator] = Field(None, description="default: the server's --generator")
     k: Optional[int] = Field(None, ge=MIN_K, le=MAX_K)
+    remember: Optional[bool] = Field(None, description=REMEMBER)
 
 
 class PreviousVersion(BaseModel):
@@ -151,6 +159,10 @@ class AnswerResponse(BaseModel):
     generator: Optional[str]
     timings: dict[str, float]
     generation: int
+    remembered: Optional[str] = Field(None, description="the document this turn was written to "
+                                      "(conversation.<id>, in kb); null when it was not remembered")
+    remember_error: Optional[str] = Field(None, description="why a turn that was to be remembered was not "
+                                          "(the memory was busy); the answer stands")
 
 
 class VerifyRequest(BaseModel):
@@ -211,10 +223,56 @@ class IngestDocument(BaseModel):
     format: Optional[Literal["text", "markdown"]] = Field(None, description="default text")
 
 
+class ContentPart(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    text: Optional[str] = None
+
+
+class ChatTurn(BaseModel):
+    """A turn: ``speaker`` and ``text``, or an OpenAI message (``role``, ``content``, ``name``?)."""
+
+    model_config = ConfigDict(extra="allow")
+    speaker: Optional[str] = None
+    text: Optional[str] = None
+    role: Optional[str] = Field(None, description="an OpenAI message's role: the speaker unless name is "
+                                                  "given; system, tool, function and developer messages are "
+                                                  "left out")
+    content: Union[str, list[ContentPart], None] = None
+    name: Optional[str] = None
+    caption: Optional[str] = Field(None, description="an image's caption, kept after the text")
+    time: Optional[str] = Field(None, description="the turn's own date-time (default: the session's)")
+
+
+class ChatSession(BaseModel):
+    """One conversation session: a document dated by the session, a turn a paragraph."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str = Field(pattern=NAME, description="document id of the session; sending the session again with "
+                                              "turns appended revises it, and every unit it had keeps its id")
+    title: Optional[str] = None
+    date_time: Optional[str] = Field(None, description="when the session took place: ISO 8601, '1:56 pm on 8 "
+                                                       "May, 2023' or '2023/05/20 (Sat) 02:21'; also read "
+                                                       "from date (default: the request's effective_date)")
+    date: Optional[str] = None
+    type: Optional[DocType] = None
+    turns: Optional[list[ChatTurn]] = Field(None, description="the turns, in order (or messages)")
+    messages: Optional[list[ChatTurn]] = Field(None, description="OpenAI messages, in order (or turns)")
+
+
 class IngestRequest(BaseModel):
-    documents: list[IngestDocument] = Field(min_length=1, description="at most the server's document limit "
-                                                                      "(default 1000)")
+    documents: Optional[list[IngestDocument]] = Field(None, min_length=1,
+                                                      description="at most the server's document limit "
+                                                                  "(default 1000); not with type chat")
     kb: Optional[str] = Field(None, pattern=NAME, description="knowledge base (default kb)")
+    type: Optional[Literal["documents", "chat"]] = Field(
+        None, description="documents (default): documents holds texts; chat: sessions holds conversations, a "
+                          "session a document and a turn a unit, relative time resolved (see docs/memory.md)")
+    sessions: Optional[list[ChatSession]] = Field(None, min_length=1, description="type chat: the sessions, "
+                                                  "at most the server's document limit")
+    effective_date: Optional[str] = Field(None, description="type chat: the date of sessions that carry none")
+    join_turns: bool = Field(True, description="type chat: consecutive short turns (up to 12 words) of one "
+                                               "speaker make one unit; false: a turn a unit")
 
 
 class IngestedDocument(BaseModel):
@@ -252,12 +310,6 @@ class HealthResponse(BaseModel):
 
 # -- OpenAI-compatible chat ------------------------------------------------------------------
 
-class ContentPart(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    type: str
-    text: Optional[str] = None
-
-
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
     role: str
@@ -274,6 +326,7 @@ class ChatRequest(BaseModel):
     stream: Optional[bool] = False
     conversation: Optional[str] = Field(None, pattern=CONVERSATION_ID,
                                         description="ASMR extension: conversation id for turn allowlists")
+    remember: Optional[bool] = Field(None, description="ASMR extension: " + REMEMBER)
 
 
 class ChatResponseMessage(BaseModel):

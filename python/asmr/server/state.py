@@ -261,9 +261,11 @@ class SnapshotHolder:
                 snap.close()
 
     # Writing
-    def ingest(self, documents: list, kb: str, *, wait_seconds: float = 10.0):
+    def ingest(self, documents: list | Callable[[Writer], list], kb: str, *, wait_seconds: float = 10.0):
         """Ingest ``documents`` as one transaction, then serve the new generation.
 
+        ``documents`` may be a function of the open writer that makes them: what it reads of the
+        memory (``Writer.current_document``) no other writer changes before they are stored.
         Another process holding the writer lock is waited for up to ``wait_seconds`` (then 409).
         An InputError leaves the memory as it was and propagates.
         """
@@ -280,7 +282,7 @@ class SnapshotHolder:
                         raise ApiError(409, "ingest_busy", f"cannot write the memory now: {exc}") from None
                     time.sleep(0.05)
             try:
-                report = writer.ingest(documents, kb=kb)
+                report = writer.ingest(documents(writer) if callable(documents) else documents, kb=kb)
             finally:
                 writer.close()
             self.refresh()

@@ -181,10 +181,6 @@ class Planner:
         return out
 
     def _plan_document(self, doc: Document, sha: str, prev) -> tuple:
-        chunked = chunk_document(doc)
-        chunks = chunked.chunks
-        if not chunks:
-            raise InputError(f"{doc.source or doc.doc_id}: no text to store (the document has no units)")
         old, taken = [], set()
         if prev is not None:
             for uid, kind, content, status in self.conn.execute(
@@ -194,6 +190,11 @@ class Planner:
                     old.append((uid, kind, content))
                 else:
                     taken.add(uid.rsplit("/", 1)[1])
+        # a conversation keeps its stored units as they are (units.turns); other formats ignore them
+        chunked = chunk_document(doc, stored=[o[2] for o in old] if doc.fmt == "chat" else ())
+        chunks = chunked.chunks
+        if not chunks:
+            raise InputError(f"{doc.source or doc.doc_id}: no text to store (the document has no units)")
         hashes = [content_hash(c.kind, c.content) for c in chunks]
         prefix = unit_id(self.kb, doc.doc_id, "")
         ids = [prefix + k for k in assign_keys(hashes, taken)]

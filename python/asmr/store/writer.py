@@ -44,8 +44,8 @@ from ..index.lexical import Tokens
 from ..units.ids import check_name
 from ..units.model import Document, InputError
 from . import schema
-from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, InProcessPlanner, PlannedBatch, PlannerProcess,
-                   utc_now)
+from .plan import (CONSTANT_COLUMNS, INSERT_COLUMNS, RETIRED_SHA, InProcessPlanner, PlannedBatch,
+                   PlannerProcess, utc_now)
 from .schema import MemoryStateError
 
 DEFAULT_KB = "kb"
@@ -179,6 +179,19 @@ class Writer:
         had = set(filter(None, (schema.get_meta(self._conn, "embed_runtimes") or "").split(",")))
         runtime = getattr(embedder, "runtime", None)
         return ",".join(sorted(had | ({runtime} if runtime and embedded else set())))
+
+    def current_document(self, kb: str, doc_id: str) -> Document | None:
+        """The current version of a stored document, as committed (this writer holds the lock, so it
+        stays so until this writer's ingest); None when there is none, or it was retired."""
+        row = self._conn.execute(
+            "SELECT v.text, v.raw, v.fmt, v.title, v.doc_type, v.effective_date, v.source, v.sha256 "
+            "FROM documents d JOIN versions v ON v.kb=d.kb AND v.doc_id=d.doc_id "
+            "AND v.version=d.current_version WHERE d.kb=? AND d.doc_id=?", (kb, doc_id)).fetchone()
+        if row is None or row[7] == RETIRED_SHA:
+            return None
+        text, raw, fmt, title, doc_type, effective_date, source, _ = row
+        return Document(doc_id=doc_id, text=text, fmt=fmt, title=title, doc_type=doc_type,
+                        effective_date=effective_date, source=source, raw=raw)
 
     def embedder(self) -> Embedder:
         if self._embedder is None:

@@ -22,15 +22,22 @@ Each turn is written as one paragraph of the document's text, so the chunker mak
 
 The stamp is the turn's own time, else its session's; relative time in the text is followed by
 its absolute form (``text.relative_time.annotate``), so that BM25, the dense index, key facts and
-answers all see the date. A unit's key is a hash of that text, so appending turns to a session
-keeps the ids of the turns already stored. Every problem is an InputError naming the file, the
-line or session, and the turn.
+answers all see the date. The document's format is ``chat``: consecutive short turns of one
+speaker make one unit (``units.turns``; ``join_turns=False`` gives format ``text``, a turn a
+unit). A unit's key is a hash of its text, and the units already stored are kept as they are, so
+appending turns to a session keeps the ids of the turns already stored. Every problem is an
+InputError naming the file, the line or session, and the turn.
+
+``conversation_document`` grows the document of a conversation held with the memory itself
+(``asmr chat --remember``, a server's remembered conversations) by one exchange at a time.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -93,10 +100,14 @@ def _text_of(content) -> str | None:
     return None
 
 
-def render_turn(when: datetime | date, speaker: str, text: str, caption: str = "") -> str:
-    """One turn as a paragraph: ``[2023-05-08 14:02] Alice: text (dates resolved) [image: caption]``."""
+def render_turn(when: datetime | date, speaker: str, text: str, caption: str = "", *,
+                resolve: bool = True) -> str:
+    """One turn as a paragraph: ``[2023-05-08 14:02] Alice: text (dates resolved) [image: caption]``.
+
+    ``resolve=False`` leaves relative time as written: for text that quotes others (an assistant's
+    answer made of the memory's sentences, already resolved against their own dates)."""
     day = when.date() if isinstance(when, datetime) else when
-    body = _BLANK_LINES.sub("\n", annotate(text.strip(), day))
+    body = _BLANK_LINES.sub("\n", annotate(text.strip(), day) if resolve else text.strip())
     if caption:
         body = f"{body} [image: {_one_line(caption)}]".strip()
     return f"[{_stamp(when)}] {_one_line(speaker)}: {body}"
@@ -141,16 +152,23 @@ def _turn(item, where: str, session_time: datetime | date, errors: str) -> str |
 
 
 def session_document(record: dict, where: str, doc_id: str, *, default_date: str | None = None,
-                     doc_type: str | None = None, errors: str = "strict") -> Document:
-    """One session (``turns`` or ``messages``) as a Document whose effective date is the session's."""
+                     doc_type: str | None = None, errors: str = "strict", join_turns: bool = True,
+                     dotted: bool = False) -> Document:
+    """One session (``turns`` or ``messages``) as a Document whose effective date is the session's.
+
+    ``join_turns``: short turns of one speaker may make one unit (``units.turns``); else every turn
+    is a unit of its own. ``dotted`` names a turn as a JSON path (``sessions.0.turns.1``) rather
+    than ``where, turn 2``."""
     if not isinstance(record, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
-    items = record.get("turns", record.get("messages"))
+    key = "turns" if "turns" in record else "messages"
+    items = record.get(key)
     if not isinstance(items, list):
         raise InputError(f'{where}: session needs a "turns" or "messages" list')
     when = _session_time(record, where, default_date)
     turns = [t for i, item in enumerate(items, 1)
-             if (t := _turn(item, f"{where}, turn {i}", when, errors)) is not None]
+             if (t := _turn(item, f"{where}.{key}.{i - 1}" if dotted else f"{where}, turn {i}", when,
+                            errors)) is not None]
     if not turns:
         raise InputError(f"{where}: session has no turns")
     title = record.get("title") or f"Conversation, {_stamp(when)}"
@@ -159,7 +177,7 @@ def session_document(record: dict, where: str, doc_id: str, *, default_date: str
     kind = doc_type or record.get("type") or "other"
     if kind not in DOC_TYPES:
         raise InputError(f"{where}: document type {kind!r} is not one of {', '.join(DOC_TYPES)}")
-    return Document(doc_id=doc_id, text="\n\n".join(turns), fmt="text",
+    return Document(doc_id=doc_id, text="\n\n".join(turns), fmt="chat" if join_turns else "text",
                     title=check_encodable(where, '"title"', title, errors), doc_type=kind,
                     effective_date=_iso(when), source=where)
 
@@ -180,12 +198,15 @@ def _doc_id(record: dict, where: str, prefix: str, number) -> str:
 
 def chat_documents(records: list, name: str, prefix: str, *, default_date: str | None = None,
                    doc_type: str | None = None, errors: str = "strict", lines: list[int] | None = None,
-                   on_error: Callable[[InputError], None] | None = None) -> Iterator[Document]:
+                   on_error: Callable[[InputError], None] | None = None,
+                   join_turns: bool = True) -> Iterator[Document]:
     """Documents of parsed chat records (sessions, one-turn records or LoCoMo samples).
 
     ``name`` names the input in errors; ``lines`` gives each record's line number (JSONL), else a
-    record is named by its position; ``prefix`` starts the ids of sessions that carry none.
+    record is named by its position; ``prefix`` starts the ids of sessions that carry none;
+    ``join_turns``: see ``session_document``.
     """
+    fmt = "chat" if join_turns else "text"
     flat: dict[str, list[tuple[str, dict]]] = {}  # one-turn records, by session
     number = 0
     for i, record in enumerate(records):
@@ -194,10 +215,10 @@ def chat_documents(records: list, name: str, prefix: str, *, default_date: str |
             if not isinstance(record, dict):
                 raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
             if isinstance(record.get("conversation"), dict):
-                yield from _locomo(record, where, prefix, doc_type, errors, on_error)
+                yield from _locomo(record, where, prefix, doc_type, errors, on_error, join_turns)
                 continue
             if isinstance(record.get("haystack_sessions"), list):
-                yield from _haystack(record, where, prefix, doc_type, errors, on_error)
+                yield from _haystack(record, where, prefix, doc_type, errors, on_error, join_turns)
                 continue
             if "turns" not in record and "messages" not in record and (
                     "speaker" in record or "role" in record):
@@ -206,7 +227,8 @@ def chat_documents(records: list, name: str, prefix: str, *, default_date: str |
                 continue
             number += 1
             yield session_document(record, where, _doc_id(record, where, prefix, number),
-                                   default_date=default_date, doc_type=doc_type, errors=errors)
+                                   default_date=default_date, doc_type=doc_type, errors=errors,
+                                   join_turns=join_turns)
         except InputError as e:
             if on_error is None:
                 raise
@@ -218,7 +240,7 @@ def chat_documents(records: list, name: str, prefix: str, *, default_date: str |
             when = _session_time(first, turns[0][0], default_date)
             rendered = [_turn(t, w, _session_time(t, w, default_date), errors) for w, t in turns]
             doc_id = check_name(f"{prefix}.session-{session}" if session else prefix, "session id")
-            yield Document(doc_id=doc_id, text="\n\n".join(r for r in rendered if r is not None), fmt="text",
+            yield Document(doc_id=doc_id, text="\n\n".join(r for r in rendered if r is not None), fmt=fmt,
                            title=f"Conversation, {_stamp(when)}", doc_type=doc_type or "other",
                            effective_date=_iso(when), source=where)
         except InputError as e:
@@ -237,7 +259,8 @@ def _scoped(prefix: str, owner, where: str) -> str:
         raise InputError(f"{where}: {e}") from None
 
 
-def _locomo(record: dict, where: str, prefix: str, doc_type, errors, on_error) -> Iterator[Document]:
+def _locomo(record: dict, where: str, prefix: str, doc_type, errors, on_error,
+            join_turns) -> Iterator[Document]:
     """The sessions of one LoCoMo-style sample: ``conversation.session_N`` with ``session_N_date_time``."""
     conversation = record["conversation"]
     prefix = _scoped(prefix, record.get("sample_id"), where)
@@ -249,14 +272,16 @@ def _locomo(record: dict, where: str, prefix: str, doc_type, errors, on_error) -
                        "date_time": conversation.get(f"session_{n}_date_time")}
             if session["date_time"] is None:
                 raise InputError(f"{here}: session has no date (needs session_{n}_date_time)")
-            yield session_document(session, here, f"{prefix}.session-{n}", doc_type=doc_type, errors=errors)
+            yield session_document(session, here, f"{prefix}.session-{n}", doc_type=doc_type, errors=errors,
+                                   join_turns=join_turns)
         except InputError as e:
             if on_error is None:
                 raise
             on_error(e)
 
 
-def _haystack(record: dict, where: str, prefix: str, doc_type, errors, on_error) -> Iterator[Document]:
+def _haystack(record: dict, where: str, prefix: str, doc_type, errors, on_error,
+              join_turns) -> Iterator[Document]:
     """The sessions of one LongMemEval-style record: ``haystack_sessions`` (lists of messages) with
     ``haystack_dates`` and, if given, ``haystack_session_ids``."""
     sessions, dates = record["haystack_sessions"], record.get("haystack_dates")
@@ -269,7 +294,7 @@ def _haystack(record: dict, where: str, prefix: str, doc_type, errors, on_error)
         try:
             name = check_name(f"{prefix}.{sid if sid is not None else f'session-{n}'}", "session id")
             yield session_document({"messages": messages, "date_time": when}, here, name, doc_type=doc_type,
-                                   errors=errors)
+                                   errors=errors, join_turns=join_turns)
         except InputError as e:
             if on_error is None:
                 raise
@@ -277,12 +302,13 @@ def _haystack(record: dict, where: str, prefix: str, doc_type, errors, on_error)
 
 
 def iter_chat(path: str | Path, *, errors: str = "strict", doc_type: str | None = None,
-              default_date: str | None = None,
-              on_error: Callable[[InputError], None] | None = None) -> Iterator[Document]:
+              default_date: str | None = None, on_error: Callable[[InputError], None] | None = None,
+              join_turns: bool = True) -> Iterator[Document]:
     """Documents of a chat file: one a session (see the module's docstring).
 
     The file is JSON, or, when it does not parse as one JSON value, JSONL. Session ids that the
     input does not give start with the file's name: ``chat.jsonl`` -> ``chat.session-1``.
+    ``join_turns``: see ``session_document``.
     """
     path = Path(path)
     name = str(path)
@@ -309,7 +335,7 @@ def iter_chat(path: str | Path, *, errors: str = "strict", doc_type: str | None 
                 raise InputError(f"{name}:{number}: bad JSON: {e.msg} at column {e.colno}") from None
             lines.append(number)
         yield from chat_documents(records, name, prefix, default_date=default_date, doc_type=doc_type,
-                                  errors=errors, lines=lines, on_error=on_error)
+                                  errors=errors, lines=lines, on_error=on_error, join_turns=join_turns)
         return
     if isinstance(value, dict) and isinstance(value.get("sessions"), list):
         value = value["sessions"]
@@ -317,4 +343,58 @@ def iter_chat(path: str | Path, *, errors: str = "strict", doc_type: str | None 
     if not records:
         raise InputError(f"{name}: no sessions")
     yield from chat_documents(records, name, prefix, default_date=default_date, doc_type=doc_type,
-                              errors=errors, on_error=on_error)
+                              errors=errors, on_error=on_error, join_turns=join_turns)
+
+
+# -- conversations held with the memory ----------------------------------------------------------
+
+CONVERSATION_PREFIX = "conversation"  # the document of conversation <id> is conversation.<id>
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,63}")
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
+
+
+def conversation_doc_id(conversation: str) -> str:
+    """The document that holds a conversation with the memory: ``conversation.<id>``. An id the
+    document-name alphabet cannot hold as it is (a server's ``a:b``, a long one) is written in it,
+    shortened, with 8 hex digits of a hash of the id: two conversations never share a document."""
+    if _PLAIN_ID.fullmatch(conversation) and ".." not in conversation:
+        return check_name(f"{CONVERSATION_PREFIX}.{conversation}", "conversation")
+    readable = _UNSAFE_ID.sub("_", conversation).replace("..", "_").strip("._-")[:64]
+    digest = hashlib.blake2b(conversation.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return check_name(f"{CONVERSATION_PREFIX}.{readable}_{digest}" if readable else
+                      f"{CONVERSATION_PREFIX}.{digest}", "conversation")
+
+
+@dataclass(frozen=True, slots=True)
+class SaidTurn:
+    """One turn of a conversation with the memory: when, who (``user``, ``assistant``) and what.
+    ``resolve``: resolve relative time in it against ``when`` (the user's words; not an answer
+    made of the memory's sentences, whose dates are their own)."""
+    when: datetime
+    speaker: str
+    text: str
+    resolve: bool = True
+
+
+def conversation_document(doc_id: str, previous: Document | None, turns: list[SaidTurn], *,
+                          source: str) -> Document:
+    """The document of a conversation grown by ``turns``: the current version's text (``previous``,
+    None for a new conversation) with the turns appended as paragraphs, its title, type and date
+    kept, so that every unit it has keeps its id (``units.turns``). A new conversation is dated by
+    its first turn. InputError when ``previous`` is a document of another kind, or no turn has text.
+    """
+    if previous is not None and previous.fmt != "chat":
+        raise InputError(f"document {doc_id}: exists and is not a conversation (its format is "
+                         f"{previous.fmt})")
+    said = [t for t in turns if t.text.strip()]
+    if not said:
+        raise InputError(f"document {doc_id}: no turn with text to remember")
+    rendered = "\n\n".join(render_turn(t.when, t.speaker, check_encodable(source, '"text"', t.text,
+                                                                          "replace"), resolve=t.resolve)
+                           for t in said)
+    if previous is None:
+        started = said[0].when.replace(second=0, microsecond=0)
+        return Document(doc_id=doc_id, text=rendered, fmt="chat", title=f"Conversation, {_stamp(started)}",
+                        effective_date=_iso(started), source=source)
+    return Document(doc_id=doc_id, text=f"{previous.text}\n\n{rendered}", fmt="chat", title=previous.title,
+                    doc_type=previous.doc_type, effective_date=previous.effective_date, source=source)

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 UNIT_KINDS = ("paragraph", "sentence", "list", "list_item", "table", "table_row", "heading")
 DOC_TYPES = ("spec", "manual", "faq", "changelog", "notes", "other")
 DOCUMENT_STATUSES = ("active", "retired")  # what `asmr docs list --status` tells apart
-DOC_FORMATS = ("markdown", "text", "html")
+DOC_FORMATS = ("markdown", "text", "html", "chat")  # chat: a conversation as units.chat renders it
+FILE_FORMATS = ("markdown", "text", "html")  # what a file read as one document may be
 LINK_KINDS = ("section", "document")
 
 

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -22,7 +22,8 @@ from typing import BinaryIO
 from .chunk import chunk_text
 from .html_text import html_to_text
 from .ids import check_name, doc_id_from_path
-from .model import DOC_FORMATS, DOC_TYPES, Chunked, Document, InputError
+from .model import DOC_TYPES, FILE_FORMATS, Chunked, Document, InputError
+from .turns import join_turns
 
 BLOCK_BYTES = 1 << 20
 ERROR_MODES = ("strict", "replace")
@@ -266,8 +267,8 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
             if fmt is None:
                 known = ", ".join(s or "no extension" for s in FORMAT_BY_SUFFIX)
                 raise _input_error(name, f"unknown file type {path.suffix!r} (known: {known})")
-        elif fmt not in DOC_FORMATS:
-            raise _input_error(name, f"format {fmt!r} is not one of {', '.join(DOC_FORMATS)}")
+        elif fmt not in FILE_FORMATS:
+            raise _input_error(name, f"format {fmt!r} is not one of {', '.join(FILE_FORMATS)}")
         if doc_type is not None:
             _check_type(name, doc_type)
         if opened is not None:
@@ -314,14 +315,17 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
                     effective_date=date, source=name, path=relpath)
 
 
-def chunk_document(doc: Document, **options) -> Chunked:
-    """Chunk a Document: Markdown after its front matter, HTML as the Markdown it was turned into.
+def chunk_document(doc: Document, *, stored: Collection[str] = (), **options) -> Chunked:
+    """Chunk a Document: Markdown after its front matter, HTML as the Markdown it was turned into, a
+    conversation (``chat``) one turn a unit with short turns of one speaker joined (``units.turns``).
 
-    ``options`` are chunk_text's size limits.
+    ``stored``: the contents of the document's units the memory holds now, which a conversation
+    keeps as they are. ``options`` are chunk_text's size limits.
     """
     if doc.fmt == "markdown":
         return chunk_text(doc.text, "markdown", body_start=front_matter(doc.text)[1], **options)
-    return chunk_text(doc.text, "markdown" if doc.fmt == "html" else "text", **options)
+    chunked = chunk_text(doc.text, "markdown" if doc.fmt == "html" else "text", **options)
+    return join_turns(chunked, doc.text, stored=stored) if doc.fmt == "chat" else chunked
 
 
 # -- JSONL corpora --------------------------------------------------------------------------

@@ -305,3 +305,11 @@ def parse_answer(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS, *,
                                   tuple(x for x in xs if isinstance(x, Malformed))))
     parsed = ParsedAnswer(text, tuple(sentences))
     return parsed.copied_from(sources) if sources else parsed
+
+
+def confirmed_sentences(text: str, cited: Iterable[str]) -> list[str]:
+    """The sentences of a verified answer ``text`` that keep a citation of a unit in ``cited`` (the
+    answer's citations), as plain text without their markers: what the memory confirms of it."""
+    cited = set(cited)
+    return [s.text for s in parse_answer(text).sentences
+            if s.text and any(c.unit_id in cited for c in s.cited)]
