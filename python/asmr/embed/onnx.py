@@ -105,10 +105,13 @@ def export(model_dir: Path) -> None:
 
 
 class OnnxMiniLM:
-    """The model's encoder in an ONNX Runtime session, with the package's tokenizer."""
+    """The model's encoder in ONNX Runtime sessions, with the package's tokenizer.
 
-    batch = 16  # texts a run, sorted by length first so that a batch pads little; 16 embedded 135 short
-    # units/s here against 114 for 64 and 91 for 128 (2 threads: smaller runs stay in cache)
+    Each text runs alone, never padded beside others: a text's vector is the same whatever else is
+    embedded with it (8-bit activations are scaled per run, so a batch would make a text's vector
+    depend on its neighbours), and many texts run side by side on ``threads`` threads, one core
+    each, which embedded short units faster here than batches on one session's thread pool (small
+    matrices parallelize poorly across cores). A single text (a question) gets all the threads."""
 
     def __init__(self, model_dir: Path, threads: int | None = None, precision: str = "int8"):
         import onnxruntime
@@ -120,31 +123,50 @@ class OnnxMiniLM:
         max_tokens = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_tokens)
-        self._tokenizer.enable_padding()
-        options = onnxruntime.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._tokenizer.no_padding()  # tokenizer.json pads to 128; a text runs alone, unpadded
+        self.threads = max(1, threads or os.cpu_count() or 1)
+
+        def session(intra: int):
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = intra
+            options.inter_op_num_threads = 1
+            return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+        self._one_core = session(1)
+        self._all_cores = session(self.threads) if self.threads > 1 else self._one_core
+        self._pool = None
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         from tqdm import tqdm
 
+        encoded = self._tokenizer.encode_batch(list(texts))  # in parallel (the tokenizer's own threads)
+        if len(encoded) == 1:
+            return self._run(self._all_cores, encoded[0].ids)[None, :]
         out = np.zeros((len(texts), 384), np.float32)
-        order = np.argsort([len(t) for t in texts], kind="stable")
         with tqdm(total=len(texts), desc="embed", unit="text", leave=False,
-                  disable=not progress or len(texts) <= self.batch) as bar:
-            for lo in range(0, len(texts), self.batch):
-                rows = order[lo:lo + self.batch]
-                out[rows] = self._run([texts[i] for i in rows])
-                bar.update(len(rows))
+                  disable=not progress or len(texts) < 64) as bar:
+            if self.threads == 1:
+                for i, e in enumerate(encoded):
+                    out[i] = self._run(self._one_core, e.ids)
+                    bar.update(1)
+                return out
+            from concurrent.futures import ThreadPoolExecutor, as_completed
+
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="asmr-embed")
+            # longest first, so that no long text is left running alone at the end
+            order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i].ids))
+            runs = {self._pool.submit(self._run, self._one_core, encoded[i].ids): i for i in order}
+            for run in as_completed(runs):
+                out[runs[run]] = run.result()
+                bar.update(1)
         return out
 
-    def _run(self, texts: list[str]) -> np.ndarray:
-        encoded = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encoded], np.int64)
-        mask = np.array([e.attention_mask for e in encoded], np.int64)
-        hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                          "token_type_ids": np.zeros_like(ids)})[0]
-        weight = mask[..., None].astype(np.float32)
-        pooled = (hidden * weight).sum(axis=1) / np.maximum(weight.sum(axis=1), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    @staticmethod
+    def _run(session, token_ids: list[int]) -> np.ndarray:
+        """The unit-norm mean of one text's token states (no padding: every token counts)."""
+        ids = np.array([token_ids], np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                    "token_type_ids": np.zeros_like(ids)})[0][0]
+        pooled = hidden.mean(axis=0)
+        return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
