@@ -22,6 +22,7 @@ import numpy as np
 cdef extern from "asmr/common.h" namespace "asmr" nogil:
     int resolve_threads(int num_threads)
     cbool openmp_enabled()
+    int64_t first_bad_float(const float* a, int64_t n, cbool allow_negative)
 
 cdef extern from "asmr/buffer_pool.h" namespace "asmr" nogil:
     void* acquire_block(size_t bytes, size_t* capacity) except +
@@ -167,14 +168,10 @@ def first_decrease(const index_t[::1] a):
 
 def first_bad_value(const float[::1] a, bint allow_negative):
     """First entry that is NaN or infinite (or negative unless allowed)."""
-    cdef int64_t i, bad = -1
-    cdef float v
-    with nogil:
-        for i in range(a.shape[0]):
-            v = a[i]
-            if not (v - v == 0.0) or (not allow_negative and v < 0):
-                bad = i
-                break
+    cdef int64_t bad = -1
+    if a.shape[0]:
+        with nogil:
+            bad = first_bad_float(&a[0], a.shape[0], allow_negative)
     return bad
 
 
