@@ -356,6 +356,12 @@ def spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::
             _vec_i64(res.elapsed_ns), int(res.edges_touched))
 
 
+# np.empty and the dtypes, looked up once: a single-query call allocates five small arrays,
+# and the lookups cost as much as the allocations.
+_empty = np.empty
+_I64, _I32, _F32 = np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.float32)
+
+
 def dense_spread_limit(int64_t nodes=-1):
     """Graphs of up to this many nodes use spread's dense node -> slot map; sets it when
     nodes >= 0 (tests use it to run the hash table on small graphs). Returns the previous limit."""
@@ -469,11 +475,11 @@ cdef class SpreadSessionBase:
                     total = spread_one(n, self._ip32, self._ix32, self._w, sp, cp, k, self._depth,
                                        self._decay, self._restart, self._edge_threshold,
                                        self._node_threshold, ws, &edges)
-            node = np.empty(total, dtype=np.int64)
-            activation = np.empty(total, dtype=np.float32)
-            hop = np.empty(total, dtype=np.int32)
-            strength = np.empty(total, dtype=np.float32)
-            predecessor = np.empty(total, dtype=np.int64)
+            node = _empty(total, _I64)
+            activation = _empty(total, _F32)
+            hop = _empty(total, _I32)
+            strength = _empty(total, _F32)
+            predecessor = _empty(total, _I64)
             if total:
                 _copy_one(ws, node, activation, hop, strength, predecessor)
         finally:
