@@ -229,6 +229,13 @@ def machine_info(threads: int) -> dict:
 
 # --------------------------------------------------------------------------- timing
 
+# Pause before each timed call: OpenMP (ours, GraphBLAS's) and OpenBLAS workers
+# spin for a while after a parallel region, and on a 2-core machine a call timed
+# right after another runtime's call competes with those spinning threads (ours
+# measured up to 1.3x slower right after a GraphBLAS call than 0.05 s later).
+SETTLE_S = 0.05
+
+
 def time_interleaved(fns: dict, repeats: int) -> tuple[dict, dict, dict]:
     """Warm each function up once (its result is returned), then time `repeats`
     rounds in which every function runs once, so that a noisy moment on a
@@ -238,6 +245,7 @@ def time_interleaved(fns: dict, repeats: int) -> tuple[dict, dict, dict]:
     times = {k: [] for k in fns}
     for _ in range(repeats):
         for k, f in fns.items():
+            time.sleep(SETTLE_S)
             t0 = time.perf_counter()
             f()
             times[k].append(time.perf_counter() - t0)
