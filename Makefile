@@ -59,6 +59,7 @@ demo: install
 
 bench: install
 	$(PY) -m pip install --quiet "xgrammar>=0.1.20"  # the bench-decoding extra, without a rebuild
+	$(PY) -m pip install --quiet "python-graphblas>=2024.2"  # the bench-graphblas extra, likewise
 	$(PY) bench/decoding.py
 	$(PY) bench/kernels.py
 	$(PY) bench/ingest.py

@@ -22,6 +22,7 @@ import numpy as np
 cdef extern from "asmr/common.h" namespace "asmr" nogil:
     int resolve_threads(int num_threads)
     cbool openmp_enabled()
+    int64_t first_bad_float(const float* a, int64_t n, cbool allow_negative)
 
 cdef extern from "asmr/buffer_pool.h" namespace "asmr" nogil:
     void* acquire_block(size_t bytes, size_t* capacity) except +
@@ -59,6 +60,17 @@ cdef extern from "asmr/spread.h" namespace "asmr" nogil:
                         const float* seed_scores, int depth, float decay, float restart,
                         float edge_threshold, float node_threshold, int num_threads,
                         SpreadResult* out)
+    cdef cppclass SpreadWorkspace:
+        pass
+    SpreadWorkspace* spread_workspace_acquire() except +
+    void spread_workspace_release(SpreadWorkspace* w)
+    int64_t spread_dense_limit(int64_t nodes)
+    int64_t spread_one[I](int64_t n, const I* indptr, const I* indices, const float* weights,
+                          const int64_t* seeds, const float* scores, int64_t num_seeds, int depth,
+                          float decay, float restart, float edge_threshold, float node_threshold,
+                          SpreadWorkspace* w, int64_t* edges) except +
+    void spread_one_copy(const SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
+                         float* strength, int64_t* predecessor)
 
 cdef extern from "asmr/pair_cosine.h" nogil:
     void pair_cosine_kernel "asmr::pair_cosine"[TC, TU, I](int64_t num_pairs, int64_t d, const TC* claims, const TU* units,
@@ -156,14 +168,10 @@ def first_decrease(const index_t[::1] a):
 
 def first_bad_value(const float[::1] a, bint allow_negative):
     """First entry that is NaN or infinite (or negative unless allowed)."""
-    cdef int64_t i, bad = -1
-    cdef float v
-    with nogil:
-        for i in range(a.shape[0]):
-            v = a[i]
-            if not (v - v == 0.0) or (not allow_negative and v < 0):
-                bad = i
-                break
+    cdef int64_t bad = -1
+    if a.shape[0]:
+        with nogil:
+            bad = first_bad_float(&a[0], a.shape[0], allow_negative)
     return bad
 
 
@@ -346,6 +354,144 @@ def spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::
             res.copy_out(&node_v[0], &act_v[0], &hop_v[0], &str_v[0], &pred_v[0])
     return (_vec_i64(res.ptr), node, activation, hop, strength, predecessor,
             _vec_i64(res.elapsed_ns), int(res.edges_touched))
+
+
+# np.empty and the dtypes, looked up once: a single-query call allocates five small arrays,
+# and the lookups cost as much as the allocations.
+_empty = np.empty
+_I64, _I32, _F32 = np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.float32)
+
+
+def dense_spread_limit(int64_t nodes=-1):
+    """Graphs of up to this many nodes use spread's dense node -> slot map; sets it when
+    nodes >= 0 (tests use it to run the hash table on small graphs). Returns the previous limit."""
+    return spread_dense_limit(nodes)
+
+
+cdef class SpreadSessionBase:
+    """One query at a time over one graph with fixed parameters, for latency.
+
+    asmr_kernels.cpu_spread.SpreadSession validates the graph and the parameters
+    once and binds them here; run() validates only its seeds, in typed loops,
+    since a query's whole budget is microseconds. Nothing is allocated per call
+    but the result's five arrays: the workspace comes from the pool that batched
+    spread calls share.
+    """
+    cdef object _graph_arrays  # keeps indptr, indices, weights alive
+    cdef const int32_t* _ip32
+    cdef const int32_t* _ix32
+    cdef const int64_t* _ip64
+    cdef const int64_t* _ix64
+    cdef const float* _w
+    cdef bint _wide, _bound
+    cdef readonly int64_t num_nodes
+    cdef int _depth
+    cdef float _decay, _restart, _edge_threshold, _node_threshold
+    cdef object _query_type
+    cdef object _ones
+    cdef readonly int64_t edges_touched
+
+    def _bind(self, indptr, indices, weights, int depth, float decay, float restart,
+              float edge_threshold, float node_threshold, query_type):
+        cdef const int32_t[::1] ip32, ix32
+        cdef const int64_t[::1] ip64, ix64
+        cdef const float[::1] w = weights
+        self._wide = indices.dtype == np.int64
+        if self._wide:
+            ip64 = indptr
+            ix64 = indices
+            self._ip64 = &ip64[0]
+            self._ix64 = &ix64[0] if ix64.shape[0] else NULL
+            self.num_nodes = ip64.shape[0] - 1
+        else:
+            ip32 = indptr
+            ix32 = indices
+            self._ip32 = &ip32[0]
+            self._ix32 = &ix32[0] if ix32.shape[0] else NULL
+            self.num_nodes = ip32.shape[0] - 1
+        self._w = &w[0] if w.shape[0] else NULL
+        self._graph_arrays = (indptr, indices, weights)
+        self._depth, self._decay, self._restart = depth, decay, restart
+        self._edge_threshold, self._node_threshold = edge_threshold, node_threshold
+        self._query_type = query_type
+        self._ones = np.ones(0, dtype=np.float32)
+        self._bound = True
+
+    def run(self, seed_nodes, seed_scores=None):
+        """The reached nodes of one query (a SpreadQuery); seeds as in spread()."""
+        if not self._bound:
+            raise RuntimeError("SpreadSessionBase is not bound to a graph; use asmr_kernels.SpreadSession")
+        cdef const int64_t[::1] nodes
+        cdef const float[::1] scores
+        try:
+            nodes = seed_nodes
+        except (ValueError, TypeError, BufferError):  # not 1-D contiguous int64: the general path
+            from .checks import index_array
+            nodes = index_array("seed_nodes", seed_nodes).astype(np.int64, copy=False)
+        cdef int64_t k = nodes.shape[0], i
+        if seed_scores is None:
+            if self._ones.shape[0] < k:
+                self._ones = np.ones(max(k, 64), dtype=np.float32)
+            scores = self._ones
+        else:
+            try:
+                scores = seed_scores
+            except (ValueError, TypeError, BufferError):
+                from .checks import float_array
+                scores = float_array("seed_scores", seed_scores, ndim=(1,))
+            if scores.shape[0] != k:
+                raise ValueError(f"seed_scores has {scores.shape[0]} entries but seed_nodes has {k}")
+        cdef int64_t bad_node = -1, bad_score = -1, n = self.num_nodes
+        cdef float v
+        with nogil:
+            for i in range(k):
+                if nodes[i] < 0 or nodes[i] >= n:
+                    bad_node = i
+                    break
+            for i in range(k):
+                v = scores[i]
+                if not (v - v == 0.0) or v < 0:
+                    bad_score = i
+                    break
+        if bad_node >= 0:
+            raise ValueError(f"seed_nodes holds index {nodes[bad_node]} at position {bad_node}, "
+                             f"out of range for {n} nodes")
+        if bad_score >= 0:
+            v = scores[bad_score]
+            what = "negative values" if v - v == 0.0 else "NaN or infinite values"
+            raise ValueError(f"seed_scores contains {what} (first at flat position {bad_score}: {v})")
+        cdef const int64_t* sp = &nodes[0] if k else NULL
+        cdef const float* cp = &scores[0] if k else NULL
+        cdef int64_t total, edges = 0
+        cdef SpreadWorkspace* ws = NULL
+        try:
+            with nogil:
+                ws = spread_workspace_acquire()
+                if self._wide:
+                    total = spread_one(n, self._ip64, self._ix64, self._w, sp, cp, k, self._depth,
+                                       self._decay, self._restart, self._edge_threshold,
+                                       self._node_threshold, ws, &edges)
+                else:
+                    total = spread_one(n, self._ip32, self._ix32, self._w, sp, cp, k, self._depth,
+                                       self._decay, self._restart, self._edge_threshold,
+                                       self._node_threshold, ws, &edges)
+            node = _empty(total, _I64)
+            activation = _empty(total, _F32)
+            hop = _empty(total, _I32)
+            strength = _empty(total, _F32)
+            predecessor = _empty(total, _I64)
+            if total:
+                _copy_one(ws, node, activation, hop, strength, predecessor)
+        finally:
+            spread_workspace_release(ws)
+        self.edges_touched = edges
+        return self._query_type(node, activation, hop, strength, predecessor)
+
+
+cdef _copy_one(SpreadWorkspace* ws, int64_t[::1] node, float[::1] activation, int32_t[::1] hop,
+               float[::1] strength, int64_t[::1] predecessor):
+    with nogil:
+        spread_one_copy(ws, &node[0], &activation[0], &hop[0], &strength[0], &predecessor[0])
 
 
 def pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,

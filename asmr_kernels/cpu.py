@@ -17,7 +17,7 @@ from .cpu_citation import CitationAllowlist, CitationVocab, apply_token_bitmask,
 from .cpu_cosine import pair_cosine
 from .cpu_facts import KeyFactExtractor
 from .cpu_graph import CSRGraph, as_graph, diffuse
-from .cpu_spread import SpreadQuery, SpreadResult, pack_seeds, spread
+from .cpu_spread import SpreadQuery, SpreadResult, SpreadSession, pack_seeds, spread
 
 __all__ = [
     "CSRGraph",
@@ -27,6 +27,7 @@ __all__ = [
     "Postings",
     "SpreadQuery",
     "SpreadResult",
+    "SpreadSession",
     "apply_token_bitmask",
     "as_graph",
     "diffuse",

@@ -128,3 +128,32 @@ def spread(graph, seed_ptr, seed_nodes, seed_scores, *, depth: int = 2, decay: f
                       seed_nodes.astype(g.indices.dtype, copy=False), seed_scores, depth, decay,
                       restart, edge_threshold, node_threshold, num_threads)
     return SpreadResult(*out)
+
+
+class SpreadSession(_cpu.SpreadSessionBase):
+    """:func:`spread` for one query at a time, with the graph and the parameters
+    validated once: ``run(seed_nodes, seed_scores=None)`` returns the
+    :class:`SpreadQuery` that ``spread(graph, [0, k], seed_nodes, seed_scores,
+    ...).query(0)`` would, computed the same way (the same nodes, order and
+    values), but through a C-level entry: the seeds are checked in typed loops,
+    the kernel runs on the calling thread with the GIL released in a pooled
+    workspace, and only the result's arrays are allocated. Safe to share across
+    threads. ``seed_scores`` defaults to 1.0 per seed; ``edges_touched`` is the
+    last run's edge count.
+    """
+
+    def __init__(self, graph, *, depth: int = 2, decay: float = 0.5, restart: float = 1.0,
+                 edge_threshold: float = 0.0, node_threshold: float = 0.0) -> None:
+        g = as_graph(graph)
+        self.graph = g
+        self.depth = count("depth", depth, maximum=1 << 20)
+        self.decay = real("decay", decay, minimum=0.0)
+        self.restart = real("restart", restart, minimum=0.0)
+        self.edge_threshold = real("edge_threshold", edge_threshold)
+        self.node_threshold = real("node_threshold", node_threshold)
+        self._bind(g.indptr, g.indices, g.weights, self.depth, self.decay, self.restart,
+                   self.edge_threshold, self.node_threshold, SpreadQuery)
+
+    def __repr__(self) -> str:
+        return (f"SpreadSession({self.graph!r}, depth={self.depth}, decay={self.decay}, restart={self.restart}, "
+                f"edge_threshold={self.edge_threshold}, node_threshold={self.node_threshold})")

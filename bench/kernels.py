@@ -3,21 +3,33 @@
 
 One run builds seeded, reproducible inputs, measures our kernels and their peers
 side by side on the same data, checks that both compute the same thing, and
-prints one table: our time, the peer's time, the ratio (peer / ours), and for the
-memory-bound kernels the bandwidth we achieve against the machine's own copy
-bandwidth, measured in the same run.
+prints one table: our time, the peer's time, the ratio (peer / ours), the thread
+counts on both sides, and for the memory-bound kernels the bandwidth we achieve
+against the machine's own copy bandwidth, measured in the same run. Every time
+is the median of the timed runs, with their min and max beside it.
 
 Rows (see bench/README.md for the byte formulas and the fairness choices):
 
   diffuse_b1, diffuse_b16   2 steps of X <- 0.5 * (A_masked^T X), node threshold,
                             b = 1 and b = 16 vectors; peer: SciPy CSR matvec /
-                            matmat on a pre-masked, pre-transposed matrix + NumPy
+                            matmat (one thread) on a pre-masked, pre-transposed
+                            matrix + NumPy
+  diffuse_b1_graphblas,     the same against SuiteSparse:GraphBLAS
+  diffuse_b16_graphblas     (python-graphblas) at our thread count: mxv / mxm
   spread                    1,000 queries of 20 seeds, depth 2 (decay 0.5,
                             restart 1.0); peer: a frontier-only NumPy version of
-                            the same rule; for scale also python-igraph
+                            the same rule; per call through SpreadSession (p50,
+                            p95, speedup_single); for scale also python-igraph
                             personalized PageRank (whole graph per query)
+  spread_graphblas          the same rule in GraphBLAS at our thread count: all
+                            queries as one sparse seed matrix times A per step
+                            (batched), and per call a sparse seed vector times A
   pair_cosine_fp32/_fp16    100,000 (claim, unit) cosines, d = 384; peer: NumPy
                             fancy indexing + einsum
+
+The GraphBLAS rows need python-graphblas (the package's `bench-graphblas` extra,
+which `make bench` installs); without it they are skipped with one line saying
+why. They run on the random graph.
 
 With --graph both (the default) the graph rows are run on a uniformly random
 graph (names as above) and on a locality-ordered one (names with "_local").
@@ -47,8 +59,9 @@ SPREAD_DECAY = 0.5
 SPREAD_RESTART = 1.0
 IGRAPH_DAMPING = 0.5
 COPY_BYTES = 256 << 20  # one array of the copy-bandwidth test
-GOALS = {"diffuse": 3.0, "spread": 5.0, "pair_cosine": 3.0}
+GOALS = {"diffuse": 3.0, "spread": 5.0, "pair_cosine": 3.0, "graphblas": 2.0}
 SPREAD_P95_GOAL_US = 20.0
+DIFFUSE_B1_COPY_GOAL_PCT = 70.0  # of the copy bandwidth: what a streaming SpMV can reach
 
 _T0 = time.perf_counter()
 
@@ -87,6 +100,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--seeds", type=int, default=20, help="seed nodes per spread query (default 20)")
     g.add_argument("--skip-igraph", action="store_true",
                    help="do not run the python-igraph personalized PageRank comparison")
+    g.add_argument("--skip-graphblas", action="store_true",
+                   help="do not run the GraphBLAS rows (they are also skipped, with a note, when "
+                        "python-graphblas is not installed)")
     g.add_argument("--igraph-queries", type=int, default=None,
                    help=f"igraph PPR queries to time; each solves the whole graph "
                         f"(default {FULL['igraph_queries']})")
@@ -100,10 +116,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                         f"(default {FULL['units']:,}; {QUICK['units']:,} with --quick)")
     r = p.add_argument_group("run")
     r.add_argument("--threads", type=int, default=2,
-                   help="num_threads passed to our kernels (0 = all cores); the peers run "
-                        "as they run (SciPy sparse and NumPy use one thread here) (default 2)")
+                   help="num_threads passed to our kernels (0 = all cores) and GraphBLAS's thread "
+                        "count; SciPy sparse and NumPy use one thread (default 2)")
     r.add_argument("--repeats", type=int, default=None,
-                   help=f"timed runs per measurement after one warm-up; medians are reported "
+                   help=f"timed runs per measurement after one warm-up; medians are reported, "
+                        f"with min and max "
                         f"(default {FULL['repeats']}; {QUICK['repeats']} with --quick)")
     r.add_argument("--seed", type=int, default=0, help="RNG seed for all inputs (default 0)")
     r.add_argument("--quick", action="store_true",
@@ -170,6 +187,12 @@ def machine_info(threads: int) -> dict:
     except ImportError:
         info["igraph"] = None
     try:
+        import graphblas
+        info["graphblas"] = f"python-graphblas {graphblas.__version__}, SuiteSparse:GraphBLAS " \
+                            f"{'.'.join(map(str, graphblas.ss.about['library_version']))}"
+    except ImportError:
+        info["graphblas"] = None
+    try:
         import asmr_kernels
         version = getattr(asmr_kernels, "__version__", None)
         if version is None:
@@ -206,19 +229,33 @@ def machine_info(threads: int) -> dict:
 
 # --------------------------------------------------------------------------- timing
 
-def time_interleaved(fns: dict, repeats: int) -> tuple[dict, dict]:
+# Pause before each timed call: OpenMP (ours, GraphBLAS's) and OpenBLAS workers
+# spin for a while after a parallel region, and on a 2-core machine a call timed
+# right after another runtime's call competes with those spinning threads (ours
+# measured up to 1.3x slower right after a GraphBLAS call than 0.05 s later).
+SETTLE_S = 0.05
+
+
+def time_interleaved(fns: dict, repeats: int) -> tuple[dict, dict, dict]:
     """Warm each function up once (its result is returned), then time `repeats`
     rounds in which every function runs once, so that a noisy moment on a
     shared machine hits ours and the peer alike. Returns (median seconds, warm-up
-    results)."""
+    results, [min, max] seconds)."""
     results = {k: f() for k, f in fns.items()}
     times = {k: [] for k in fns}
     for _ in range(repeats):
         for k, f in fns.items():
+            time.sleep(SETTLE_S)
             t0 = time.perf_counter()
             f()
             times[k].append(time.perf_counter() - t0)
-    return {k: float(np.median(v)) for k, v in times.items()}, results
+    return ({k: float(np.median(v)) for k, v in times.items()}, results,
+            {k: [float(min(v)), float(max(v))] for k, v in times.items()})
+
+
+def scaled(span: list, factor: float) -> list:
+    """A [min, max] in other units (seconds -> ms, or per query)."""
+    return [span[0] * factor, span[1] * factor]
 
 
 def copy_samples(repeats: int) -> list:
@@ -300,6 +337,75 @@ def scipy_diffuse(AT, x, steps: int, decay: float, node_threshold: float):
     return y
 
 
+def graphblas_threads(threads: int) -> int:
+    """GraphBLAS's thread count for our num_threads (0 = all cores), set globally."""
+    import graphblas as gb
+    n = resolved_threads(threads)
+    gb.ss.config["nthreads"] = n
+    return n
+
+
+def graphblas_matrix(csr):
+    """A GraphBLAS matrix, held by row, from a SciPy CSR matrix (duplicates summed, as
+    GraphBLAS requires; a product is the same)."""
+    import graphblas as gb
+    m = csr.copy()
+    m.sum_duplicates()
+    return gb.Matrix.from_csr(m.indptr.astype(np.int64), m.indices.astype(np.int64), m.data,
+                              nrows=m.shape[0], ncols=m.shape[1])
+
+
+def graphblas_diffuse(ATg, x, steps: int, decay: float, node_threshold: float):
+    """The diffuse row in GraphBLAS on its own containers (x a full Vector or Matrix,
+    converted outside the timing): y = AT @ x (mxv, a dot product per row: the pull;
+    mxm for b columns), y *= decay in place, entries under the node threshold
+    dropped (select). float32 throughout."""
+    import graphblas as gb
+    d, t = np.float32(decay), np.float32(node_threshold)
+    for _ in range(steps):
+        y = (ATg.mxv(x) if isinstance(x, gb.Vector) else ATg.mxm(x)).new()
+        y << y.apply(gb.binary.times, right=d)
+        x = y.select(">=", t).new()
+    return x
+
+
+def graphblas_spread_one(Ag, n: int, seeds, scores, depth: int, decay: float, restart: float):
+    """One spread query in GraphBLAS: the seed vector p (sparse; duplicates add up),
+    then `depth` times x <- decay * (x A) + restart * p: a sparse vector times the
+    out-edge matrix reads only the rows of x's entries (saxpy). Node threshold 0."""
+    import graphblas as gb
+    p = gb.Vector.from_coo(seeds, scores, size=n, dtype="FP32", dup_op=gb.binary.plus)
+    rp = p.apply(gb.binary.times, right=np.float32(restart)).new()
+    d = np.float32(decay)
+    x = p
+    for _ in range(depth):
+        y = x.vxm(Ag).new()
+        y << y.apply(gb.binary.times, right=d)
+        y(accum=gb.binary.plus) << rp
+        x = y
+    return x
+
+
+def graphblas_spread_batch(Ag, n: int, seed_ptr, seed_nodes, seed_scores, depth: int,
+                           decay: float, restart: float):
+    """All queries at once: row q of the sparse q x n matrix P holds query q's seeds;
+    `depth` times X <- decay * (X A) + restart * P (a sparse times sparse product)."""
+    import graphblas as gb
+    q = seed_ptr.size - 1
+    rows = np.repeat(np.arange(q, dtype=np.int64), np.diff(seed_ptr))
+    P = gb.Matrix.from_coo(rows, seed_nodes.astype(np.int64), seed_scores, nrows=q, ncols=n,
+                           dtype="FP32", dup_op=gb.binary.plus)
+    rP = P.apply(gb.binary.times, right=np.float32(restart)).new()
+    d = np.float32(decay)
+    X = P
+    for _ in range(depth):
+        Y = X.mxm(Ag).new()
+        Y << Y.apply(gb.binary.times, right=d)
+        Y(accum=gb.binary.plus) << rP
+        X = Y
+    return X
+
+
 def numpy_frontier_spread(indptr, indices, weights, seed_nodes, seed_scores, depth: int,
                           decay: float, restart: float, edge_threshold: float = 0.0,
                           node_threshold: float = 0.0):
@@ -378,76 +484,133 @@ def check_close(name: str, ours, peer, rtol: float, atol: float, allowed_frac: f
         + (f", {nbad} entries at the node-threshold boundary" if nbad else "") + ")")
 
 
-def bench_diffuse(ak, graph, g_ours, AT, b: int, args, rng, suffix: str) -> dict:
+def bench_diffuse(ak, graph, g_ours, AT, b: int, args, rng, suffix: str, gbx=None) -> list:
+    """The diffuse_b{b} row against SciPy and, with gbx (the GraphBLAS context), the
+    diffuse_b{b}_graphblas row; ours is timed once, interleaved with both peers."""
     n = graph["n"]
+    threads = resolved_threads(args.threads)
     x = (np.float32(1.0) - rng.random((n, b) if b > 1 else n, dtype=np.float32))
-    ours = lambda: ak.diffuse(g_ours, x, steps=DIFFUSE_STEPS, decay=DIFFUSE_DECAY, restart=0.0,
-                              edge_threshold=DIFFUSE_EDGE_THRESHOLD,
-                              node_threshold=DIFFUSE_NODE_THRESHOLD, num_threads=args.threads)
-    peer = lambda: scipy_diffuse(AT, x, DIFFUSE_STEPS, DIFFUSE_DECAY, DIFFUSE_NODE_THRESHOLD)
-    log(f"diffuse b={b} on the {graph['kind']} graph: warm-up + {args.repeats} timed runs each")
-    t, res = time_interleaved({"ours": ours, "peer": peer}, args.repeats)
+    fns = {
+        "ours": lambda: ak.diffuse(g_ours, x, steps=DIFFUSE_STEPS, decay=DIFFUSE_DECAY, restart=0.0,
+                                   edge_threshold=DIFFUSE_EDGE_THRESHOLD,
+                                   node_threshold=DIFFUSE_NODE_THRESHOLD, num_threads=args.threads),
+        "peer": lambda: scipy_diffuse(AT, x, DIFFUSE_STEPS, DIFFUSE_DECAY, DIFFUSE_NODE_THRESHOLD),
+    }
+    if gbx is not None:
+        import graphblas as gb
+        # The peer's own containers, built outside the timing (as SciPy's matrix is).
+        xg = gb.Vector.from_dense(x) if b == 1 else gb.Matrix.from_dense(x)
+        fns["graphblas"] = lambda: graphblas_diffuse(gbx["AT"], xg, DIFFUSE_STEPS, DIFFUSE_DECAY,
+                                                     DIFFUSE_NODE_THRESHOLD)
+    log(f"diffuse b={b} on the {graph['kind']} graph: warm-up + {args.repeats} timed runs each "
+        f"({', '.join(fns)})")
+    t, res, span = time_interleaved(fns, args.repeats)
     # Summation order differs, so an entry within rounding of the node threshold
     # may be zeroed on one side only: allow a handful of those.
     check_close(f"diffuse_b{b}{suffix}", res["ours"], res["peer"], rtol=1e-4, atol=1e-6,
                 allowed_frac=1e-5)
     nbytes = DIFFUSE_STEPS * (graph["indptr"].nbytes + graph["indices"].nbytes
                               + graph["weights"].nbytes + 2 * n * b * 4)
-    return {"name": f"diffuse_b{b}{suffix}", "graph": graph["kind"], "ours_ms": t["ours"] * 1e3,
-            "peer": f"scipy csr {'matvec' if b == 1 else 'matmat'} + numpy",
-            "peer_ms": t["peer"] * 1e3, "speedup": t["peer"] / t["ours"],
-            "gbps": nbytes / t["ours"] / 1e9, "bytes": nbytes, "goal": GOALS["diffuse"]}
+    ours = {"graph": graph["kind"], "ours_ms": t["ours"] * 1e3, "ours_ms_range": scaled(span["ours"], 1e3),
+            "threads": threads, "gbps": nbytes / t["ours"] / 1e9, "bytes": nbytes}
+    rows = [{"name": f"diffuse_b{b}{suffix}", **ours,
+             "peer": f"scipy csr {'matvec' if b == 1 else 'matmat'} + numpy", "peer_threads": 1,
+             "peer_ms": t["peer"] * 1e3, "peer_ms_range": scaled(span["peer"], 1e3),
+             "speedup": t["peer"] / t["ours"], "goal": GOALS["diffuse"]}]
+    if b == 1:
+        rows[0]["goal_pct_copy"] = DIFFUSE_B1_COPY_GOAL_PCT
+    if gbx is not None:
+        got = res["graphblas"].to_dense(fill_value=0).reshape(x.shape)
+        check_close(f"diffuse_b{b}{suffix}_graphblas", res["ours"], got, rtol=1e-4, atol=1e-6,
+                    allowed_frac=1e-5)
+        rows.append({"name": f"diffuse_b{b}{suffix}_graphblas", **ours,
+                     "peer": f"graphblas {'mxv' if b == 1 else 'mxm'} x{gbx['threads']}",
+                     "peer_threads": gbx["threads"], "peer_ms": t["graphblas"] * 1e3,
+                     "peer_ms_range": scaled(span["graphblas"], 1e3),
+                     "speedup": t["graphblas"] / t["ours"], "goal": GOALS["graphblas"]})
+    return rows
 
 
-def bench_spread(ak, graph, g_ours, args, rng, suffix: str, ig=None) -> dict:
+def bench_spread(ak, graph, g_ours, args, rng, suffix: str, ig=None, gbx=None) -> list:
+    """The spread row (NumPy frontier peer; per call through SpreadSession) and, with gbx,
+    the spread_graphblas row; all timed interleaved in the same rounds."""
     n, q, s = graph["n"], args.queries, args.seeds
+    threads = resolved_threads(args.threads)
     indptr, indices, weights = graph["indptr"], graph["indices"], graph["weights"]
     seed_ptr, seed_nodes, seed_scores = make_seeds(n, q, s, rng, indices.dtype)
-    kw = dict(depth=SPREAD_DEPTH, decay=SPREAD_DECAY, restart=SPREAD_RESTART,
-              edge_threshold=0.0, node_threshold=0.0)
+    kw = {"depth": SPREAD_DEPTH, "decay": SPREAD_DECAY, "restart": SPREAD_RESTART,
+          "edge_threshold": 0.0, "node_threshold": 0.0}
     one_ptr = np.array([0, s], dtype=np.int64)
     per_query = [(seed_nodes[seed_ptr[i]:seed_ptr[i + 1]], seed_scores[seed_ptr[i]:seed_ptr[i + 1]])
                  for i in range(q)]
+    session = ak.SpreadSession(g_ours, **kw)
+    # Per round: the per-call percentiles of the loops (the first round is the warm-up).
+    lat = {k: [] for k in ("kernel_p95", "single_p50", "single_p95", "call_p95", "peer_p95",
+                           "gb_p50", "gb_p95")}
 
-    kernel_p95 = []
-    single_p50, single_p95 = [], []
-    peer_p95 = []
+    def percentiles(ns, *keys_and_q):
+        for key, pct in keys_and_q:
+            lat[key].append(float(np.percentile(ns, pct)) / 1e3)
 
     def ours_batch():
         r = ak.spread(g_ours, seed_ptr, seed_nodes, seed_scores, num_threads=args.threads, **kw)
-        kernel_p95.append(np.percentile(r.elapsed_ns, 95) / 1e3)
+        percentiles(r.elapsed_ns, ("kernel_p95", 95))
         return r
 
     def ours_single():
-        # One Python call per query, end to end; one thread (a single query has
-        # nothing to share out, and a server calls it this way per request).
-        lat = np.empty(q, dtype=np.int64)
-        spread_ = ak.spread
-        clock = time.perf_counter_ns
+        # One query per call through the C-level entry, end to end: what a server
+        # pays per request (the kernel runs on the calling thread).
+        t = np.empty(q, dtype=np.int64)
+        run, clock = session.run, time.perf_counter_ns
+        for i, (nodes, scores) in enumerate(per_query):
+            t0 = clock()
+            run(nodes, scores)
+            t[i] = clock() - t0
+        percentiles(t, ("single_p50", 50), ("single_p95", 95))
+
+    def ours_spread_call():
+        # The same through spread() with a batch of one query (num_threads=1), for comparison.
+        t = np.empty(q, dtype=np.int64)
+        spread_, clock = ak.spread, time.perf_counter_ns
         for i, (nodes, scores) in enumerate(per_query):
             t0 = clock()
             spread_(g_ours, one_ptr, nodes, scores, num_threads=1, **kw)
-            lat[i] = clock() - t0
-        single_p50.append(np.percentile(lat, 50) / 1e3)
-        single_p95.append(np.percentile(lat, 95) / 1e3)
+            t[i] = clock() - t0
+        percentiles(t, ("call_p95", 95))
 
     def peer_all():
-        lat = np.empty(q, dtype=np.int64)
+        t = np.empty(q, dtype=np.int64)
         clock = time.perf_counter_ns
         touched = 0
         for i, (nodes, scores) in enumerate(per_query):
             t0 = clock()
             _, _, e = numpy_frontier_spread(indptr, indices, weights, nodes, scores, SPREAD_DEPTH,
                                             SPREAD_DECAY, SPREAD_RESTART)
-            lat[i] = clock() - t0
+            t[i] = clock() - t0
             touched += e
-        peer_p95.append(np.percentile(lat, 95) / 1e3)
+        percentiles(t, ("peer_p95", 95))
         return touched
 
-    log(f"spread on the {graph['kind']} graph: {q} queries x {s} seeds, batch + single calls + "
-        f"NumPy frontier, warm-up + {args.repeats} rounds")
-    t, res = time_interleaved({"ours": ours_batch, "single": ours_single, "peer": peer_all},
-                              args.repeats)
+    fns = {"ours": ours_batch, "single": ours_single, "call": ours_spread_call, "peer": peer_all}
+    if gbx is not None:
+        seeds64 = [(nodes.astype(np.int64), scores) for nodes, scores in per_query]
+
+        def gb_single():
+            t = np.empty(q, dtype=np.int64)
+            clock = time.perf_counter_ns
+            for i, (nodes, scores) in enumerate(seeds64):
+                t0 = clock()
+                graphblas_spread_one(gbx["A"], n, nodes, scores, SPREAD_DEPTH, SPREAD_DECAY,
+                                     SPREAD_RESTART)
+                t[i] = clock() - t0
+            percentiles(t, ("gb_p50", 50), ("gb_p95", 95))
+
+        fns["gb_batch"] = lambda: graphblas_spread_batch(gbx["A"], n, seed_ptr, seed_nodes, seed_scores,
+                                                         SPREAD_DEPTH, SPREAD_DECAY, SPREAD_RESTART)
+        fns["gb_single"] = gb_single
+    log(f"spread on the {graph['kind']} graph: {q} queries x {s} seeds; {', '.join(fns)}; "
+        f"warm-up + {args.repeats} rounds")
+    t, res, span = time_interleaved(fns, args.repeats)
     r = res["ours"]
     # Sanity check on a few queries: same reached nodes, same activations.
     for i in sorted({0, 1, q // 2, q - 1} & set(range(q))):
@@ -462,25 +625,62 @@ def bench_spread(ak, graph, g_ours, args, rng, suffix: str, ig=None) -> dict:
             raise RuntimeError(f"spread{suffix}: query {i} reached {int(live.sum())} nodes in ours, "
                                f"{p_nodes.size} in the NumPy frontier")
         check_close(f"spread{suffix} query {i}", o_act[live][order], p_act, rtol=1e-4, atol=1e-7)
+        one = session.run(*per_query[i])
+        if not (np.array_equal(one.node, r.node[lo:hi]) and np.array_equal(one.activation, r.activation[lo:hi])):
+            raise RuntimeError(f"spread{suffix}: query {i} differs between SpreadSession and spread")
+        if gbx is not None:
+            one_gb = graphblas_spread_one(gbx["A"], n, per_query[i][0].astype(np.int64), per_query[i][1],
+                                          SPREAD_DEPTH, SPREAD_DECAY, SPREAD_RESTART)
+            for label, got in (("batched", res["gb_batch"][i, :].new()), ("per call", one_gb)):
+                g_nodes, g_act = got.to_coo()
+                g_order = np.argsort(g_nodes, kind="stable")
+                g_nodes, g_act = g_nodes[g_order].astype(np.int64), g_act[g_order]
+                g_live = g_act > 0
+                if not np.array_equal(g_nodes[g_live], o_nodes[live][order]):
+                    raise RuntimeError(f"spread{suffix}_graphblas ({label}): query {i} reached "
+                                       f"{int(g_live.sum())} nodes, ours {int(live.sum())}")
+                check_close(f"spread{suffix}_graphblas {label} query {i}", o_act[live][order],
+                            g_act[g_live], rtol=1e-4, atol=1e-7)
 
-    edges_per_query = float(r.edges_touched) / q
-    peer_edges_per_query = res["peer"] / q
-    row = {"name": f"spread{suffix}", "graph": graph["kind"],
-           "ours_ms": t["ours"] / q * 1e3,
-           "peer": "numpy frontier", "peer_ms": t["peer"] / q * 1e3,
-           "speedup": t["peer"] / t["ours"], "gbps": None,
-           "p95_us": _timed_median(single_p95),
-           "p50_us": _timed_median(single_p50),
-           "p95_kernel_us": _timed_median(kernel_p95),
-           "peer_p95_us": _timed_median(peer_p95),
-           "single_ms": t["single"] / q * 1e3,
-           "speedup_single": t["peer"] / t["single"],
-           "edges_per_query": edges_per_query,
-           "peer_edges_per_query": peer_edges_per_query,
-           "goal": GOALS["spread"], "goal_p95_us": SPREAD_P95_GOAL_US}
+    med = {k: _timed_median(v) for k, v in lat.items() if v}
+    rng_ = {k: _timed_span(v) for k, v in lat.items() if v}
+    base = {"graph": graph["kind"], "ours_ms": t["ours"] / q * 1e3,
+            "ours_ms_range": scaled(span["ours"], 1e3 / q), "threads": threads, "gbps": None,
+            "p95_us": med["single_p95"], "p95_us_range": rng_["single_p95"],
+            "p50_us": med["single_p50"], "p95_kernel_us": med["kernel_p95"],
+            "p95_us_spread_call": med["call_p95"],
+            "single_ms": t["single"] / q * 1e3, "single_ms_range": scaled(span["single"], 1e3 / q),
+            "edges_per_query": float(r.edges_touched) / q, "goal_p95_us": SPREAD_P95_GOAL_US}
+    row = {"name": f"spread{suffix}", **base,
+           "peer": "numpy frontier", "peer_threads": 1,
+           "peer_ms": t["peer"] / q * 1e3, "peer_ms_range": scaled(span["peer"], 1e3 / q),
+           "speedup": t["peer"] / t["ours"], "speedup_single": t["peer"] / t["single"],
+           "peer_p95_us": med["peer_p95"], "peer_edges_per_query": res["peer"] / q,
+           "goal": GOALS["spread"], "goal_single": GOALS["spread"]}
     if ig is not None:
         row.update(bench_igraph(ig, per_query, args))
-    return row
+    rows = [row]
+    if gbx is not None:
+        rows.append({"name": f"spread{suffix}_graphblas", **base,
+                     "peer": f"graphblas mxm batch / vxm per call x{gbx['threads']}",
+                     "peer_threads": gbx["threads"],
+                     "peer_ms": t["gb_batch"] / q * 1e3, "peer_ms_range": scaled(span["gb_batch"], 1e3 / q),
+                     "speedup": t["gb_batch"] / t["ours"],
+                     "peer_single_ms": t["gb_single"] / q * 1e3,
+                     "peer_single_ms_range": scaled(span["gb_single"], 1e3 / q),
+                     "speedup_single": t["gb_single"] / t["single"],
+                     "peer_p50_us": med["gb_p50"], "peer_p95_us": med["gb_p95"]})
+    return rows
+
+
+def resolved_threads(threads: int) -> int:
+    return threads if threads > 0 else len(os.sched_getaffinity(0))
+
+
+def _timed_span(values: list) -> list:
+    """[min, max] over the timed rounds (the first entry is the warm-up's)."""
+    v = values[1:] if len(values) > 1 else values
+    return [float(min(v)), float(max(v))]
 
 
 def _timed_median(values: list) -> float:
@@ -531,7 +731,7 @@ def bench_pair_cosine(ak, args, rng) -> list:
                                           num_threads=args.threads)
         peer = lambda: numpy_pair_cosine(Cx, Ux, ci, uj)
         log(f"pair_cosine {label}: warm-up + {args.repeats} timed runs each")
-        t, res = time_interleaved({"ours": ours, "pre": ours_pre, "peer": peer}, args.repeats)
+        t, res, span = time_interleaved({"ours": ours, "pre": ours_pre, "peer": peer}, args.repeats)
         if dt == np.float32:
             check_close(f"pair_cosine_{label}", res["ours"], res["peer"], rtol=1e-4, atol=1e-5)
         else:
@@ -539,8 +739,10 @@ def bench_pair_cosine(ak, args, rng) -> list:
         itemsize = np.dtype(dt).itemsize
         nbytes = 2 * p * d * itemsize + ci.nbytes + uj.nbytes + p * 4
         rows.append({"name": f"pair_cosine_{label}", "ours_ms": t["ours"] * 1e3,
+                     "ours_ms_range": scaled(span["ours"], 1e3), "threads": resolved_threads(args.threads),
                      "peer": "numpy gather + einsum" + (" (fp32 upcast)" if label == "fp16" else ""),
-                     "peer_ms": t["peer"] * 1e3, "speedup": t["peer"] / t["ours"],
+                     "peer_threads": 1, "peer_ms": t["peer"] * 1e3, "peer_ms_range": scaled(span["peer"], 1e3),
+                     "speedup": t["peer"] / t["ours"],
                      "gbps": nbytes / t["ours"] / 1e9, "bytes": nbytes,
                      "ours_prenorm_ms": t["pre"] * 1e3, "goal": GOALS["pair_cosine"]})
         del Cx, Ux
@@ -553,25 +755,36 @@ def fmt(v, spec=".4g") -> str:
     return "-" if v is None else format(v, spec)
 
 
-def verdict(row) -> str:
+def verdict(row, copy_gbps: float) -> str:
     goal = row.get("goal")
     if goal is None:
         return ""
-    parts = []
-    ok = row["speedup"] >= goal
-    parts.append(f">={goal:g}x " + ("met" if ok else f"MISSED ({row['speedup']:.2f}x)"))
+    parts = [f">={goal:g}x " + ("met" if row["speedup"] >= goal else f"MISSED ({row['speedup']:.2f}x)")]
+    if "goal_single" in row:
+        ok = row["speedup_single"] >= row["goal_single"]
+        parts.append(f"per call >={row['goal_single']:g}x "
+                     + ("met" if ok else f"MISSED ({row['speedup_single']:.2f}x)"))
     if "goal_p95_us" in row:
-        okp = row["p95_us"] <= row["goal_p95_us"]
-        parts.append(f"p95<={row['goal_p95_us']:g}us " + ("met" if okp else f"MISSED ({row['p95_us']:.1f}us)"))
+        ok = row["p95_us"] <= row["goal_p95_us"]
+        parts.append(f"p95<={row['goal_p95_us']:g}us " + ("met" if ok else f"MISSED ({row['p95_us']:.1f}us)"))
+    if "goal_pct_copy" in row:
+        pct = 100 * row["gbps"] / copy_gbps
+        parts.append(f">={row['goal_pct_copy']:g}% copy " + ("met" if pct >= row["goal_pct_copy"]
+                                                               else f"MISSED ({pct:.0f}%)"))
     return "; ".join(parts)
 
 
-def render(machine: dict, params: dict, copy_gbps: float, rows: list) -> str:
+def fmt_range(span) -> str:
+    return "" if span is None else f"{span[0]:.4g}-{span[1]:.4g}"
+
+
+def render(machine: dict, params: dict, copy_gbps: float, rows: list, skipped: dict) -> str:
     out = []
     m = machine
     out.append(f"machine: {m['cpu']}, {m['cores']} cores; our threads: {m['threads']}; "
                f"python {m['python']}, numpy {m['numpy']}, scipy {m['scipy']}, "
-               f"igraph {m['igraph']}, asmr_kernels {m['asmr_kernels']}"
+               f"igraph {m['igraph']}, {m['graphblas'] or 'graphblas not installed'}, "
+               f"asmr_kernels {m['asmr_kernels']}"
                + (f" (OpenMP {'on' if m['openmp'] else 'OFF'})" if "openmp" in m else ""))
     if m.get("blas"):
         out.append(f"blas: {m['blas']}")
@@ -580,26 +793,32 @@ def render(machine: dict, params: dict, copy_gbps: float, rows: list) -> str:
     out.append(f"inputs: {params['nodes']:,} nodes x {params['degree']} out-edges; "
                f"{params['queries']:,} spread queries x {params['seeds']} seeds; "
                f"{params['pairs']:,} pairs, d={params['dim']}, units {params['units']:,}; "
-               f"median of {params['repeats']} runs after a warm-up")
+               f"median (min-max) of {params['repeats']} runs after a warm-up")
     out.append(f"copy bandwidth (np.copyto 256 MiB, 1 thread, bytes read + written): {copy_gbps:.2f} GB/s "
                f"(start {m['copy_gbps_start']:.2f}, end {m['copy_gbps_end']:.2f}); "
                f"1-min load average at start {m['load_start']}, at end {m['load_end']}")
+    for what, why in skipped.items():
+        out.append(f"{what} rows skipped: {why}")
     out.append("")
-    hdr = (f"{'row':<22} {'ours ms':>10} {'peer':<36} {'peer ms':>10} {'speedup':>8} "
-           f"{'GB/s':>7} {'%copy':>6}  goal")
+    hdr = (f"{'row':<24} {'ours ms':>10} {'(min-max)':>17} {'thr':>3} {'peer':<36} {'thr':>3} "
+           f"{'peer ms':>10} {'(min-max)':>17} {'speedup':>8} {'GB/s':>7} {'%copy':>6}  goal")
     out.append(hdr)
     out.append("-" * len(hdr))
     for r in rows:
         pct = None if r.get("gbps") is None else 100 * r["gbps"] / copy_gbps
-        out.append(f"{r['name']:<22} {fmt(r['ours_ms']):>10} {r['peer']:<36} {fmt(r['peer_ms']):>10} "
+        out.append(f"{r['name']:<24} {fmt(r['ours_ms']):>10} {fmt_range(r.get('ours_ms_range')):>17} "
+                   f"{r.get('threads', ''):>3} {r['peer']:<36} {r.get('peer_threads', ''):>3} "
+                   f"{fmt(r['peer_ms']):>10} {fmt_range(r.get('peer_ms_range')):>17} "
                    f"{r['speedup']:>7.2f}x {fmt(r.get('gbps'), '.2f'):>7} {fmt(pct, '.0f'):>6}  "
-                   f"{verdict(r)}")
+                   f"{verdict(r, copy_gbps)}")
     out.append("")
     for r in rows:
-        if r["name"].startswith("spread"):
+        if r["name"].startswith("spread") and not r["name"].endswith("_graphblas"):
             out.append(f"{r['name']}: ours_ms = batched call ({params['threads_label']}) / queries; "
-                       f"single-query calls end to end p50 {r['p50_us']:.1f} us, p95 {r['p95_us']:.1f} us "
-                       f"(mean {r['single_ms'] * 1e3:.1f} us, {r['speedup_single']:.2f}x the peer); "
+                       f"one query per SpreadSession.run call, end to end: p50 {r['p50_us']:.1f} us, "
+                       f"p95 {r['p95_us']:.1f} us (rounds {fmt_range(r['p95_us_range'])}), "
+                       f"mean {r['single_ms'] * 1e3:.1f} us = {r['speedup_single']:.2f}x the peer; "
+                       f"p95 of a one-query spread() call {r['p95_us_spread_call']:.1f} us; "
                        f"kernel p95 (elapsed_ns, batched) {r['p95_kernel_us']:.1f} us; "
                        f"peer p95 {r['peer_p95_us']:.1f} us; "
                        f"edges/query ours {r['edges_per_query']:.0f}, peer {r['peer_edges_per_query']:.0f}")
@@ -607,6 +826,11 @@ def render(machine: dict, params: dict, copy_gbps: float, rows: list) -> str:
                 out.append(f"{r['name']}: python-igraph personalized_pagerank (damping {IGRAPH_DAMPING}, "
                            f"whole graph): {r['igraph_ms']:.1f} ms per query over {r['igraph_queries']} "
                            f"queries = {r['igraph_ms'] / r['ours_ms']:.0f}x our batched per-query time")
+        if r["name"].startswith("spread") and r["name"].endswith("_graphblas"):
+            out.append(f"{r['name']}: peer_ms = all queries as one sparse seed matrix, mxm per step / queries; "
+                       f"per call (one sparse seed vector, vxm per step) mean {r['peer_single_ms'] * 1e3:.1f} us, "
+                       f"p50 {r['peer_p50_us']:.1f} us, p95 {r['peer_p95_us']:.1f} us; "
+                       f"ours per call {r['single_ms'] * 1e3:.1f} us = {r['speedup_single']:.2f}x")
         if r["name"].startswith("pair_cosine"):
             out.append(f"{r['name']}: prenormalized fast path {r['ours_prenorm_ms']:.4g} ms")
     return "\n".join(out)
@@ -637,6 +861,17 @@ def main(argv=None) -> int:
         except ImportError:
             log("note: python-igraph is not installed; skipping the personalized PageRank "
                 "comparison (pip install python-igraph)")
+    skipped = {}
+    if args.skip_graphblas:
+        skipped["GraphBLAS"] = "--skip-graphblas"
+    else:
+        try:
+            import graphblas  # noqa: F401
+        except ImportError as e:
+            skipped["GraphBLAS"] = (f"python-graphblas is not installed ({e}); pip install python-graphblas "
+                                    "(the package's 'bench-graphblas' extra; make bench installs it)")
+    for what, why in skipped.items():
+        log(f"note: {what} rows skipped: {why}")
 
     machine = machine_info(args.threads)
     params = {k: getattr(args, k) for k in ("nodes", "degree", "queries", "seeds", "pairs", "dim",
@@ -663,8 +898,23 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         AT = scipy_masked_transpose(graph, DIFFUSE_EDGE_THRESHOLD)
         log(f"  SciPy masked transpose built in {time.perf_counter() - t0:.2f} s (outside timing)")
+        gbx = None
+        if "GraphBLAS" not in skipped and kind == "random":
+            t0 = time.perf_counter()
+            import scipy.sparse as sp
+            A = sp.csr_matrix((graph["weights"], graph["indices"], graph["indptr"]),
+                              shape=(graph["n"], graph["n"]))
+            # AT for diffuse (masked at its edge threshold, like SciPy's), A for spread (edge
+            # threshold 0): the out-edges by row, so that a sparse x reads only x's rows.
+            gbx = {"threads": graphblas_threads(args.threads), "AT": graphblas_matrix(AT),
+                   "A": graphblas_matrix(A)}
+            del A
+            log(f"  GraphBLAS matrices built in {time.perf_counter() - t0:.2f} s (outside timing), "
+                f"{gbx['threads']} GraphBLAS threads")
+        elif "GraphBLAS" not in skipped:
+            log("note: the GraphBLAS rows run on the random graph only")
         for b in (1, 16):
-            rows.append(bench_diffuse(ak, graph, g_ours, AT, b, args, rng, suffix))
+            rows.extend(bench_diffuse(ak, graph, g_ours, AT, b, args, rng, suffix, gbx))
         del AT
         ig = None
         if igraph_ok and kind != "random":
@@ -672,8 +922,8 @@ def main(argv=None) -> int:
         if igraph_ok and kind == "random":
             log("building the python-igraph graph (once, outside timing)")
             ig = build_igraph(graph)
-        rows.append(bench_spread(ak, graph, g_ours, args, rng, suffix, ig))
-        del ig, g_ours, graph
+        rows.extend(bench_spread(ak, graph, g_ours, args, rng, suffix, ig, gbx))
+        del ig, gbx, g_ours, graph
 
     rng = np.random.default_rng([args.seed, 3])
     rows.extend(bench_pair_cosine(ak, args, rng))
@@ -688,9 +938,9 @@ def main(argv=None) -> int:
 
     if args.json:
         print(json.dumps({"copy_gbps": copy_gbps, "rows": rows, "machine": machine,
-                          "params": params}, indent=2))
+                          "params": params, "skipped": skipped}, indent=2))
     else:
-        print(render(machine, params, copy_gbps, rows))
+        print(render(machine, params, copy_gbps, rows, skipped))
     log("done")
     return 0
 

@@ -1,3 +1,5 @@
+import contextlib
+
 import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -22,3 +24,18 @@ def csr_graphs(draw, max_nodes=24, max_degree=6):
     indptr = np.zeros(n + 1, dtype=dtype)
     np.cumsum(degrees, out=indptr[1:])
     return indptr, np.array(indices, dtype=dtype), np.array(weights, dtype=np.float32)
+
+
+SPREAD_LOOKUPS = ("dense", "hash")
+
+
+@contextlib.contextmanager
+def spread_lookup(kind):
+    """spread's node -> slot map of small graphs ("dense") or of large ones ("hash"), whatever the graph's size."""
+    from asmr_kernels import _cpu
+
+    old = _cpu.dense_spread_limit(1 << 19 if kind == "dense" else 0)
+    try:
+        yield
+    finally:
+        _cpu.dense_spread_limit(old)

@@ -1,6 +1,7 @@
 #include "asmr/spread.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <new>
@@ -14,6 +15,8 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+#define ASMR_INLINE inline __attribute__((always_inline))
 
 namespace asmr {
 namespace {
@@ -50,6 +53,8 @@ class PodBuffer {
     if (total > capacity_) reserve(std::max(2 * capacity_, total));
   }
   void push_unchecked(const T& v) { data_[size_++] = v; }
+  // The first `size` entries, written through data() after ensure(size).
+  void set_size(size_t size) { size_ = size; }
 
  private:
   void reserve(size_t capacity) {
@@ -62,86 +67,167 @@ class PodBuffer {
   size_t size_ = 0, capacity_ = 0;
 };
 
-// One reached node of the query being run. Predecessors are kept as slots and
-// turned into node ids on output.
-struct Slot {
-  int64_t node;
-  float cur, nxt, seed, strength, cand_strength;
-  int32_t hop;        // first active step, -1 while not yet active
-  int32_t pred;       // slot of the predecessor, -1 at a seed
-  int32_t cand_pred;  // best predecessor offered so far, -1 if none
-  uint32_t pos;       // its entry in the table, for the reset
-};
-
+// One node the query has touched, indexed by slot (the order of first touch).
+// An edge updates one 32-byte entry. Predecessors are kept as node ids, so
+// that neither the tie-break nor the output looks them up.
 struct Entry {
-  int64_t key;  // node, -1 when empty
-  int32_t slot;
+  int64_t key;        // node
+  int64_t cand_pred;  // best predecessor offered so far, -1 if none
+  float nxt;          // activation gathered this step
+  float cand;         // strength through that predecessor, -1 if none
+  float cur;          // activation after the last step
+  int32_t hop;        // first active step, -1 while not yet active
+};
+static_assert(sizeof(Entry) == 32, "two entries per cache line");
+
+ASMR_INLINE Entry fresh(int64_t key) { return Entry{key, -1, 0.f, -1.f, 0.f, -1}; }
+
+// Graphs of up to this many nodes map node -> slot through a dense array (4
+// bytes a node per workspace, 2 MB at most); larger ones through a hash table,
+// whose memory follows what a query touches. The array saves the hashing but
+// each lookup is a random read of it: on a 2-core EPYC VM the array was faster
+// up to 500,000 nodes and the table at 1,000,000 (10 edges a node).
+std::atomic<int64_t> dense_limit{int64_t(1) << 19};
+
+// node -> slot as one load from an array of -1; a query resets only the
+// entries it set.
+struct DenseLookup {
+  int32_t* __restrict__ where;
+  Entry* __restrict__ entries;
+
+  ASMR_INLINE Entry* get(int64_t key, int32_t& used) const {
+    int32_t s = where[key];
+    if (s < 0) {
+      s = used++;
+      where[key] = s;
+      entries[s] = fresh(key);
+    }
+    return entries + s;
+  }
+  ASMR_INLINE void prefetch(int64_t key) const { __builtin_prefetch(where + key); }
 };
 
-// Per-thread state for one query at a time: an open-addressing table maps
-// node -> slot. Room is made once per step for every node that step can
-// reach (its edge count), so inserting checks no capacity; reset walks only
-// the slots in use. A query costs what it touches, not the size of the graph.
-struct Frontier {
-  std::vector<Entry> table;
-  uint64_t mask = 0;
-  int shift = 0;
-  PodBuffer<Slot> slots;
-  PodBuffer<int32_t> active, order;
-  PodBuffer<int64_t> rows;  // begin, end of each active node's row, this step
+struct Cell {
+  int64_t key;  // -1 when empty
+  int64_t slot;
+};
 
-  Frontier() { resize_table(4096); }
+// node -> slot through open addressing (Fibonacci hashing, linear probing).
+struct HashLookup {
+  Cell* __restrict__ cells;
+  uint32_t* __restrict__ cell_of;  // slot -> its cell, for the reset
+  Entry* __restrict__ entries;
+  uint64_t mask;
+  int shift;
 
-  void resize_table(uint64_t capacity) {
-    table.assign(capacity, Entry{-1, 0});
-    mask = capacity - 1;
-    shift = 64 - __builtin_ctzll(capacity);
-    for (size_t s = 0; s < slots.size(); ++s) {
-      uint64_t h = home(slots[s].node);
-      while (table[h].key != -1) h = (h + 1) & mask;
-      table[h] = Entry{slots[s].node, static_cast<int32_t>(s)};
-      slots[s].pos = static_cast<uint32_t>(h);
-    }
-  }
-
-  // Makes room for `extra` more nodes (table at most half full).
-  void reserve(size_t extra) {
-    const size_t need = slots.size() + extra;
-    slots.ensure(need);
-    order.ensure(need);
-    active.ensure(need);
-    if (2 * need > table.size()) {
-      uint64_t capacity = table.size();
-      while (2 * need > capacity) capacity *= 2;
-      resize_table(capacity);
-    }
-  }
-
-  uint64_t home(int64_t key) const {  // Fibonacci hashing: the top bits of key * 2^64/phi
-    return (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift;
-  }
-
-  int32_t slot_of(int64_t key) {
-    uint64_t h = home(key);
+  ASMR_INLINE Entry* get(int64_t key, int32_t& used) const {
+    uint64_t h = (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift;
     for (;;) {
-      const Entry& e = table[h];
-      if (e.key == key) return e.slot;
-      if (e.key == -1) break;
+      Cell& c = cells[h];
+      if (c.key == key) return entries + c.slot;
+      if (c.key == -1) {
+        c = Cell{key, used};
+        cell_of[used] = static_cast<uint32_t>(h);
+        entries[used] = fresh(key);
+        return entries + used++;
+      }
       h = (h + 1) & mask;
     }
-    const int32_t s = static_cast<int32_t>(slots.size());
-    slots.push_unchecked(Slot{key, 0.f, 0.f, 0.f, 0.f, -1.f, -1, -1, -1, static_cast<uint32_t>(h)});
-    table[h] = Entry{key, s};
-    return s;
+  }
+  ASMR_INLINE void prefetch(int64_t key) const {
+    __builtin_prefetch(cells + ((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift));
+  }
+};
+
+// Per-thread state for one query at a time. Room is made once per step for
+// every node that step can reach (its edge count), so inserting checks no
+// capacity; reset walks only the slots in use, so a query costs what it
+// touches, not the size of the graph.
+struct Frontier {
+  PodBuffer<Entry> entries;  // by slot
+  PodBuffer<float> seed;     // by seed slot (seeds are slots 0 .. seeds - 1)
+  // By slot, written once a slot is active: room is made by reserve(), the
+  // size stays 0.
+  PodBuffer<float> strength;
+  PodBuffer<int64_t> pred;  // node of the predecessor, -1 at a seed
+  PodBuffer<int32_t> active, order;
+  PodBuffer<int64_t> rows;  // begin, end of each active node's row, this step
+  int64_t edges = 0;        // edges read by the last query
+  bool dense = true;
+  PodBuffer<int32_t> where;  // dense lookup: -1, or the node's slot
+  PodBuffer<Cell> cells;     // hash lookup
+  PodBuffer<uint32_t> cell_of;
+  uint64_t mask = 0;
+  int shift = 0;
+
+  // Picks the lookup for a graph of n nodes; the frontier is empty.
+  void begin(int64_t n) {
+    dense = n <= dense_limit.load(std::memory_order_relaxed);
+    if (dense && where.size() < static_cast<size_t>(n)) {
+      const size_t old = where.size();
+      int32_t* w = where.extend(static_cast<size_t>(n) - old) - old;
+      std::fill(w + old, w + n, -1);
+    }
+    if (!dense && cells.size() == 0) rehash(4096);
+  }
+
+  template <typename L>
+  L lookup();
+
+  void rehash(uint64_t capacity) {
+    cells.clear();
+    Cell* c = cells.extend(capacity);
+    for (uint64_t h = 0; h < capacity; ++h) c[h].key = -1;
+    mask = capacity - 1;
+    shift = 64 - __builtin_ctzll(capacity);
+    for (size_t s = 0; s < entries.size(); ++s) {
+      uint64_t h = (static_cast<uint64_t>(entries[s].key) * 0x9E3779B97F4A7C15ull) >> shift;
+      while (c[h].key != -1) h = (h + 1) & mask;
+      c[h] = Cell{entries[s].key, static_cast<int64_t>(s)};
+      cell_of[s] = static_cast<uint32_t>(h);
+    }
+  }
+
+  // Makes room for `extra` more nodes (a hash table at most half full).
+  void reserve(size_t extra) {
+    const size_t need = entries.size() + extra;
+    entries.ensure(need);
+    strength.ensure(need);
+    pred.ensure(need);
+    order.ensure(need);
+    active.ensure(need);
+    if (!dense) {
+      cell_of.ensure(need);
+      if (2 * need > cells.size()) {
+        uint64_t capacity = cells.size();
+        while (2 * need > capacity) capacity *= 2;
+        rehash(capacity);
+      }
+    }
   }
 
   void reset() {
-    for (const Slot& r : slots) table[r.pos].key = -1;
-    slots.clear();
+    if (dense) {
+      for (const Entry& e : entries) where[e.key] = -1;
+    } else {
+      for (size_t s = 0; s < entries.size(); ++s) cells[cell_of[s]].key = -1;
+    }
+    entries.clear();
+    seed.clear();
     active.clear();
     order.clear();
   }
 };
+
+template <>
+DenseLookup Frontier::lookup<DenseLookup>() {
+  return DenseLookup{where.data(), entries.data()};
+}
+
+template <>
+HashLookup Frontier::lookup<HashLookup>() {
+  return HashLookup{cells.data(), cell_of.data(), entries.data(), mask, shift};
+}
 
 // Output of the queries one thread ran, in query order.
 struct Part {
@@ -154,7 +240,217 @@ struct Part {
     node.clear(); predecessor.clear(); activation.clear(); strength.clear(); hop.clear();
     edges = 0;
   }
+  // Room for `count` more rows, written through the data() pointers, then grow(count).
+  void ensure_more(size_t count) {
+    const size_t total = node.size() + count;
+    node.ensure(total); predecessor.ensure(total); activation.ensure(total);
+    strength.ensure(total); hop.ensure(total);
+  }
+  void grow(size_t count) {
+    const size_t total = node.size() + count;
+    node.set_size(total); predecessor.set_size(total); activation.set_size(total);
+    strength.set_size(total); hop.set_size(total);
+  }
 };
+
+// Appends the reached nodes of the query in f to out, in the order they first
+// became active; returns their count.
+size_t emit(const Frontier& f, Part& out) {
+  const size_t count = f.order.size(), base = out.node.size();
+  out.ensure_more(count);
+  const Entry* entries = f.entries.data();
+  for (size_t k = 0; k < count; ++k) {
+    const int32_t s = f.order[k];
+    out.node[base + k] = entries[s].key;
+    out.activation[base + k] = entries[s].cur;
+    out.hop[base + k] = entries[s].hop;
+    out.strength[base + k] = f.strength[s];
+    out.predecessor[base + k] = f.pred[s];
+  }
+  out.grow(count);
+  return count;
+}
+
+// The pass that ends the last step, writing the output directly: the nodes
+// already in f.order keep their places, those first active now follow.
+size_t emit_last(Frontier& f, int step, float node_threshold, Part& out) {
+  const size_t used = f.entries.size(), num_old = f.order.size(), base = out.node.size();
+  out.ensure_more(used);
+  int64_t* __restrict__ node = out.node.data() + base;
+  float* __restrict__ activation = out.activation.data() + base;
+  int32_t* __restrict__ hop = out.hop.data() + base;
+  float* __restrict__ strength = out.strength.data() + base;
+  int64_t* __restrict__ predecessor = out.predecessor.data() + base;
+  Entry* __restrict__ entries = f.entries.data();
+  size_t k = num_old;
+  for (size_t s = 0; s < used; ++s) {
+    Entry& r = entries[s];
+    const float v = r.nxt < node_threshold ? 0.f : r.nxt;
+    r.cur = v;
+    if (v > 0.f && r.hop < 0) {
+      node[k] = r.key;
+      activation[k] = v;
+      hop[k] = step;
+      strength[k] = r.cand;
+      predecessor[k] = r.cand_pred;
+      ++k;
+    }
+  }
+  for (size_t j = 0; j < num_old; ++j) {
+    const int32_t s = f.order[j];
+    node[j] = entries[s].key;
+    activation[j] = entries[s].cur;
+    hop[j] = entries[s].hop;
+    strength[j] = f.strength[s];
+    predecessor[j] = f.pred[s];
+  }
+  out.grow(k);
+  return k;
+}
+
+// kMask: edge_threshold > 0, so that an edge is kept by one comparison (a
+// kept edge then has a positive weight); otherwise only zero weights drop.
+template <typename L, bool kMask, typename I, typename S>
+size_t run_query_with(const I* indptr, const I* indices, const float* weights, const S* seeds,
+                      const float* scores, int64_t num_seeds, int depth, float decay,
+                      float restart, float edge_threshold, float node_threshold, Frontier& f,
+                      Part& out) {
+  f.reserve(static_cast<size_t>(num_seeds));
+  f.seed.ensure(static_cast<size_t>(num_seeds));
+  int32_t used = 0;
+  {
+    const L map = f.lookup<L>();
+    for (int64_t k = 0; k < num_seeds; ++k) {
+      Entry* t = map.get(static_cast<int64_t>(seeds[k]), used);
+      if (t->hop < 0) {  // a new seed
+        t->hop = 0;
+        f.order.push_unchecked(used - 1);
+        f.seed.push_unchecked(0.f + scores[k]);  // as a sum from zero: -0 becomes 0
+      } else {  // a duplicate adds up
+        f.seed[static_cast<size_t>(t - f.entries.data())] += scores[k];
+      }
+    }
+  }
+  f.entries.set_size(static_cast<size_t>(used));
+  const int32_t num_seed_slots = used;
+  for (int32_t s = 0; s < num_seed_slots; ++s) {
+    f.entries[s].cur = f.strength[s] = f.seed[s];
+    f.pred[s] = -1;
+    if (f.seed[s] > 0.f) f.active.push_unchecked(s);
+  }
+  int64_t edges = 0;
+  // Rows of frontier nodes are random: their edges are fetched kAhead rows
+  // early, and the lookups of their targets kNear rows early, once the
+  // targets are in cache (a lookup misses about as often as a row read).
+  constexpr size_t kAhead = 12, kNear = 4;
+  for (int step = 1; step <= depth && !f.active.empty(); ++step) {
+    // Rows of the active nodes first: their edge count bounds the nodes this
+    // step can add, and reading indptr here starts the rows' cache misses.
+    const size_t num_active = f.active.size();
+    f.rows.clear();
+    f.rows.ensure(2 * num_active);
+    int64_t bound = 0;
+    for (size_t k = 0; k < num_active; ++k) {
+      const int64_t un = f.entries[f.active[k]].key;
+      const int64_t b = indptr[un], e = indptr[un + 1];
+      f.rows.push_unchecked(b);
+      f.rows.push_unchecked(e);
+      bound += e - b;
+    }
+    f.reserve(static_cast<size_t>(bound));
+    edges += bound;
+    const L map = f.lookup<L>();
+    Entry* __restrict__ entries = f.entries.data();
+    const int64_t* __restrict__ rows = f.rows.data();
+    const int32_t* __restrict__ active = f.active.data();
+    const float* __restrict__ strength = f.strength.data();
+    // nxt is all zero here: new entries start at zero and the pass below resets it.
+    for (int32_t s = 0; s < num_seed_slots; ++s) entries[s].nxt = restart * f.seed[s];
+    for (size_t k = 0; k < num_active; ++k) {
+      if (k + kAhead < num_active) {
+        const int64_t b = rows[2 * (k + kAhead)], e = rows[2 * (k + kAhead) + 1];
+        if (e > b) {
+          __builtin_prefetch(indices + b);
+          __builtin_prefetch(indices + e - 1);
+          __builtin_prefetch(weights + b);
+          __builtin_prefetch(weights + e - 1);
+        }
+      }
+      if (k + kNear < num_active)
+        for (int64_t e = rows[2 * (k + kNear)], end = rows[2 * (k + kNear) + 1]; e < end; ++e)
+          map.prefetch(static_cast<int64_t>(indices[e]));
+      const int32_t u = active[k];
+      const int64_t un = entries[u].key;
+      const float xu = decay * entries[u].cur;
+      const float su = strength[u];
+      for (int64_t e = rows[2 * k], end = rows[2 * k + 1]; e < end; ++e) {
+        const float w = weights[e];
+        if (kMask ? !(w >= edge_threshold) : w == 0.f) continue;
+        Entry* r = map.get(static_cast<int64_t>(indices[e]), used);
+        r->nxt += w * xu;
+        if (r->hop < 0) {
+          const float c = su * w;
+          if (c > r->cand || (c == r->cand && r->cand_pred >= 0 && un < r->cand_pred)) {
+            r->cand = c;
+            r->cand_pred = un;
+          }
+        }
+      }
+    }
+    f.entries.set_size(static_cast<size_t>(used));
+    if (step == depth) {  // the last step writes the output as it goes
+      f.edges = edges;
+      return emit_last(f, step, node_threshold, out);
+    }
+    int32_t* __restrict__ next = f.active.data();  // rewritten in place: the loop above is done
+    int32_t* __restrict__ order = f.order.data();
+    size_t num_next = 0, num_order = f.order.size();
+    float* __restrict__ strength_w = f.strength.data();
+    int64_t* __restrict__ pred = f.pred.data();
+    for (int32_t s = 0; s < used; ++s) {
+      Entry& r = entries[s];
+      const float v = r.nxt < node_threshold ? 0.f : r.nxt;
+      r.nxt = 0.f;
+      r.cur = v;
+      if (v > 0.f) {
+        next[num_next++] = s;
+        if (r.hop < 0) {
+          r.hop = step;
+          strength_w[s] = r.cand;
+          pred[s] = r.cand_pred;
+          order[num_order++] = s;
+        }
+      }
+    }
+    f.active.set_size(num_next);
+    f.order.set_size(num_order);
+  }
+  f.edges = edges;
+  return emit(f, out);
+}
+
+// Runs one query over a graph of n nodes in f; the reached nodes stay there,
+// in f.order (see emit).
+template <typename I, typename S>
+size_t run_query(int64_t n, const I* indptr, const I* indices, const float* weights,
+                 const S* seeds, const float* scores, int64_t num_seeds, int depth, float decay,
+                 float restart, float edge_threshold, float node_threshold, Frontier& f,
+                 Part& out) {
+  f.reset();
+  f.begin(n);
+  const bool mask = edge_threshold > 0.f;
+  auto run = [&](auto with) {
+    const size_t count = with(indptr, indices, weights, seeds, scores, num_seeds, depth, decay,
+                              restart, edge_threshold, node_threshold, f, out);
+    out.edges += f.edges;
+    return count;
+  };
+  if (f.dense)
+    return mask ? run(run_query_with<DenseLookup, true, I, S>)
+                : run(run_query_with<DenseLookup, false, I, S>);
+  return mask ? run(run_query_with<HashLookup, true, I, S>)
+              : run(run_query_with<HashLookup, false, I, S>);
+}
 
 // Frontiers and parts are pooled across calls: their memory is then already
 // faulted in, which on a virtual machine costs more than the kernel itself.
@@ -189,116 +485,10 @@ void release(std::unique_ptr<Workspace> w) {
   pool.push_back(std::move(w));
 }
 
-template <typename I>
-int64_t run_query(const I* indptr, const I* indices, const float* weights, const I* seeds,
-                  const float* scores, int64_t num_seeds, int depth, float decay, float restart,
-                  float edge_threshold, float node_threshold, Frontier& f, Part& out) {
-  f.reset();
-  f.reserve(static_cast<size_t>(num_seeds));
-  for (int64_t k = 0; k < num_seeds; ++k) {
-    const int32_t s = f.slot_of(static_cast<int64_t>(seeds[k]));
-    if (f.slots[s].hop < 0) {
-      f.slots[s].hop = 0;
-      f.order.push_unchecked(s);
-    }
-    f.slots[s].seed += scores[k];
-  }
-  const size_t num_seed_slots = f.order.size();
-  for (int32_t s : f.order) {
-    Slot& r = f.slots[s];
-    r.cur = r.strength = r.seed;
-    if (r.cur > 0.f) f.active.push_unchecked(s);
-  }
-  int64_t edges = 0;
-  constexpr size_t kAhead = 8;  // rows of frontier nodes are random: fetch them early
-  for (int step = 1; step <= depth && !f.active.empty(); ++step) {
-    // nxt is all zero here: new slots start at zero and the pass below resets it.
-    for (size_t k = 0; k < num_seed_slots; ++k) {
-      Slot& r = f.slots[f.order[k]];
-      r.nxt = restart * r.seed;
-    }
-    // Rows of the active nodes first: their edge count bounds the nodes this
-    // step can add, and reading indptr here starts the rows' cache misses.
-    const size_t num_active = f.active.size();
-    f.rows.clear();
-    f.rows.ensure(2 * num_active);
-    int64_t bound = 0;
-    for (size_t k = 0; k < num_active; ++k) {
-      const int64_t un = f.slots[f.active[k]].node;
-      const int64_t b = indptr[un], e = indptr[un + 1];
-      f.rows.push_unchecked(b);
-      f.rows.push_unchecked(e);
-      bound += e - b;
-    }
-    f.reserve(static_cast<size_t>(bound));
-    edges += bound;
-    for (size_t k = 0; k < num_active; ++k) {
-      if (k + kAhead < num_active) {
-        const int64_t b = f.rows[2 * (k + kAhead)];
-        __builtin_prefetch(indices + b);
-        __builtin_prefetch(weights + b);
-      }
-      const int32_t u = f.active[k];
-      const int64_t un = f.slots[u].node;
-      const float xu = decay * f.slots[u].cur;
-      const float su = f.slots[u].strength;
-      const int64_t begin = f.rows[2 * k], end = f.rows[2 * k + 1];
-      for (int64_t e = begin; e < end; ++e) {
-        const float w = weights[e];
-        if (!(w >= edge_threshold) || w == 0.f) continue;
-        const int32_t v = f.slot_of(static_cast<int64_t>(indices[e]));
-        Slot& r = f.slots[v];
-        r.nxt += w * xu;
-        if (r.hop < 0) {
-          const float c = su * w;
-          if (c > r.cand_strength ||
-              (c == r.cand_strength && r.cand_pred >= 0 && un < f.slots[r.cand_pred].node)) {
-            r.cand_strength = c;
-            r.cand_pred = u;
-          }
-        }
-      }
-    }
-    f.active.clear();
-    const int32_t m = static_cast<int32_t>(f.slots.size());
-    for (int32_t s = 0; s < m; ++s) {
-      Slot& r = f.slots[s];
-      const float v = r.nxt < node_threshold ? 0.f : r.nxt;
-      r.nxt = 0.f;
-      r.cur = v;
-      if (v > 0.f) {
-        f.active.push_unchecked(s);
-        if (r.hop < 0) {
-          r.hop = step;
-          r.strength = r.cand_strength;
-          r.pred = r.cand_pred;
-          f.order.push_unchecked(s);
-        }
-      }
-    }
-  }
-  const size_t count = f.order.size();
-  int64_t* node = out.node.extend(count);
-  float* activation = out.activation.extend(count);
-  int32_t* hop = out.hop.extend(count);
-  float* strength = out.strength.extend(count);
-  int64_t* predecessor = out.predecessor.extend(count);
-  for (size_t k = 0; k < count; ++k) {
-    const Slot& r = f.slots[f.order[k]];
-    node[k] = r.node;
-    activation[k] = r.cur;
-    hop[k] = r.hop;
-    strength[k] = r.strength;
-    predecessor[k] = r.pred >= 0 ? f.slots[r.pred].node : -1;
-  }
-  out.edges += edges;
-  return static_cast<int64_t>(count);
-}
-
 }  // namespace
 
 template <typename I>
-void spread_push(int64_t /*n*/, const I* indptr, const I* indices, const float* weights,
+void spread_push(int64_t n, const I* indptr, const I* indices, const float* weights,
                  int64_t num_queries, const int64_t* seed_ptr, const I* seed_nodes,
                  const float* seed_scores, int depth, float decay, float restart,
                  float edge_threshold, float node_threshold, int num_threads,
@@ -321,9 +511,10 @@ void spread_push(int64_t /*n*/, const I* indptr, const I* indices, const float* 
 #pragma omp for schedule(static)
     for (int64_t q = 0; q < num_queries; ++q) {
       const auto t0 = std::chrono::steady_clock::now();
-      sizes[q] = run_query(indptr, indices, weights, seed_nodes + seed_ptr[q],
-                           seed_scores + seed_ptr[q], seed_ptr[q + 1] - seed_ptr[q], depth, decay,
-                           restart, edge_threshold, node_threshold, w.frontier, w.part);
+      sizes[q] = static_cast<int64_t>(
+          run_query(n, indptr, indices, weights, seed_nodes + seed_ptr[q], seed_scores + seed_ptr[q],
+                    seed_ptr[q + 1] - seed_ptr[q], depth, decay, restart, edge_threshold,
+                    node_threshold, w.frontier, w.part));
       result->elapsed_ns[q] = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::steady_clock::now() - t0)
                                   .count();
@@ -358,6 +549,40 @@ void SpreadResult::copy_out(int64_t* node, float* activation, int32_t* hop, floa
 
 SpreadResult::SpreadResult() = default;
 
+int64_t spread_dense_limit(int64_t nodes) {
+  return nodes < 0 ? dense_limit.load() : dense_limit.exchange(nodes);
+}
+
+SpreadWorkspace* spread_workspace_acquire() { return acquire().release(); }
+
+void spread_workspace_release(SpreadWorkspace* w) {
+  if (w != nullptr) release(std::unique_ptr<Workspace>(w));
+}
+
+template <typename I>
+int64_t spread_one(int64_t n, const I* indptr, const I* indices, const float* weights,
+                   const int64_t* seeds, const float* scores, int64_t num_seeds, int depth,
+                   float decay, float restart, float edge_threshold, float node_threshold,
+                   SpreadWorkspace* w, int64_t* edges) {
+  w->part.clear();
+  const size_t count = run_query(n, indptr, indices, weights, seeds, scores, num_seeds, depth,
+                                 decay, restart, edge_threshold, node_threshold, w->frontier,
+                                 w->part);
+  *edges = w->part.edges;
+  return static_cast<int64_t>(count);
+}
+
+void spread_one_copy(const SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
+                     float* strength, int64_t* predecessor) {
+  const Part& p = w->part;
+  const size_t m = p.node.size();
+  std::memcpy(node, p.node.data(), m * sizeof(int64_t));
+  std::memcpy(activation, p.activation.data(), m * sizeof(float));
+  std::memcpy(hop, p.hop.data(), m * sizeof(int32_t));
+  std::memcpy(strength, p.strength.data(), m * sizeof(float));
+  std::memcpy(predecessor, p.predecessor.data(), m * sizeof(int64_t));
+}
+
 SpreadResult::~SpreadResult() {
   for (auto& w : parts_) release(std::move(w));
 }
@@ -365,7 +590,10 @@ SpreadResult::~SpreadResult() {
 #define ASMR_INSTANTIATE(I)                                                                     \
   template void spread_push<I>(int64_t, const I*, const I*, const float*, int64_t,            \
                                const int64_t*, const I*, const float*, int, float, float, float, \
-                               float, int, SpreadResult*);
+                               float, int, SpreadResult*);                                   \
+  template int64_t spread_one<I>(int64_t, const I*, const I*, const float*, const int64_t*,     \
+                                 const float*, int64_t, int, float, float, float, float,         \
+                                 SpreadWorkspace*, int64_t*);
 ASMR_INSTANTIATE(int32_t)
 ASMR_INSTANTIATE(int64_t)
 #undef ASMR_INSTANTIATE

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asmr_kernels import CSRGraph, diffuse, pack_seeds, spread
-from conftest import csr_graphs
+from conftest import SPREAD_LOOKUPS, csr_graphs, spread_lookup
 from reference import spread_ref
 
 params = dict(depth=st.integers(0, 3), decay=st.floats(0.05, 1.0), restart=st.sampled_from([0.0, 0.5, 1.0]),
@@ -23,8 +23,13 @@ def seed_batches(draw, n):
     return nodes, scores
 
 
-@given(data=st.data(), graph=csr_graphs(), **params)
-def test_spread_matches_reference(data, graph, depth, decay, restart, edge_threshold, node_threshold):
+@given(data=st.data(), graph=csr_graphs(), kind=st.sampled_from(SPREAD_LOOKUPS), **params)
+def test_spread_matches_reference(data, graph, kind, depth, decay, restart, edge_threshold, node_threshold):
+    with spread_lookup(kind):
+        _matches_reference(data, graph, depth, decay, restart, edge_threshold, node_threshold)
+
+
+def _matches_reference(data, graph, depth, decay, restart, edge_threshold, node_threshold):
     indptr, indices, weights = graph
     n = len(indptr) - 1
     nodes, scores = data.draw(seed_batches(n))

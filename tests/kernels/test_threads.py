@@ -18,7 +18,7 @@ import pytest
 import asmr_kernels.cpu_cosine
 import asmr_kernels.cpu_graph
 import asmr_kernels.cpu_spread
-from asmr_kernels import CSRGraph, diffuse, pack_seeds, pair_cosine, spread
+from asmr_kernels import CSRGraph, SpreadSession, diffuse, pack_seeds, pair_cosine, spread
 
 
 def _in_kernel(native, *args, **kwargs):
@@ -101,6 +101,16 @@ def test_spread_releases_the_gil(monkeypatch, graph):
     seeds = pack_seeds([rng.integers(0, 200_000, 20) for _ in range(2000)])
     assert _seen_in_kernel(monkeypatch, lambda: spread(graph, *seeds, num_threads=1),
                            {"spread"})
+
+
+def test_spread_session_releases_the_gil(monkeypatch, graph):
+    class Watched(SpreadSession):  # run() is native: a Python frame of the test's own around it
+        def run(self, *args):
+            return _in_kernel(super().run, *args)
+
+    session = Watched(graph, depth=4)  # 20 seeds, 4 hops: most of the 200,000 nodes
+    seeds = np.random.default_rng(4).integers(0, 200_000, 20)
+    assert _seen_in_kernel(monkeypatch, lambda: session.run(seeds), set())
 
 
 def test_pair_cosine_releases_the_gil(monkeypatch):

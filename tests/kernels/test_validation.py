@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from asmr_kernels import CSRGraph, diffuse, pair_cosine, spread
+from asmr_kernels import CSRGraph, _cpu, diffuse, pair_cosine, spread
 
 IP = np.array([0, 2, 3, 3])
 IX = np.array([1, 2, 2], np.int32)
@@ -103,3 +103,19 @@ def test_bad_pair_cosine_arguments(args, match):
 def test_uint64_indices_beyond_int64_are_rejected():
     with pytest.raises(ValueError, match="indices holds values beyond int64"):
         CSRGraph([0, 1], np.array([2**64 - 1], np.uint64), [1.0])
+
+
+@pytest.mark.parametrize("at", [0, 4095, 4096, 9999])
+@pytest.mark.parametrize("bad, allow_negative", [(np.nan, True), (np.inf, True), (-np.inf, True), (-1.5, False)])
+def test_first_bad_value_finds_the_first_bad_entry_in_any_block(at, bad, allow_negative):
+    a = np.ones(10_000, np.float32)
+    a[-1] = np.nan  # a later bad entry does not hide the first
+    a[at] = bad
+    assert _cpu.first_bad_value(a, allow_negative) == at
+
+
+def test_first_bad_value_accepts_negative_zero_and_clean_arrays():
+    a = np.full(5000, -0.0, np.float32)
+    assert _cpu.first_bad_value(a, False) == -1
+    assert _cpu.first_bad_value(-np.ones(5000, np.float32), True) == -1
+    assert _cpu.first_bad_value(np.zeros(0, np.float32), False) == -1

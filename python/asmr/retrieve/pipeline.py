@@ -4,7 +4,7 @@ Seeds are the dense (faiss) and BM25 results fused by reciprocal rank, the dense
 ranking weighted by how much of the question and of the memory the embedding model
 can read (``readable``: an English model's cosines of Chinese text are noise); their
 scores, falling with rank, start a spread of activation over the unit graph
-(``asmr_kernels.spread``: depth 2, edges under the threshold ignored). Each
+(``asmr_kernels.SpreadSession``: depth 2, edges under the threshold ignored). Each
 reached unit is scored by
 
     mix[0] * r * similarity + (mix[1] + mix[0] * (1 - r)) * path strength + mix[2] * centrality / (1 + hop)
@@ -27,7 +27,7 @@ from datetime import datetime
 
 import numpy as np
 
-from asmr_kernels import spread
+from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
@@ -76,6 +76,7 @@ class Retriever:
         self._days: np.ndarray | None = None
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
         self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
+        self._spread: SpreadSession | None = None
 
     def readable(self, question: str) -> float:
         """How far the embedding model's cosines can be trusted for ``question``: the share of its
@@ -168,8 +169,7 @@ class Retriever:
         seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable)
         if not len(seed_rows):
             return [], no_features()
-        res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
-                     decay=cfg.decay, restart=1.0, edge_threshold=cfg.edge_threshold).query(0)
+        res = self._spread_session().run(seed_rows, seed_scores)
         is_unit = res.node < g.num_rows
         rows = np.asarray(res.node[is_unit], np.int64)
         rows_ok = m.active[rows]
@@ -208,6 +208,16 @@ class Retriever:
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types())
         return hits, self._features(question, sim, units, lex_rows, readable)
+
+    def _spread_session(self) -> SpreadSession:
+        """The spread over this graph with this config: graph and parameters validated once, so that
+        a question pays only for its own seeds."""
+        session, csr = self._spread, self.graph.csr
+        if session is None or session.graph is not csr:  # racing threads build equal sessions
+            cfg = self.config
+            session = self._spread = SpreadSession(csr, depth=cfg.depth, decay=cfg.decay, restart=1.0,
+                                                   edge_threshold=cfg.edge_threshold)
+        return session
 
     def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray,
                   readable: float) -> dict:
