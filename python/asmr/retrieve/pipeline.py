@@ -31,8 +31,11 @@ from asmr_kernels import spread
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
+from ..text.entities import normalize
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
+from ..text.turns import named_speakers, parse_turn, without_names
+from ..text.when import asks_when, says_when
 from .bridge import DocumentSubjects, bridge, document_subjects
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
@@ -76,6 +79,7 @@ class Retriever:
         self._days: np.ndarray | None = None
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
         self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
+        self._speakers: dict[str, np.ndarray] | None = None
 
     def readable(self, question: str) -> float:
         """How far the embedding model's cosines can be trusted for ``question``: the share of its
@@ -102,9 +106,11 @@ class Retriever:
         every seed at full strength; a seed's score falls with its fused rank instead."""
         return self._seeds(question, qvec, n, self.readable(question) if readable is None else readable)[:2]
 
-    def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """seeds(), and the BM25 ranking it fused; the dense ranking counts ``readable`` times."""
+    def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float,
+               own: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """seeds(), and the BM25 ranking it fused; the dense ranking counts ``readable`` times, and
+        ``own`` (the turns of the people the question names, and the question's vector without their
+        names) ranked by cosine ``speaker_seeds`` times."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
         rankings = []
@@ -113,6 +119,10 @@ class Retriever:
             rankings.append((dense_rows[0][dense_rows[0] >= 0], readable))
         lex_rows, _ = m.search_lexical(question, depth)
         rankings.append((lex_rows, 1.0))
+        if own is not None and self.config.speaker_seeds > 0.0:
+            turns, anyone = own
+            sims = np.asarray(m.vectors[turns]) @ anyone
+            rankings.append((turns[np.argsort(-sims, kind="stable")[:depth]], self.config.speaker_seeds))
         fused: dict[int, float] = {}
         for ranking, weight in rankings:
             for rank, row in enumerate(ranking):
@@ -165,7 +175,14 @@ class Retriever:
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
         readable = self.readable(question)
-        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable)
+        persons = named_speakers(question, self.speakers())
+        own = None  # the turns of the people the question names, and the question without their names
+        if persons and cfg.speaker_seeds > 0.0:
+            speakers = self.speakers()
+            # Among a person's turns their name says nothing: the question without it is compared.
+            own = (np.unique(np.concatenate([speakers[p] for p in persons])),
+                   question_vectors(self.embedder, [without_names(question, persons)])[0])
+        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable, own)
         if not len(seed_rows):
             return [], no_features()
         res = spread(g.csr, np.array([0, len(seed_rows)]), seed_rows, seed_scores, depth=cfg.depth,
@@ -184,12 +201,19 @@ class Retriever:
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
         facts = key_facts(question) if cfg.fact_boost else []
-        top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if facts else k]
+        when = cfg.when_boost > 0.0 and asks_when(question)
+        rescore = bool(facts) or when
+        top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if rescore else k]
         units = m.units_at_rows(rows[top])
-        if facts:
-            stated = np.array([1.0 - len(missing_from(facts, u.content)) / len(facts) for u in units])
+        if rescore:
+            factor = np.ones(len(units))
+            if facts:
+                factor *= 1.0 + cfg.fact_boost * np.array([1.0 - len(missing_from(facts, u.content)) / len(facts)
+                                                           for u in units])
+            if when:
+                factor *= 1.0 + cfg.when_boost * np.array([says_when(u.content) for u in units])
             score = score.copy()
-            score[top] *= 1.0 + cfg.fact_boost * stated
+            score[top] *= factor
             order = np.argsort(-score[top], kind="stable")[:k]
             top, units = top[order], [units[i] for i in order]
         seeds = set(seed_rows.tolist())
@@ -201,16 +225,17 @@ class Retriever:
                             float(cent[t]), int(hop[t]), int(rows[t]) in seeds,
                             self._path(nodes, ids), u.effective_at))
         if cfg.bridge_from and cfg.bridge_hits:
-            hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k)
+            hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k,
+                                 self.speakers() if cfg.speaker_bridge else None)
         previous = m.predecessors([h.unit_id for h in hits])
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types())
-        return hits, self._features(question, sim, units, lex_rows, readable)
+        return hits, self._features(question, sim, units, lex_rows, readable, persons)
 
     def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray,
-                  readable: float) -> dict:
+                  readable: float, persons: list[str] = ()) -> dict:
         """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
         content = {u.row: u.content for u in units}
@@ -220,7 +245,21 @@ class Retriever:
             content.update((u.row, u.content) for u in m.units_at_rows(missing))
         return confidence_features(question, sim, [u.content for u in units],
                                    [content[r] for r in lexical if r in content], m.inverse_document_frequencies,
-                                   cfg, readable)
+                                   cfg, readable, persons)
+
+    def speakers(self) -> dict[str, np.ndarray]:
+        """The rows of the chat turns (``text.turns``) each speaker says, by normalised name and by its
+        first word (a first word two speakers share belongs to both); read once per snapshot."""
+        if self._speakers is None:
+            rows: dict[str, list[int]] = {}
+            for row, content in self.memory.active_contents():
+                turn = parse_turn(content)
+                if turn is not None:
+                    key = normalize(turn.speaker)
+                    for name in {key, key.split(" ", 1)[0]} if key else ():
+                        rows.setdefault(name, []).append(row)
+            self._speakers = {name: np.array(r, np.int64) for name, r in rows.items()}
+        return self._speakers
 
     def _document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
         if self._documents is None:  # once per snapshot
