@@ -44,3 +44,17 @@ def test_questions_that_ask_when_and_texts_that_say_when():
     assert says_when("[2023-05-08] Oona: Today I moved.")  # today is a time too
     assert says_when("The company was founded on 3 May 2021.") and says_when("去年我搬家了。")
     assert not says_when("[2023-05-08] Oona: I moved to Porto.")  # the stamp alone does not count
+
+
+def test_relative_time_is_stated_in_words():
+    from asmr.text.when import with_dates
+    said = "[2023-05-08] Mirela: Last week (2023-05-01 to 2023-05-07) I adopted a cat."
+    assert with_dates(said) == ("[2023-05-08] Mirela: Last week (2023-05-01 to 2023-05-07, the week of 1 May 2023) "
+                                "I adopted a cat.")
+    assert with_dates("I moved yesterday (2023-05-07).") == "I moved yesterday (2023-05-07, 7 May 2023)."
+    assert with_dates("I moved last month (2023-04).") == "I moved last month (2023-04, April 2023)."
+    assert with_dates("I ran two years ago (2021).") == "I ran two years ago (2021)."  # the year says it already
+    # not resolved at ingest: against the reference day, or left alone without one
+    assert with_dates("Today I moved.", date(2023, 5, 8)) == "Today (8 May 2023) I moved."
+    assert with_dates("Last year we moved.", date(2023, 5, 8)) == "Last year (2022) we moved."
+    assert with_dates("Last year we moved.") == "Last year we moved."
