@@ -714,23 +714,18 @@ def test_the_speakers_of_a_memory_and_the_question_without_their_names(tmp_path)
         assert "adopted" in m.unit(hits[0].unit_id).content  # the dated turn before the later mentions
 
 
-def test_speaker_mismatch_reads_who_says_the_rest_of_the_question():
-    from asmr.retrieve.signals import question_terms, speaker_mismatch
+def test_speaker_gap_finds_one_persons_news_asked_of_another(tmp_path):
+    with _chat_memory(tmp_path) as m:
+        r = Retriever(m, get_embedder("hash-64"))
 
-    texts = ["[2023-05-08] Mirela: I adopted a cat called Mochi (2023-05-01 to 2023-05-07).",
-             "[2023-05-20] Tobias: Mirela, how is Mochi settling in?", "[2023-05-08] Tobias: My Volvo broke down."]
-    def idf(tokens):  # every term weighs the same
-        return [1.0] * len(tokens)
-
-    for question, person, expected in (("When did Mirela adopt Mochi?", "mirela", 0.0),
-                                       ("When did Oona adopt Mochi?", "oona", 1.0),
-                                       # Tobias says Mochi, but not "adopt": half of the rest
-                                       ("When did Tobias adopt Mochi?", "tobias", 0.5)):
-        terms, weights = question_terms(question, idf)
-        assert speaker_mismatch([person], terms, weights, texts) == pytest.approx(expected), question
-    terms, weights = question_terms("What car does Oona drive?", idf)
-    assert speaker_mismatch([], terms, weights, texts) == 0.0  # names no speaker
-    assert speaker_mismatch(["oona"], terms, weights, texts[:1]) == 0.0  # nothing holds the rest: no evidence
+        def gap(question):
+            return r.recall(question, r.embedder.embed([question])[0], 5)[1]["speaker_gap"]
+        assert gap("When did Mirela adopt a cat called Mochi?") == 0.0  # her own turn says it
+        assert gap("When did Oona adopt a cat called Mochi?") > 0.1  # Mirela's does, none of Oona's
+        # Tobias asks Mirela about Mochi: a turn addressed to her is no news of his own
+        assert gap("When did Tobias adopt a cat called Mochi?") > 0.1
+        assert r.addressed().tolist() == [r.speakers()["tobias"][1]]
+        assert gap("When did someone adopt a cat called Mochi?") == 0.0  # names no speaker
 
 
 def test_a_when_question_prefers_the_unit_that_says_when(tmp_path):

@@ -19,7 +19,6 @@ from .signals import (
     held,
     phrase_coverage,
     question_terms,
-    speaker_mismatch,
     subject_phrases,
     term_key,
 )
@@ -28,7 +27,7 @@ MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
 # What confidence() weighs, in the order of the model's weights after the bias.
 FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases",
-            "speaker_mismatch")
+            "speaker_gap")
 
 
 Model = tuple[tuple[float, ...], float, dict[str, float]]  # weights, threshold, baselines' thresholds
@@ -88,14 +87,14 @@ def no_features() -> dict:
 
 
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
-                        idf_of, cfg, readable: float = 1.0, persons: list[str] = ()) -> dict:
+                        idf_of, cfg, readable: float = 1.0, speaker_gap: float = 0.0) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
 
     ``sim``: the cosine of the question and each reached unit; ``texts``: the recalled units' texts,
     best first; ``lexical_texts``: the best ``cfg.alignment_lexical`` BM25 units' texts; ``idf_of``: the memory's idf of
     index tokens; ``cfg``: the ``RetrieveConfig``; ``readable``: how far the cosines can be trusted
     (``Retriever.readable``): the similarity signal is the cosine that far, term alignment the rest;
-    ``persons``: the memory's speakers the question names (``text.turns.named_speakers``)."""
+    ``speaker_gap``: what ``Retriever.speaker_gap`` measured (0 for a question that names no speaker)."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     single, pair = alignment(terms, weights, candidates)
@@ -108,5 +107,5 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
             "term_alignment": single, "pair_alignment": pair,
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
             "subject_phrases": subject_phrases(terms, weights, question, candidates),
-            "speaker_mismatch": speaker_mismatch(list(persons), terms, weights, candidates),
+            "speaker_gap": speaker_gap,
             "unheld_terms": ", ".join(unheld)}

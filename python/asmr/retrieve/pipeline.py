@@ -34,7 +34,7 @@ from ..graph import UnitGraph, load_or_build
 from ..text.entities import normalize
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
-from ..text.turns import named_speakers, parse_turn, without_names
+from ..text.turns import about, named_speakers, parse_turn, without_names
 from ..text.when import asks_when, says_when
 from .bridge import DocumentSubjects, bridge, document_subjects
 from .confidence import confidence, confidence_features, no_features, refusal_reason
@@ -80,6 +80,7 @@ class Retriever:
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
         self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
         self._speakers: dict[str, np.ndarray] | None = None
+        self._addressed: np.ndarray | None = None
 
     def readable(self, question: str) -> float:
         """How far the embedding model's cosines can be trusted for ``question``: the share of its
@@ -177,7 +178,7 @@ class Retriever:
         readable = self.readable(question)
         persons = named_speakers(question, self.speakers())
         own = None  # the turns of the people the question names, and the question without their names
-        if persons and cfg.speaker_seeds > 0.0:
+        if persons:
             speakers = self.speakers()
             # Among a person's turns their name says nothing: the question without it is compared.
             own = (np.unique(np.concatenate([speakers[p] for p in persons])),
@@ -232,10 +233,30 @@ class Retriever:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types())
-        return hits, self._features(question, sim, units, lex_rows, readable, persons)
+        gap = self.speaker_gap(persons, own) if own is not None else 0.0
+        return hits, self._features(question, sim, units, lex_rows, readable, gap)
+
+    def speaker_gap(self, persons: list[str], own: tuple[np.ndarray, np.ndarray]) -> float:
+        """How much closer the best active unit comes to the question without the names of ``persons``
+        (``own[1]``) than the best of their own turns (``own[0]``, less those that name another speaker:
+        asking someone about their news is not news of one's own) does, in cosine; 0 when that best unit
+        is about one of them (``text.turns.about``: their turn, or one naming them). A question that
+        gives one person's experience to another finds it said by someone else."""
+        rows, anyone = own
+        rows = rows[~np.isin(rows, self.addressed())]  # what they say of themselves, not asking others
+        best, _ = self.memory.search_dense(anyone[None], 1)
+        best_row = int(best[0][0])
+        if best_row < 0:
+            return 0.0
+        best_any = float(np.asarray(self.memory.vectors[best_row]) @ anyone)
+        best_own = float(np.max(np.asarray(self.memory.vectors[rows]) @ anyone)) if len(rows) else 0.0
+        if best_own >= best_any:
+            return 0.0
+        content = self.memory.contents_at_rows([best_row]).get(best_row, "")
+        return 0.0 if any(about(content, p) for p in persons) else best_any - best_own
 
     def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray,
-                  readable: float, persons: list[str] = ()) -> dict:
+                  readable: float, speaker_gap: float = 0.0) -> dict:
         """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
         content = {u.row: u.content for u in units}
@@ -245,7 +266,7 @@ class Retriever:
             content.update((u.row, u.content) for u in m.units_at_rows(missing))
         return confidence_features(question, sim, [u.content for u in units],
                                    [content[r] for r in lexical if r in content], m.inverse_document_frequencies,
-                                   cfg, readable, persons)
+                                   cfg, readable, speaker_gap)
 
     def speakers(self) -> dict[str, np.ndarray]:
         """The rows of the chat turns (``text.turns``) each speaker says, by normalised name and by its
@@ -260,6 +281,22 @@ class Retriever:
                         rows.setdefault(name, []).append(row)
             self._speakers = {name: np.array(r, np.int64) for name, r in rows.items()}
         return self._speakers
+
+    def addressed(self) -> np.ndarray:
+        """The rows of the turns whose words name another speaker ("Mirela, how was the concert?"):
+        about that person more than about who says them. Read once per snapshot."""
+        if self._addressed is None:
+            speakers = self.speakers()
+            out = []
+            if speakers:
+                for row, content in self.memory.active_contents():
+                    turn = parse_turn(content)
+                    if turn is not None:
+                        own = normalize(turn.speaker)
+                        if set(named_speakers(turn.body, speakers)) - {own, own.split(" ", 1)[0]}:
+                            out.append(row)
+            self._addressed = np.array(out, np.int64)
+        return self._addressed
 
     def _document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
         if self._documents is None:  # once per snapshot
