@@ -207,19 +207,21 @@ def _print_categories(report: dict) -> None:
         head = f"category {category}"
         if counts:
             head += f" ({counts['answerable']} answerable, {counts['unanswerable']} unanswerable)"
+        mixed = bool(counts.get("answerable")) and bool(counts.get("unanswerable"))
         parts = []
         for name, r in by_method.items():
-            part = f"{name}"
+            said = []
             if r["recall@5"] is not None:
-                part += f" R@2 {_num(r['recall@2'], 0)} R@5 {_num(r['recall@5'], 0)}"
+                said.append(f"R@2 {_num(r['recall@2'], 0)} R@5 {_num(r['recall@5'], 0)}")
             ref = counts.get(name)
             if ref:
-                for key, label in (("refused_answerable", "refused"), ("refused_unanswerable", "refused")):
+                for key, kind in (("refused_answerable", "answerable"), ("refused_unanswerable", "unanswerable")):
                     if ref[key] is not None:
-                        part += f" {label} {ref[key]:.3f}"
+                        said.append(f"refused{' ' + kind if mixed else ''} {ref[key]:.3f}")
                 if ref["roc_auc"] is not None:
-                    part += f" AUC {ref['roc_auc']:.3f}"
-            parts.append(part)
+                    said.append(f"AUC {ref['roc_auc']:.3f}")
+            if said:  # a method that neither recalls nor refuses here has nothing to show
+                parts.append(f"{name} " + " ".join(said))
         print(f"{head}: " + ", ".join(parts))
 
 
