@@ -48,13 +48,17 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
 
     A conversation's turn is about a person, not a document: in "the person who ran the
     Riverside 10K", the turn that says so is about its speaker (and whoever it names), and what
-    the question asks of them is in their other turns. So a hit that is a chat turn
-    (``text.turns``) also has the turns of the people it is about (``speakers``: the rows of each
-    speaker's turns; not a person the question names) ranked and joined the same way."""
+    the question asks of them is in their other turns. So, for a question that names no speaker, a
+    hit that is a chat turn (``text.turns``) also has the turns of the people it is about
+    (``speakers``: the rows of each speaker's turns) ranked against the question less the hit and
+    joined the same way."""
     m = memory
     subjects, cjk = subjects
     asked = f" {normalize(question)} "
-    named = set(named_speakers(question, speakers)) if speakers else set()
+    # A question that names its person has recall of their turns already (speaker_seeds): the bridge
+    # to people is for one that picks them out by what they said ("the person who ...").
+    if speakers and named_speakers(question, speakers):
+        speakers = None
     words = tokenize(question)
     bridged: dict[int, tuple[float, Hit, str, float, float]] = {}  # row -> score, from, name, sim, factor
     for h, u in zip(hits[:cfg.bridge_from], units):
@@ -73,7 +77,7 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
         turn = parse_turn(u.content) if speakers else None
         if turn is not None:
             people = [p for p in dict.fromkeys([normalize(turn.speaker), *named_speakers(turn.body, speakers)])
-                      if p in speakers and p not in named]
+                      if p in speakers]
             rows = {int(r): p for p in reversed(people) for r in speakers[p][-cfg.bridge_units:]}
             taken = set(cand_rows) | {h.row}
             rows = {r: p for r, p in rows.items() if r not in taken}
