@@ -273,7 +273,7 @@ class Retriever:
         first word (a first word two speakers share belongs to both); read once per snapshot."""
         if self._speakers is None:
             rows: dict[str, list[int]] = {}
-            for row, content in self.memory.active_contents():
+            for row, content in self.memory.active_contents(starting="["):
                 turn = parse_turn(content)
                 if turn is not None:
                     key = normalize(turn.speaker)
@@ -289,7 +289,7 @@ class Retriever:
             speakers = self.speakers()
             out = []
             if speakers:
-                for row, content in self.memory.active_contents():
+                for row, content in self.memory.active_contents(starting="["):
                     turn = parse_turn(content)
                     if turn is not None:
                         own = normalize(turn.speaker)
