@@ -182,6 +182,8 @@ def main() -> None:
                   "baselines": {m: round(thresholds[m], 3) for m in ("dense", "hybrid")},
                   "fitted_by": "python " + " ".join(shlex.quote(a) for a in sys.argv)}
         if args.embedder in (None, DEFAULT_EMBEDDER):  # the default model, also of embedders without their own
+            for other in model.get("embedders", {}).values():  # fitted on the features of their day
+                other.setdefault("features", list(model["features"]))
             model.update({"features": list(FEATURES), **fitted,
                           "baselines_note": "refusal thresholds of the evaluation's dense and hybrid RAG on the "
                                             "cosine of the question and their best unit, chosen by the same rule "
@@ -189,7 +191,7 @@ def main() -> None:
         else:  # another model's cosines are on another scale: its own weights and thresholds
             if list(model["features"]) != list(FEATURES):
                 raise SystemExit(f"{MODEL_PATH}: fit the default embedder's model for these features first")
-            model.setdefault("embedders", {})[args.embedder] = fitted
+            model.setdefault("embedders", {})[args.embedder] = {"features": list(FEATURES), **fitted}
         MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {MODEL_PATH}")
 

@@ -502,3 +502,28 @@ def test_cli_chat_skips_a_question_over_the_limit_and_goes_on(handbook, capsys, 
     out, err = capsys.readouterr()
     assert "60 characters, longer than the limit of 50 (--max-question); not asked" in err
     assert out.count("[turn ") == 1 and "9090" in out
+
+
+def test_an_extractive_answer_to_a_when_question_states_the_date_in_words(tmp_path):
+    """The date a turn's relative time means, written out in the answer, and kept by the verifier: the
+    unit holds it (the annotation ingest wrote, or the turn's stamp)."""
+    from datetime import date
+
+    from asmr.units.chat import render_turn
+    from asmr.units.model import Document
+
+    turns = [("Mirela", "Big news. Today I moved to Porto.", date(2023, 5, 8)),
+             ("Tobias", "I adopted a cat called Mochi last week.", date(2023, 5, 8)),
+             ("Oona", "I work as a nurse.", date(2023, 5, 9))]
+    docs = [Document(f"t{i}", render_turn(day, who, said), "text", title=f"chat {i}", source=f"t{i}",
+                     effective_date=day.isoformat()) for i, (who, said, day) in enumerate(turns)]
+    ingest(tmp_path / "m", docs, embedder="hash-64", progress=False)
+    with Memory(tmp_path / "m") as m:
+        emb = get_embedder("hash-64")
+        answerer = Answerer(m, ExtractiveGenerator(emb), config=AnswerConfig(refuse=False), embedder=emb)
+        moved = answerer.ask("When did Mirela move to Porto?")
+        assert "Today (8 May 2023) I moved to Porto" in moved.text and moved.citations
+        adopted = answerer.ask("When did Tobias adopt Mochi?")
+        assert "last week (2023-05-01 to 2023-05-07, the week of 1 May 2023)" in adopted.text
+        assert adopted.verification.counts["keep"] >= 1 and adopted.verification.counts["drop"] == 0
+        assert "May 2023" not in answerer.ask("Where did Mirela move to?").text  # asks no time: no dates added

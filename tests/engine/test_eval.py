@@ -9,8 +9,8 @@ from asmr.answer.answerer import NOT_FOUND, Answerer
 from asmr.cli import main
 from asmr.embed.models import get_embedder
 from asmr.eval.answers import AnswerEval, answer_queries
-from asmr.eval.retrieval import (Query, baseline_score, load_queries, refusal_by_method, refusal_features,
-                                 refusal_report, roc_auc)
+from asmr.eval.retrieval import (Query, baseline_score, load_queries, refusal_by_category, refusal_by_method,
+                                 refusal_features, refusal_report, roc_auc)
 from asmr.eval.unanswerable import cut_sentences, make
 from asmr.generate.extractive import ExtractiveGenerator
 from asmr.retrieve import Retriever
@@ -104,6 +104,33 @@ def test_baselines_refuse_below_their_threshold(monkeypatch):
     assert by["asmr"]["recall"] == 1.0 and by["dense"]["threshold"] == 0.5
     monkeypatch.setitem(confidence_model.BASELINE_THRESHOLDS, "dense", 0.0)
     assert refusal_by_method(rows, {"u"})["dense"]["recall"] == 0.0  # 0 refuses nothing
+
+
+def test_refusal_is_reported_per_category_answerable_and_unanswerable_apart():
+    queries = [Query("a1", "q", ("d",), category="single"), Query("a2", "q", ("d",), category="single"),
+               Query("t1", "q", ("d",), category="temporal"),
+               Query("u1", "q", (), answerable=False, category="adversarial"),
+               Query("u2", "q", (), answerable=False, category="adversarial")]
+    conf = {"a1": 0.9, "a2": 0.3, "t1": 0.8, "u1": 0.2, "u2": 0.85}
+    rows = [{"qid": q, "confidence": c, "refused": c < 0.5, "dense_score": c, "hybrid_score": 1 - c}
+            for q, c in conf.items()]
+    by = refusal_by_category(rows, queries, {"dense": 0.5, "hybrid": 0.5})
+    assert set(by) == {"single", "temporal", "adversarial"}
+    assert by["single"]["answerable"] == 2 and by["single"]["unanswerable"] == 0
+    assert by["single"]["asmr"] == {"refused_answerable": 0.5, "refused_unanswerable": None, "roc_auc": None}
+    adv = by["adversarial"]
+    assert adv["unanswerable"] == 2 and adv["asmr"]["refused_unanswerable"] == 0.5
+    # ranked against every answerable question: u1 below all three, u2 above two of them
+    assert adv["asmr"]["roc_auc"] == pytest.approx((3 + 1) / 6) and adv["dense"]["roc_auc"] == adv["asmr"]["roc_auc"]
+    assert adv["hybrid"]["roc_auc"] == pytest.approx(1 - 4 / 6) and adv["hybrid"]["refused_unanswerable"] == 0.5
+
+
+def test_eval_retrieval_reports_refusal_per_category(tmp_path, capsys):
+    code, report = retrieval(tmp_path, capsys, "--methods", "bm25")
+    assert code == 0 and set(report["refusal_by_category"]) == {"person", "place", "nowhere"}
+    nowhere = report["refusal_by_category"]["nowhere"]
+    assert nowhere["unanswerable"] == 1 and set(nowhere) == {"answerable", "unanswerable", "dense", "hybrid", "asmr"}
+    assert nowhere["asmr"]["roc_auc"] is not None and report["refusal_by_category"]["person"]["asmr"]["roc_auc"] is None
 
 
 @pytest.fixture
@@ -270,6 +297,11 @@ def test_eval_answers_takes_questions_without_answers_when_they_are_unanswerable
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["methods"]["dense_rag"]["unanswerable"] == 2
     assert out["methods"]["dense_rag"]["answerable"] == 4
+    # each category of the file on its own: accuracy, refusals and hallucinations
+    by = out["methods"]["dense_rag"]["by_category"]
+    assert set(by) == {"person", "place", "nowhere"} and by["person"]["questions"] == 2
+    assert set(by["nowhere"]) == {"questions", "accuracy", "refused", "hallucination"}
+    assert by["nowhere"]["accuracy"] == by["nowhere"]["refused"]  # an unanswerable question is right when refused
     bad = [{"qid": "x7", "question": "What did Ana Lind study?", "answers": [], "gold_pids": ["ana"]}]
     c, q = write(tmp_path, queries=bad)
     code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),

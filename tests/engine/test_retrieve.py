@@ -438,7 +438,7 @@ OUT_OF_RANGE = {
     "fact_pool": 0, "cache_size": -1, "confidence_threshold": 1.5, "confidence_weights": (1.0, 2.0),
     "phrase_units": -1, "alignment_units": -1, "alignment_lexical": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
-    "bridge_units": -1, "graph": {"alpha": 0.6},
+    "bridge_units": -1, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
 }
 
 
@@ -476,13 +476,22 @@ def test_each_embedder_gets_the_confidence_fitted_for_its_cosines(tmp_path):
     from asmr.retrieve import confidence as confidence_model
 
     model = json.loads(confidence_model.MODEL_PATH.read_text(encoding="utf-8"))
-    n = len(model["features"]) + 1
-    model["embedders"] = {"other-model": {"weights": [0.5] * n, "threshold": 0.9, "baselines": {"dense": 0.8}}}
+    n = len(confidence_model.FEATURES) + 1
+    model.update(features=list(confidence_model.FEATURES), weights=[0.25] * n)
+    # a model fitted before the last feature existed weighs it 0
+    model["embedders"] = {"other-model": {"weights": [0.5] * n, "threshold": 0.9, "baselines": {"dense": 0.8}},
+                          "older-model": {"features": list(confidence_model.FEATURES[:-1]),
+                                          "weights": [0.5] * (n - 1), "threshold": 0.8}}
     path = tmp_path / "model.json"
     path.write_text(json.dumps(model), encoding="utf-8")
     default, per = confidence_model._load_models(path)
     assert default[:2] == (tuple(model["weights"]), model["threshold"])
     assert per["other-model"] == ((0.5,) * n, 0.9, {"dense": 0.8})
+    assert per["older-model"] == ((0.5,) * (n - 1) + (0.0,), 0.8, {})
+    model["embedders"]["bad"] = {"features": ["no_such_signal"], "weights": [0.0, 1.0], "threshold": 0.5}
+    path.write_text(json.dumps(model), encoding="utf-8")
+    with pytest.raises(ValueError, match="no_such_signal"):
+        confidence_model._load_models(path)
     # the shipped file: an embedder without a model of its own takes the default one
     assert confidence_model.fitted_model("hash-64") == confidence_model.fitted_model("all-MiniLM-L6-v2")
     config = RetrieveConfig(confidence_threshold=0.3).for_embedder("hash-64")
@@ -677,3 +686,60 @@ def test_recall_paths_name_usage_and_cooccurrence_edges(memory, tmp_path):
         assert result.hits[0].unit_id == lone
         reached = [h for h in result.hits if len(h.path) == 3 and h.path[1].edge_kind == "cooccur"]
         assert reached and all(h.path[1].node == "entity 'kestrel bay'" for h in reached)
+
+
+# Conversations: who said what, and when
+
+def _chat_memory(tmp_path):
+    from datetime import date
+
+    from asmr.units.chat import render_turn
+    turns = [("Mirela", "I adopted a cat called Mochi last week.", date(2023, 5, 8)),
+             ("Mirela", "Mochi chewed through my slippers again.", date(2023, 6, 2)),
+             ("Tobias", "Tobias here, my Volvo broke down.", date(2023, 5, 8)),
+             ("Tobias", "Mirela, how is Mochi settling in?", date(2023, 5, 20)),
+             ("Oona", "I work as a nurse.", date(2023, 5, 8))]
+    docs = [Document(f"t{i}", render_turn(day, who, said), "text", title=f"chat {i}", source=f"t{i}",
+                     effective_date=day.isoformat()) for i, (who, said, day) in enumerate(turns)]
+    ingest(tmp_path / "chat", docs, embedder="hash-64")
+    return Memory(tmp_path / "chat")
+
+
+def test_the_speakers_of_a_memory_and_the_question_without_their_names(tmp_path):
+    with _chat_memory(tmp_path) as m:
+        r = Retriever(m, get_embedder("hash-64"))
+        speakers = r.speakers()
+        assert set(speakers) == {"mirela", "tobias", "oona"} and len(speakers["mirela"]) == 2
+        hits = r.search("When did Mirela adopt Mochi?").hits
+        assert "adopted" in m.unit(hits[0].unit_id).content  # the dated turn before the later mentions
+
+
+def test_speaker_gap_finds_one_persons_news_asked_of_another(tmp_path):
+    with _chat_memory(tmp_path) as m:
+        r = Retriever(m, get_embedder("hash-64"))
+
+        def gap(question):
+            return r.recall(question, r.embedder.embed([question])[0], 5)[1]["speaker_gap"]
+        assert gap("When did Mirela adopt a cat called Mochi?") == 0.0  # her own turn says it
+        assert gap("When did Oona adopt a cat called Mochi?") > 0.1  # Mirela's does, none of Oona's
+        # Tobias asks Mirela about Mochi: a turn addressed to her is no news of his own
+        assert gap("When did Tobias adopt a cat called Mochi?") > 0.1
+        assert r.addressed().tolist() == [r.speakers()["tobias"][1]]
+        assert gap("When did someone adopt a cat called Mochi?") == 0.0  # names no speaker
+
+
+def test_a_when_question_prefers_the_unit_that_says_when(tmp_path):
+    docs = [Document("a", "The harbour festival moved to the old pier.", "text", title="Festival", source="a"),
+            Document("b", "The harbour festival moved to the old pier in 2019.", "text", title="History",
+                     source="b")]
+    ingest(tmp_path / "m", docs, embedder="hash-64")
+    with Memory(tmp_path / "m") as m:
+        def scores(question, config):
+            hits = Retriever(m, get_embedder("hash-64"), config).search(question).hits
+            return {m.unit(h.unit_id).doc_id: h.score for h in hits}
+
+        q = "When did the harbour festival move to the old pier?"
+        on, off = scores(q, RetrieveConfig()), scores(q, RetrieveConfig(when_boost=0.0))
+        assert on["b"] / on["a"] == pytest.approx(1.3 * off["b"] / off["a"])  # when_boost 0.3 for the dated unit
+        where = scores("Where did the harbour festival move to?", RetrieveConfig())  # asks no time: no boost
+        assert where == scores("Where did the harbour festival move to?", RetrieveConfig(when_boost=0.0))

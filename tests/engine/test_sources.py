@@ -10,10 +10,16 @@ from asmr.eval.sources import cut_sentence, handbook_source, read_folder, write_
 from asmr.eval.synth import DEEP_TYPES, TYPES, generate, load_queries
 from asmr.eval.synth_chat import (
     CARS,
+    CATEGORIES,
     CITIES,
+    CONTINENT,
+    COUNTRY,
+    EVENTS,
     HOBBIES,
     INSTRUMENTS,
     JOBS,
+    MONTHS,
+    PEOPLE,
     PET_KINDS,
     PET_NAMES,
     TRIPS,
@@ -204,8 +210,9 @@ def test_cut_sentence_refuses_a_sentence_that_is_not_there(handbook):
 # -- the chat log ---------------------------------------------------------------------------------
 
 VALUES = {"city": CITIES, "job": JOBS, "pet_kind": PET_KINDS, "pet_name": PET_NAMES, "hobby": HOBBIES,
-          "trip": TRIPS, "car": CARS, "instrument": INSTRUMENTS,
-          "birthday": ("birthday",)}  # month names also date trips: the word is what a birthday turn has
+          "trip": TRIPS, "car": CARS, "instrument": INSTRUMENTS, "trip_month": MONTHS,
+          "birthday": ("birthday",),  # month names also date trips: the word is what a birthday turn has
+          **{kind: e["values"] for kind, e in EVENTS.items()}, "pet": PET_NAMES}
 
 
 @pytest.fixture(scope="module")
@@ -231,6 +238,8 @@ def test_chat_same_seed_same_files(chat, tmp_path):
     assert all(b["text"] == f"{a['speaker']}: {a['text']}" and a["pid"] == b["pid"] for a, b in rows)
     assert not any(b["speaker"] in b["title"] for _, b in rows)
     assert _files(tmp_path / "titles")["queries.jsonl"] == _files(out)["queries.jsonl"]
+    # Read as a corpus, both give every turn the same text: who speaks is in it, whatever the title.
+    assert [d.text for d in iter_jsonl(same)] == [d.text for d in iter_jsonl(other)]
 
 
 def test_chat_turns_and_questions_are_readable(chat):
@@ -239,44 +248,95 @@ def test_chat_turns_and_questions_are_readable(chat):
     assert all(t["title"] == f"{t['speaker']}, {t['effective_date']}" for t in turns)
     assert len(list(iter_jsonl(out / "corpus.jsonl"))) == len(turns)
     assert len(load_retrieval_queries(out / "queries.jsonl")) == len(queries)
-    assert {q["category"] for q in queries} == set(report.questions)
+    assert set(report.questions) == set(CATEGORIES) and all(report.questions.values())
+    assert {q["category"] for q in queries} == set(CATEGORIES)
     assert len({q["question"] for q in queries}) == len(queries)
+    # Several wordings of each kind of question: no one wording marks a category.
+    for category in ("single", "temporal", "multi_hop", "inference", "adversarial", "unstated"):
+        openings = {" ".join(q["question"].split()[:2]) for q in queries if q["category"] == category}
+        assert len(openings) >= 3, (category, openings)
 
 
 def test_chat_answers_are_in_their_turns(chat):
-    _, _, turns, queries = chat
+    out, _, turns, queries = chat
     by_pid = {t["pid"]: t for t in turns}
+    rendered = {d.doc_id: d.text for d in iter_jsonl(out / "corpus.jsonl")}  # relative time resolved by ingest
     for q in (q for q in queries if q["answerable"]):
-        (pid,) = q["gold_pids"]
-        turn = by_pid[pid]
-        assert turn["speaker"] == q["subject"], q
+        gold = [by_pid[pid] for pid in q["gold_pids"]]
+        assert all(t["speaker"] == q["subject"] for t in gold), q
+        turn = gold[-1]
         if q["category"] == "temporal":
-            assert q["answers"][0] == turn["effective_date"], q
+            # The date the generator worked out is the one ingest resolves from the words, or the
+            # session's when the turn says "today" (which ingest leaves to the stamp).
+            assert q["answers"][0] in rendered[turn["pid"]] or (
+                q["answers"][0] == turn["effective_date"] and "today" in turn["text"].lower()), (q, rendered)
+            assert q["answers"][0] != turn["effective_date"] or "today" in turn["text"].lower()
+        elif q["category"] == "inference":
+            place = next(v for v in (*CITIES, *TRIPS) if v in turn["text"])
+            assert q["answers"][0] == {**COUNTRY, **CONTINENT}[place], q
         else:
             assert q["answers"][0] in turn["text"], q
+        if q["category"] == "multi_hop":
+            # Two turns of one person in two sessions: the first picks them out, the second answers.
+            first, second = gold
+            assert first["session"] != second["session"]
+            assert any(v in first["text"] and v in q["question"] for vs in VALUES.values() for v in vs
+                       if len(v) > 3), q
         if q["category"] == "current":
             # The latest value wins: the stale value was said earlier by the same person.
             (stale,) = q["stale_answers"]
-            earlier = [t for t in turns if t["speaker"] == q["subject"] and t["pid"] < pid]
+            earlier = [t for t in turns if t["speaker"] == q["subject"] and t["pid"] < turn["pid"]]
             assert any(stale in t["text"] for t in earlier), q
-            later = [t for t in turns if t["speaker"] == q["subject"] and t["pid"] > pid]
+            later = [t for t in turns if t["speaker"] == q["subject"] and t["pid"] > turn["pid"]]
             assert not any(v in t["text"] for t in later for v in VALUES[q["attribute"]]), q
+
+
+def test_chat_news_is_told_with_relative_time_and_comes_up_again(chat):
+    out, _, turns, queries = chat
+    temporal = [q for q in queries if q["category"] == "temporal"]
+    told = {q["gold_pids"][0] for q in temporal}
+    rendered = {d.doc_id: d.text for d in iter_jsonl(out / "corpus.jsonl")}
+    resolved = [pid for pid in told if "(" in rendered[pid]]
+    assert len(resolved) >= len(told) // 2  # most take resolving the words, not the session's date
+    # Other turns talk of the same news without a date: the dated one has to be found among them.
+    for q in temporal:
+        subject_turns = [t for t in turns if t["pid"] not in told and (t["speaker"] == q["subject"] or
+                                                                      q["subject"] in t["text"])]
+        assert subject_turns
 
 
 def test_chat_unanswerable_questions_have_no_answer_in_the_log(chat):
     _, _, turns, queries = chat
     adversarial = [q for q in queries if q["category"] == "adversarial"]
+    unstated = [q for q in queries if q["category"] == "unstated"]
     never = [q for q in queries if q["category"] == "never_mentioned"]
-    assert adversarial and never
-    for q in adversarial + never:
+    assert adversarial and unstated and never
+    for q in adversarial + unstated + never:
         assert not q["answerable"] and q["answers"] == [] and q["gold_pids"] == []
+
+    def about(name):
+        """What ``name`` says of themselves (not asking someone else about their news), and what names them."""
+        return [t for t in turns if name in t["text"] or (
+            t["speaker"] == name and not any(p in t["text"] for p in PEOPLE if p != name))]
+
     for q in adversarial:
+        # Someone else's news: what the question names is said by them, never by or of the subject.
+        assert q["said_by"] != q["subject"]
+        named = [v for vs in VALUES.values() for v in vs if re.search(rf"\b{re.escape(v)}\b", q["question"])]
+        if named:
+            assert any(v in t["text"] for t in turns if t["speaker"] == q["said_by"] for v in named), q
+            assert not any(v in t["text"] for t in about(q["subject"]) for v in named), q
+        else:  # asked without the detail: the subject has no news of the kind (they may ask about others')
+            values = VALUES[q["attribute"]]
+            own = [t for t in turns if t["speaker"] == q["subject"] and not any(p in t["text"] for p in PEOPLE)]
+            stated = {v for t in own for v in values if v in t["text"]}
+            assert len(stated) <= (1 if q["attribute"] in ("city", "job", "hobby") else 0), q
+    for q in unstated:
         values = VALUES[q["attribute"]]
         # Someone else states this attribute (it is plausible), but nothing the person says, and
         # no turn that names them, holds a value of it.
         assert any(v in t["text"] for t in turns for v in values if t["speaker"] != q["subject"]), q
-        about = [t for t in turns if t["speaker"] == q["subject"] or q["subject"] in t["text"]]
-        assert not any(re.search(rf"\b{re.escape(v)}\b", t["text"]) for t in about for v in values), q
+        assert not any(re.search(rf"\b{re.escape(v)}\b", t["text"]) for t in about(q["subject"]) for v in values), q
     words = {"football_club": "football", "university": "university", "language": "language",
              "favourite_book": "favourite book", "siblings": "sibling", "shoe_size": "shoe"}
     for q in never:

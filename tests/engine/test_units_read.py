@@ -275,7 +275,21 @@ def test_jsonl_documents(tmp_path):
     assert [c.kind for c in assert_exact(first)] == ["paragraph"]
 
 
+def test_jsonl_turns_are_rendered_as_chat_ingest_renders_them(tmp_path):
+    path = jsonl(tmp_path, [
+        json.dumps({"pid": "t1", "title": "Ada, 2023-05-08", "text": "I moved to Porto yesterday.",
+                    "effective_date": "2023-05-08", "speaker": "Ada"}),
+        json.dumps({"pid": "t2", "title": "Group chat 1", "text": "Ada: Lovely!",  # the speaker already said
+                    "effective_date": "2023-05-08T14:02", "speaker": "Ada"})])
+    one, two = iter_jsonl(path)
+    assert one.text == "[2023-05-08] Ada: I moved to Porto yesterday (2023-05-07)."
+    assert one.title == "Ada, 2023-05-08" and one.doc_id == "t1"
+    assert two.text == "[2023-05-08 14:02] Ada: Lovely!"
+
+
 @pytest.mark.parametrize("line, reason", [
+    ('{"pid": "a", "text": "x", "speaker": "Ada"}', 'a turn (a record with "speaker") needs an "effective_date"'),
+    ('{"pid": "a", "text": "x", "speaker": 3, "effective_date": "2023-05-08"}', '"speaker" must be a non-empty'),
     ('{"pid": "a", "text": "x"', "bad JSON"),
     ('["a", "b"]', "expected a JSON object, got list"),
     ('{"text": "x"}', 'needs a "pid" or "id"'),

@@ -185,9 +185,7 @@ def cmd_eval_retrieval(args) -> int:
     print(f"{'method':8} {'R@2':>6} {'R@5':>6} {'P50 ms':>8} {'P95 ms':>8}")
     for name, r in report["methods"].items():
         print(f"{name:8} {_num(r['recall@2'])} {_num(r['recall@5'])} {r['p50_ms']:8.1f} {r['p95_ms']:8.1f}")
-    for category, by_method in report.get("by_category", {}).items():
-        print(f"category {category}: " + ", ".join(f"{name} R@2 {_num(r['recall@2'], 0)} R@5 {_num(r['recall@5'], 0)}"
-                                                   for name, r in by_method.items()))
+    _print_categories(report)
     if "refusal" in report:
         r = report["refusal"]
         print(f"refusal on {r['unanswerable']} unanswerable / {r['answerable']} answerable questions:")
@@ -199,13 +197,41 @@ def cmd_eval_retrieval(args) -> int:
     return EXIT_OK
 
 
+def _print_categories(report: dict) -> None:
+    """Per category: each method's recall of the answerable questions, and each refusing system's share
+    refused (answerable and unanswerable apart) and ROC AUC (the category's unanswerable questions
+    against all answerable ones)."""
+    refusal = report.get("refusal_by_category", {})
+    for category, by_method in report.get("by_category", {}).items():
+        counts = refusal.get(category, {})
+        head = f"category {category}"
+        if counts:
+            head += f" ({counts['answerable']} answerable, {counts['unanswerable']} unanswerable)"
+        mixed = bool(counts.get("answerable")) and bool(counts.get("unanswerable"))
+        parts = []
+        for name, r in by_method.items():
+            said = []
+            if r["recall@5"] is not None:
+                said.append(f"R@2 {_num(r['recall@2'], 0)} R@5 {_num(r['recall@5'], 0)}")
+            ref = counts.get(name)
+            if ref:
+                for key, kind in (("refused_answerable", "answerable"), ("refused_unanswerable", "unanswerable")):
+                    if ref[key] is not None:
+                        said.append(f"refused{' ' + kind if mixed else ''} {ref[key]:.3f}")
+                if ref["roc_auc"] is not None:
+                    said.append(f"AUC {ref['roc_auc']:.3f}")
+            if said:  # a method that neither recalls nor refuses here has nothing to show
+                parts.append(f"{name} " + " ".join(said))
+        print(f"{head}: " + ", ".join(parts))
+
+
 def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> None:
     """Adds refusal to an ``eval retrieval`` report where some questions have no answer: ``refusal``
     (asmr's) and ``refusal_by_method`` over the first construction together with the file's own
     no-answer questions; ``refusal_modes``, each construction (and the file's own, ``natural``)
     against the answerable questions alone."""
     from ..embed import get_embedder
-    from ..eval.retrieval import BASELINES, refusal_by_method, refusal_features
+    from ..eval.retrieval import BASELINES, refusal_by_category, refusal_by_method, refusal_features
     from ..store import Memory, Writer
     from ..units.read import iter_jsonl
 
@@ -239,6 +265,8 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
             [r for r in primary[0] if r["qid"] not in primary[1] - natural], natural, embedder=model)
     elif natural:
         primary = rows_over(memory, queries), natural
+        if any(q.category is not None for q in queries):  # the file's own questions, per category
+            report["refusal_by_category"] = refusal_by_category(primary[0], queries, embedder=model)
     if primary is not None:
         report["refusal_by_method"] = refusal_by_method(*primary, embedder=model)
         report["refusal"] = report["refusal_by_method"]["asmr"]
@@ -485,6 +513,15 @@ def cmd_eval_answers(args) -> int:
             print(f"{'method':<26}" + "".join(f"{_SHORT.get(k, k)[:14]:>15}" for k in columns))
             for name, row in report["methods"].items():
                 print(f"{name:<26}" + "".join(_num(row[k], 15) for k in columns))
+        categories = sorted({c for row in report["methods"].values() for c in row.get("by_category", {})})
+        if categories:
+            print("by category: memory accuracy / refused / hallucinated")
+            print(f"{'method':<26}" + "".join(f"{c[:20]:>22}" for c in categories))
+            for name, row in report["methods"].items():
+                cells = [row["by_category"].get(c) for c in categories]
+                print(f"{name:<26}" + "".join(f"{'-':>22}" if x is None else
+                                              f"{x['accuracy']:.2f} / {x['refused']:.2f} / {x['hallucination']:.2f}"
+                                              .rjust(22) for x in cells))
         if args.out:
             print(f"report: {args.out / 'report.md'}")
     return EXIT_OK

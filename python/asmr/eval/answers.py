@@ -81,6 +81,7 @@ class AnswerQuery:
     gold_docs: tuple[str, ...] = ()
     gold_texts: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
+    category: str | None = None  # the file's own category of the question, where it gives one
 
     @property
     def answerable(self) -> bool:
@@ -111,11 +112,11 @@ def answer_queries(queries, unanswerable: set[str] = frozenset(), source: str | 
     out = []
     for q in queries:
         if not q.answerable or q.qid in unanswerable:
-            out.append(AnswerQuery(q.qid, q.question, "unanswerable", ()))
+            out.append(AnswerQuery(q.qid, q.question, "unanswerable", (), category=q.category))
             continue
         if not q.answers:
             raise ValueError(f"{source}: question {q.qid} has no answers to grade against")
-        out.append(AnswerQuery(q.qid, q.question, "multi", (q.answers,), tuple(q.gold)))
+        out.append(AnswerQuery(q.qid, q.question, "multi", (q.answers,), tuple(q.gold), category=q.category))
     return out
 
 
@@ -330,6 +331,12 @@ def _metrics(rows: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
         "p95_ms": float(np.percentile(ms, 95)) if ms else 0.0,
         "by_type": {t: mean([correct(r) for r in rows if queries[r.qid].type == t])
                     for t in sorted({q.type for q in queries.values()})},
+        # Per category of the question file: memory accuracy, share refused, share hallucinated.
+        "by_category": {c: {"questions": len(rs), "accuracy": mean([correct(r) for r in rs]),
+                            "refused": mean([r.refused for r in rs]),
+                            "hallucination": mean([hallucinated(r) for r in rs])}
+                        for c in sorted({q.category for q in queries.values() if q.category is not None})
+                        for rs in [[r for r in rows if queries[r.qid].category == c]]},
         "stale_rate": mean([r.stale for r in ans if queries[r.qid].type == "conflict"]),
     }
 
@@ -400,6 +407,15 @@ def write_report(report: dict, out: str | Path) -> list[Path]:
     for n in names:
         lines.append(f"| {n} | " + " | ".join(f"{report['methods'][n]['by_type'][t]:.3f}" for t in report["types"])
                      + " |")
+    categories = sorted({c for n in names for c in m[n].get("by_category", {})})
+    if categories:
+        lines += ["", "By category of the question file: memory accuracy / refused / hallucinated:", "",
+                  "| method | " + " | ".join(categories) + " |", "|---|" + "---:|" * len(categories)]
+        for n in names:
+            cells = [m[n]["by_category"].get(c) for c in categories]
+            lines.append(f"| {n} | " + " | ".join("-" if x is None else
+                                                   f"{x['accuracy']:.2f} / {x['refused']:.2f} / {x['hallucination']:.2f}"
+                                                   for x in cells) + " |")
     lines += ["", (__doc__ or "").split("Metrics, fractions in [0, 1]:")[1].strip() if __doc__ else "", "",
               "![accuracy](accuracy.png)", "![latency](latency.png)"]
     if pairs:

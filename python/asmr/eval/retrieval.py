@@ -280,6 +280,31 @@ def refusal_by_method(rows: list[dict], unanswerable: set[str], thresholds: dict
     return out
 
 
+def refusal_by_category(rows: list[dict], queries: list[Query], thresholds: dict[str, float] | None = None,
+                        embedder: str = "") -> dict:
+    """Refusal per question category (``Query.category``), for each system that can refuse (as
+    ``refusal_by_method``): ``{CATEGORY: {"answerable": n, "unanswerable": n, METHOD: {"refused_answerable",
+    "refused_unanswerable", "roc_auc"}}}``. A share is None where the category has no such question; the
+    ROC AUC sets the category's questions without an answer against every answerable question (of any
+    category), so a category of unanswerable questions is ranked against what it must be told apart from."""
+    thresholds = confidence_model.fitted_model(embedder)[2] if thresholds is None else thresholds
+    by_qid = {r["qid"]: r for r in rows}
+    rules = {b: (f"{b}_score", lambda r, b=b: r[f"{b}_score"] < float(thresholds.get(b, 0.0))) for b in BASELINES}
+    rules["asmr"] = ("confidence", lambda r: r["refused"])
+    answerable = [by_qid[q.qid] for q in queries if q.answerable and q.qid in by_qid]
+    out: dict[str, dict] = {}
+    for c in sorted({q.category for q in queries if q.category is not None}):
+        ans = [by_qid[q.qid] for q in queries if q.category == c and q.answerable and q.qid in by_qid]
+        una = [by_qid[q.qid] for q in queries if q.category == c and not q.answerable and q.qid in by_qid]
+        out[c] = {"answerable": len(ans), "unanswerable": len(una)}
+        for method, (score, refused) in rules.items():
+            out[c][method] = {
+                "refused_answerable": statistics.fmean(refused(r) for r in ans) if ans else None,
+                "refused_unanswerable": statistics.fmean(refused(r) for r in una) if una else None,
+                "roc_auc": roc_auc([r[score] for r in answerable], [r[score] for r in una]) if una else None}
+    return out
+
+
 def reliability_table(rows: list[dict], unanswerable: set[str], bins: int = 5) -> list[dict]:
     """Confidence bins: how many questions, their mean confidence, and the share that was answerable."""
     edges = np.linspace(0, 1, bins + 1)

@@ -12,12 +12,17 @@ a sentence that shares a name with the earlier parts' answer (one the
 question does not give) is preferred: that name is the bridge between them.
 A sentence already quoted, or one within a quoted sentence (a list item and its list), is not
 quoted again. Questions (an FAQ's headings) and whole tables (their rows are units of their
-own) are never quoted. Deterministic.
+own) are never quoted. To a question that asks when, a quoted sentence with relative time states
+the date it means in words (``text.when.with_dates``): from the absolute form ingest wrote after it
+("yesterday (2023-05-07, 7 May 2023)"), or, in a chat turn, resolved against the turn's own stamp
+("Today (8 May 2023) I moved"), which the unit holds, so the verifier finds the date in it.
+Deterministic.
 """
 from __future__ import annotations
 
 import re
 import time
+from datetime import date
 from typing import Sequence
 
 import numpy as np
@@ -26,6 +31,8 @@ from asmr.decoding.markers import CITE, Marker, cite
 from asmr.embed.models import question_vectors
 from asmr.text.entities import mentions
 from asmr.text.sentences import split_sentences
+from asmr.text.turns import parse_turn
+from asmr.text.when import asks_when, with_dates
 from asmr.text.words import content_words
 
 from .base import Generation, Source, check_sources
@@ -65,6 +72,14 @@ def _repeats(sentence: str, chosen: list[tuple[int, str]]) -> bool:
     list item is also a sentence of the list it belongs to, and both units may be recalled)."""
     said = _said(sentence)
     return any(said in other or other in said for other in (_said(s) for _, s in chosen))
+
+
+def _dated(sentence: str, unit_text: str) -> str:
+    """``sentence`` (of ``unit_text``) with the dates its relative time means in words; a chat turn's
+    unresolved ones ("today") against its stamp."""
+    turn = parse_turn(unit_text)
+    reference = date.fromisoformat(turn.stamp[:10]) if turn is not None else None
+    return with_dates(sentence, reference)
 
 
 class ExtractiveGenerator:
@@ -132,6 +147,8 @@ class ExtractiveGenerator:
                     break
                 if not _repeats(s, chosen):
                     chosen.append((i, s))
+        if asks_when(question):
+            chosen = [(i, _dated(s, sources[i].text)) for i, s in chosen]
         text = " ".join(cite(s, sources[i].id, marker) for i, s in chosen)
         return Generation(text, self.name, time.perf_counter() - t0,
                           info={"candidates": len(ranked), "sentences": len(chosen), "parts": len(parts)})

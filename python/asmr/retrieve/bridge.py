@@ -6,8 +6,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..text.entities import mentions, normalize, title_key, unit_entities
+from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
-from ..text.words import tokenize
+from ..text.words import QUESTION_STOP_WORDS, tokenize
 from .types import Hit, PathStep
 
 # What each document is about: subject key -> its documents (kb, doc_id); and the CJK keys,
@@ -28,8 +29,9 @@ def document_subjects(memory) -> DocumentSubjects:
 
 
 def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndarray, hits: list[Hit], units: list,
-           k: int) -> tuple[list[Hit], list]:
-    """The question's other half, looked for in the documents that the best hits name.
+           k: int, speakers: dict[str, np.ndarray] | None = None) -> tuple[list[Hit], list]:
+    """The question's other half, looked for in the documents that the best hits name, and in the turns
+    of the people the best hits are about.
 
     A hit that answers the first half of a two-hop question ("the system that batches
     inventory counts is owned by the Ochre Kestrel team") names what the second half is
@@ -42,10 +44,21 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
     the question's words the hit does not contain), and the best ``bridge_hits`` join the
     result with ``bridge_decay`` (then its square, ...) times the hit's score, their path
     that of the hit, then the name and the unit (edge kind "entity"). Headings are skipped:
-    they state nothing."""
+    they state nothing.
+
+    A conversation's turn is about a person, not a document: in "the person who ran the
+    Riverside 10K", the turn that says so is about its speaker (and whoever it names), and what
+    the question asks of them is in their other turns. So, for a question that names no speaker, a
+    hit that is a chat turn (``text.turns``) also has the turns of the people it is about
+    (``speakers``: the rows of each speaker's turns) ranked against the question less the hit and
+    joined the same way."""
     m = memory
     subjects, cjk = subjects
     asked = f" {normalize(question)} "
+    # A question that names its person has recall of their turns already (speaker_seeds): the bridge
+    # to people is for one that picks them out by what they said ("the person who ...").
+    if speakers and named_speakers(question, speakers):
+        speakers = None
     words = tokenize(question)
     bridged: dict[int, tuple[float, Hit, str, float, float]] = {}  # row -> score, from, name, sim, factor
     for h, u in zip(hits[:cfg.bridge_from], units):
@@ -61,11 +74,31 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
                     cand_rows.append(row)
                     cand_words.append(tokenize(content))
                     cand_names.append(name)
+        turn = parse_turn(u.content) if speakers else None
+        if turn is not None:
+            people = [p for p in dict.fromkeys([normalize(turn.speaker), *named_speakers(turn.body, speakers)])
+                      if p in speakers]
+            rows = {int(r): p for p in reversed(people) for r in speakers[p][-cfg.bridge_units:]}
+            taken = set(cand_rows) | {h.row}
+            rows = {r: p for r, p in rows.items() if r not in taken}
+            contents = m.contents_at_rows(list(rows))
+            for row, name in rows.items():
+                if row in contents:
+                    cand_rows.append(row)
+                    cand_words.append(tokenize(contents[row]))
+                    cand_names.append(name)
         if not cand_rows:
             continue
-        sims = np.asarray(m.vectors[np.array(cand_rows, np.int64)]) @ qvec
+        probe = qvec
+        if turn is not None:  # what the question asks beyond what the hit says: the question less the hit
+            hv = np.asarray(m.vectors[h.row], np.float32)
+            rest = qvec - float(qvec @ hv) * hv
+            probe = rest / max(float(np.linalg.norm(rest)), 1e-12)
+        sims = np.asarray(m.vectors[np.array(cand_rows, np.int64)]) @ probe
         known = set(tokenize(u.content))
-        lex = bm25_scores([w for w in words if w not in known], cand_words)
+        # (for turns, whose candidates are one person's chat, without the words that ask: "what", "who")
+        lex = bm25_scores([w for w in words if w not in known and (turn is None or w not in QUESTION_STOP_WORDS)],
+                          cand_words)
         fused = 1.0 / (cfg.rrf_k + 1 + np.argsort(np.argsort(-sims, kind="stable"), kind="stable"))
         lex_rank = np.argsort(np.argsort(-lex, kind="stable"), kind="stable")
         fused += np.where(lex > 0, 1.0 / (cfg.rrf_k + 1 + lex_rank), 0.0)

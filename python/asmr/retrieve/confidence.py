@@ -14,12 +14,20 @@ from pathlib import Path
 import numpy as np
 
 from ..text.words import tokenize
-from .signals import alignment, held, phrase_coverage, question_terms, subject_phrases, term_key
+from .signals import (
+    alignment,
+    held,
+    phrase_coverage,
+    question_terms,
+    subject_phrases,
+    term_key,
+)
 
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
 # What confidence() weighs, in the order of the model's weights after the bias.
-FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases")
+FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases",
+            "speaker_gap")
 
 
 Model = tuple[tuple[float, ...], float, dict[str, float]]  # weights, threshold, baselines' thresholds
@@ -29,11 +37,17 @@ def _load_models(path: Path = MODEL_PATH) -> tuple[Model, dict[str, Model]]:
     """The default model (all-MiniLM-L6-v2's, and any embedder's without its own), and the models
     fitted for other embedders (``"embedders"``)."""
     model = json.loads(path.read_text(encoding="utf-8"))
-    if tuple(model["features"]) != FEATURES:
-        raise ValueError(f"{path}: features {model['features']} are not {list(FEATURES)}")
 
     def one(m: dict) -> Model:
-        return (tuple(float(w) for w in m["weights"]), float(m["threshold"]),
+        """A model, its weights in the order of FEATURES: one fitted before a feature existed (its
+        ``features`` lack it) weighs that feature 0."""
+        names = tuple(m.get("features", model["features"]))
+        if unknown := set(names) - set(FEATURES):
+            raise ValueError(f"{path}: features {sorted(unknown)} are not among {list(FEATURES)}")
+        if len(m["weights"]) != len(names) + 1:
+            raise ValueError(f"{path}: {len(m['weights'])} weights for a bias and {len(names)} features")
+        given = dict(zip(names, (float(w) for w in m["weights"][1:])))
+        return ((float(m["weights"][0]), *(given.get(f, 0.0) for f in FEATURES)), float(m["threshold"]),
                 {name: float(t) for name, t in m.get("baselines", {}).items()})
     return one(model), {name: one(m) for name, m in model.get("embedders", {}).items()}
 
@@ -73,13 +87,14 @@ def no_features() -> dict:
 
 
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
-                        idf_of, cfg, readable: float = 1.0) -> dict:
+                        idf_of, cfg, readable: float = 1.0, speaker_gap: float = 0.0) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
 
     ``sim``: the cosine of the question and each reached unit; ``texts``: the recalled units' texts,
     best first; ``lexical_texts``: the best ``cfg.alignment_lexical`` BM25 units' texts; ``idf_of``: the memory's idf of
     index tokens; ``cfg``: the ``RetrieveConfig``; ``readable``: how far the cosines can be trusted
-    (``Retriever.readable``): the similarity signal is the cosine that far, term alignment the rest."""
+    (``Retriever.readable``): the similarity signal is the cosine that far, term alignment the rest;
+    ``speaker_gap``: what ``Retriever.speaker_gap`` measured (0 for a question that names no speaker)."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     single, pair = alignment(terms, weights, candidates)
@@ -92,4 +107,5 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
             "term_alignment": single, "pair_alignment": pair,
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
             "subject_phrases": subject_phrases(terms, weights, question, candidates),
+            "speaker_gap": speaker_gap,
             "unheld_terms": ", ".join(unheld)}

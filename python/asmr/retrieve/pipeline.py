@@ -31,8 +31,11 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
+from ..text.entities import normalize
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
+from ..text.turns import about, named_speakers, parse_turn, without_names
+from ..text.when import asks_when, says_when
 from .bridge import DocumentSubjects, bridge, document_subjects
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
@@ -77,6 +80,8 @@ class Retriever:
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
         self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
         self._spread: SpreadSession | None = None
+        self._speakers: dict[str, np.ndarray] | None = None
+        self._addressed: np.ndarray | None = None
 
     def readable(self, question: str) -> float:
         """How far the embedding model's cosines can be trusted for ``question``: the share of its
@@ -103,9 +108,11 @@ class Retriever:
         every seed at full strength; a seed's score falls with its fused rank instead."""
         return self._seeds(question, qvec, n, self.readable(question) if readable is None else readable)[:2]
 
-    def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """seeds(), and the BM25 ranking it fused; the dense ranking counts ``readable`` times."""
+    def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float,
+               own: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """seeds(), and the BM25 ranking it fused; the dense ranking counts ``readable`` times, and
+        ``own`` (the turns of the people the question names, and the question's vector without their
+        names) ranked by cosine ``speaker_seeds`` times."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
         rankings = []
@@ -114,6 +121,10 @@ class Retriever:
             rankings.append((dense_rows[0][dense_rows[0] >= 0], readable))
         lex_rows, _ = m.search_lexical(question, depth)
         rankings.append((lex_rows, 1.0))
+        if own is not None and self.config.speaker_seeds > 0.0:
+            turns, anyone = own
+            sims = np.asarray(m.vectors[turns]) @ anyone
+            rankings.append((turns[np.argsort(-sims, kind="stable")[:depth]], self.config.speaker_seeds))
         fused: dict[int, float] = {}
         for ranking, weight in rankings:
             for rank, row in enumerate(ranking):
@@ -166,7 +177,14 @@ class Retriever:
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
         readable = self.readable(question)
-        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable)
+        persons = named_speakers(question, self.speakers())
+        own = None  # the turns of the people the question names, and the question without their names
+        if persons:
+            speakers = self.speakers()
+            # Among a person's turns their name says nothing: the question without it is compared.
+            own = (np.unique(np.concatenate([speakers[p] for p in persons])),
+                   question_vectors(self.embedder, [without_names(question, persons)])[0])
+        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable, own)
         if not len(seed_rows):
             return [], no_features()
         res = self._spread_session().run(seed_rows, seed_scores)
@@ -184,12 +202,19 @@ class Retriever:
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
         facts = key_facts(question) if cfg.fact_boost else []
-        top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if facts else k]
+        when = cfg.when_boost > 0.0 and asks_when(question)
+        rescore = bool(facts) or when
+        top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if rescore else k]
         units = m.units_at_rows(rows[top])
-        if facts:
-            stated = np.array([1.0 - len(missing_from(facts, u.content)) / len(facts) for u in units])
+        if rescore:
+            factor = np.ones(len(units))
+            if facts:
+                factor *= 1.0 + cfg.fact_boost * np.array([1.0 - len(missing_from(facts, u.content)) / len(facts)
+                                                           for u in units])
+            if when:
+                factor *= 1.0 + cfg.when_boost * np.array([says_when(u.content) for u in units])
             score = score.copy()
-            score[top] *= 1.0 + cfg.fact_boost * stated
+            score[top] *= factor
             order = np.argsort(-score[top], kind="stable")[:k]
             top, units = top[order], [units[i] for i in order]
         seeds = set(seed_rows.tolist())
@@ -201,13 +226,34 @@ class Retriever:
                             float(cent[t]), int(hop[t]), int(rows[t]) in seeds,
                             self._path(nodes, ids), u.effective_at))
         if cfg.bridge_from and cfg.bridge_hits:
-            hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k)
+            hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k,
+                                 self.speakers() if cfg.speaker_bridge else None)
         previous = m.predecessors([h.unit_id for h in hits])
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types())
-        return hits, self._features(question, sim, units, lex_rows, readable)
+        gap = self.speaker_gap(persons, own) if own is not None else 0.0
+        return hits, self._features(question, sim, units, lex_rows, readable, gap)
+
+    def speaker_gap(self, persons: list[str], own: tuple[np.ndarray, np.ndarray]) -> float:
+        """How much closer the best active unit comes to the question without the names of ``persons``
+        (``own[1]``) than the best of their own turns (``own[0]``, less those that name another speaker:
+        asking someone about their news is not news of one's own) does, in cosine; 0 when that best unit
+        is about one of them (``text.turns.about``: their turn, or one naming them). A question that
+        gives one person's experience to another finds it said by someone else."""
+        rows, anyone = own
+        rows = rows[~np.isin(rows, self.addressed())]  # what they say of themselves, not asking others
+        best, _ = self.memory.search_dense(anyone[None], 1)
+        best_row = int(best[0][0])
+        if best_row < 0:
+            return 0.0
+        best_any = float(np.asarray(self.memory.vectors[best_row]) @ anyone)
+        best_own = float(np.max(np.asarray(self.memory.vectors[rows]) @ anyone)) if len(rows) else 0.0
+        if best_own >= best_any:
+            return 0.0
+        content = self.memory.contents_at_rows([best_row]).get(best_row, "")
+        return 0.0 if any(about(content, p) for p in persons) else best_any - best_own
 
     def _spread_session(self) -> SpreadSession:
         """The spread over this graph with this config: graph and parameters validated once, so that
@@ -220,7 +266,7 @@ class Retriever:
         return session
 
     def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray,
-                  readable: float) -> dict:
+                  readable: float, speaker_gap: float = 0.0) -> dict:
         """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
         content = {u.row: u.content for u in units}
@@ -230,7 +276,37 @@ class Retriever:
             content.update((u.row, u.content) for u in m.units_at_rows(missing))
         return confidence_features(question, sim, [u.content for u in units],
                                    [content[r] for r in lexical if r in content], m.inverse_document_frequencies,
-                                   cfg, readable)
+                                   cfg, readable, speaker_gap)
+
+    def speakers(self) -> dict[str, np.ndarray]:
+        """The rows of the chat turns (``text.turns``) each speaker says, by normalised name and by its
+        first word (a first word two speakers share belongs to both); read once per snapshot."""
+        if self._speakers is None:
+            rows: dict[str, list[int]] = {}
+            for row, content in self.memory.active_contents(starting="["):
+                turn = parse_turn(content)
+                if turn is not None:
+                    key = normalize(turn.speaker)
+                    for name in {key, key.split(" ", 1)[0]} if key else ():
+                        rows.setdefault(name, []).append(row)
+            self._speakers = {name: np.array(r, np.int64) for name, r in rows.items()}
+        return self._speakers
+
+    def addressed(self) -> np.ndarray:
+        """The rows of the turns whose words name another speaker ("Mirela, how was the concert?"):
+        about that person more than about who says them. Read once per snapshot."""
+        if self._addressed is None:
+            speakers = self.speakers()
+            out = []
+            if speakers:
+                for row, content in self.memory.active_contents(starting="["):
+                    turn = parse_turn(content)
+                    if turn is not None:
+                        own = normalize(turn.speaker)
+                        if set(named_speakers(turn.body, speakers)) - {own, own.split(" ", 1)[0]}:
+                            out.append(row)
+            self._addressed = np.array(out, np.int64)
+        return self._addressed
 
     def _document_titles_and_types(self) -> dict[tuple[str, str], tuple[str, str]]:
         if self._documents is None:  # once per snapshot

@@ -101,6 +101,13 @@ class RetrieveConfig:
     # versions, codes): dense similarity barely sees "Brisade" against "Brisune", or "v4.3.1" against "v4.3.0"
     fact_boost: float = 0.4
     fact_pool: int = 3  # the best k * fact_pool units are rescored with it
+    # Conversations (chat turns, ``text.turns``): a question that names a speaker of the memory also
+    # ranks that person's turns by their cosine to the question without the name, fused with the seeds
+    # at this weight (the dense ranking's is 1). A question that asks when (``text.when.asks_when``)
+    # gains up to when_boost for a unit that says when (a date, or relative time). Both chosen on a
+    # generated chat log (seed 0) and reported on another seed and titling (docs/recall.md).
+    speaker_seeds: float = 16.0
+    when_boost: float = 0.3
     cache_size: int = 1024
     # Below it the result is "not found". With the logistic weights (a bias, then one for each of
     # CONFIDENCE_FEATURES): None takes those fitted for the memory's embedding model (confidence_model.json;
@@ -118,6 +125,7 @@ class RetrieveConfig:
     bridge_hits: int = 1  # units each of them adds
     bridge_decay: float = 0.9
     bridge_units: int = 200  # units of one named document ranked at most
+    speaker_bridge: bool = True  # also bridge from a chat turn to the turns of the people it is about
     graph: GraphConfig = field(default_factory=GraphConfig)
 
     def __post_init__(self) -> None:
@@ -149,11 +157,13 @@ _RULES = {
     "k": _count(MIN_K), "seeds": _count(1), "seed_pool": _count(1), "rrf_k": _count(0),
     "seed_rank_scale": _number(0, above=True), "depth": _count(0, MAX_DEPTH), "edge_threshold": _number(),
     "decay": _number(0), "mix": _mix, "recency": _number(0), "fact_boost": _number(0), "fact_pool": _count(1),
+    "speaker_seeds": _number(0), "when_boost": _number(0),
     "cache_size": _count(0), "confidence_threshold": _or_none(_number(0, 1)),
     "confidence_weights": _or_none(_weights),
     "phrase_units": _count(0), "alignment_units": _count(0), "alignment_lexical": _count(0),
     "conflict_similarity": _number(), "bridge_from": _count(0), "bridge_hits": _count(0),
-    "bridge_decay": _number(0), "bridge_units": _count(0), "graph": _graph,
+    "bridge_decay": _number(0), "bridge_units": _count(0),
+    "speaker_bridge": lambda v: None if isinstance(v, bool) else "must be true or false", "graph": _graph,
 }
 
 

@@ -328,9 +328,13 @@ class Memory:
         return self._db.execute("SELECT row, id, kb, doc_id, parent_id, effective_at FROM units "
                                 "WHERE status='active' ORDER BY kb, doc_id, ord").fetchall()
 
-    def active_contents(self) -> Iterator[tuple[int, str]]:
-        """(row, content) of every active unit."""
-        return iter(self._db.execute("SELECT row, content FROM units WHERE status='active'"))
+    def active_contents(self, starting: str | None = None) -> Iterator[tuple[int, str]]:
+        """(row, content) of every active unit; with ``starting``, only of those whose text starts with it
+        (a chat turn's "[": the store skips the others without handing them over)."""
+        if starting is None:
+            return iter(self._db.execute("SELECT row, content FROM units WHERE status='active'"))
+        return iter(self._db.execute("SELECT row, content FROM units WHERE status='active' AND "
+                                     "substr(content, 1, ?) = ?", (len(starting), starting)))
 
     def sample_active_contents(self, n: int) -> list[str]:
         """The contents of about ``n`` active units spread evenly over the rows (for statistics of the text)."""

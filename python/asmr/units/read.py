@@ -337,6 +337,12 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
     object a line. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
     raised, or passed to ``on_error`` and the line skipped.
 
+    A record with a ``"speaker"`` is one turn of a conversation (as ``asmr eval synth --chat``
+    writes them): its text is the turn as chat ingest renders it (``units.chat.render_turn``:
+    ``[2023-05-08] Alice: I moved yesterday (2023-05-07).``, relative time resolved against the
+    record's ``effective_date``, which a turn needs), so that who speaks and when is in the unit
+    whatever the title says. A text that already starts with ``"<speaker>: "`` does not repeat it.
+
     ``start``/``stop`` read only the lines that begin in that byte range (``start`` must be the
     start of a line, numbered ``first_line``), so that parallel readers can split one corpus.
     """
@@ -373,6 +379,19 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
                 yield doc
 
 
+def _turn_text(speaker, text: str, date: str | None, where: str, errors: str) -> str:
+    """A turn record's text as chat ingest renders a turn (see ``iter_jsonl``)."""
+    from .chat import parse_time, render_turn  # chat reads files through this module
+    if not isinstance(speaker, str) or not speaker.strip():
+        raise _input_error(where, '"speaker" must be a non-empty string')
+    if date is None:
+        raise _input_error(where, 'a turn (a record with "speaker") needs an "effective_date"')
+    speaker = check_encodable(where, '"speaker"', speaker, errors)
+    if text.startswith(f"{speaker}: "):
+        text = text[len(speaker) + 2:]
+    return render_turn(parse_time(date, f"{where}: \"effective_date\""), speaker, text)
+
+
 def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "strict") -> Document:
     try:
         record = json.loads(line)
@@ -406,5 +425,7 @@ def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "
         if not isinstance(date, str):
             raise _input_error(where, '"effective_date" must be a string')
         check_date(where, date)
+    if record.get("speaker") is not None:
+        text = _turn_text(record["speaker"], text, date, where, errors)
     return Document(doc_id=doc_id, text=text, fmt="text", title=title, doc_type=kind,
                     effective_date=date, source=where)

@@ -1,0 +1,83 @@
+"""Turns of a conversation as units hold them: who speaks, and whom a turn is about.
+
+A chat turn is stored as one paragraph (``asmr.units.chat.render_turn``)::
+
+    [2023-05-08 14:02] Alice: I moved to Porto yesterday (2023-05-07).
+
+``parse_turn`` reads that form back (the stamp, the speaker, the words said), and is the one
+place that does: recall's speaker signal, the "when" boost and the answerer all read a turn
+through it, never through a document's title. A text in any other form is no turn (None).
+
+A turn is about its speaker unless it says otherwise: ``about(text, name)`` is true when ``name``
+speaks the turn or the words said name it ("Congrats, Alice!" is about Alice as well).
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .entities import mentions, normalize
+
+# "[2023-05-08] " or "[2023-05-08 14:02] ", then a speaker of one line without ": ", then ": ".
+_TURN = re.compile(r"\[(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)\] ([^\n:\[\]]{1,80}?): ")
+
+
+class Turn(NamedTuple):
+    stamp: str  # "2023-05-08" or "2023-05-08 14:02"
+    speaker: str  # as written
+    body: str  # what was said (relative times already followed by their dates)
+
+
+def parse_turn(text: str) -> Turn | None:
+    """The stamp, speaker and words of a rendered chat turn; None for a text that is not one."""
+    m = _TURN.match(text)
+    if m is None:
+        return None
+    return Turn(m.group(1), m.group(2).strip(), text[m.end():])
+
+
+def speaker_key(text: str) -> str | None:
+    """The normalised name (``entities.normalize``) of the turn's speaker; None for a text that is no turn."""
+    turn = parse_turn(text)
+    return normalize(turn.speaker) if turn is not None else None
+
+
+def about(text: str, name: str) -> bool:
+    """Whether the turn ``text`` is about the person whose normalised name is ``name``: spoken by them
+    (the speaker's name, or its first word: "Alice" speaks as "Alice Smith"), or naming them in what
+    is said. A text that is no turn is about whatever it mentions."""
+    turn = parse_turn(text)
+    if turn is not None:
+        speaker = normalize(turn.speaker)
+        if name == speaker or name == speaker.split(" ", 1)[0]:
+            return True
+        text = turn.body
+    return any(name == m or name in m.split() for m in mentions(text))
+
+
+def named_speakers(question: str, speakers) -> list[str]:
+    """The keys of ``speakers`` (normalised names, or first names) that ``question`` names: inside a
+    capitalised name it mentions ("What is Yara's job?" names "yara"), never a lower-case word; the
+    longest key first, and no key inside words a longer one took ("Yara Smith" is not also "yara")."""
+    out = []
+    for m in sorted(mentions(question)):
+        words = m.split()
+        taken = [False] * len(words)
+        for n in range(len(words), 0, -1):
+            for i in range(len(words) - n + 1):
+                key = " ".join(words[i:i + n])
+                if key in speakers and not any(taken[i:i + n]):
+                    taken[i:i + n] = [True] * n
+                    if key not in out:
+                        out.append(key)
+    return out
+
+
+def without_names(question: str, names, stand_in: str = "someone") -> str:
+    """``question`` with every name of ``names`` (normalised keys, as ``named_speakers`` gives them)
+    written as ``stand_in``: "What is Yara's job?" -> "What is someone's job?". Among one person's turns
+    the name says nothing, and an embedding of a short turn is mostly its speaker's name."""
+    for name in sorted(names, key=len, reverse=True):
+        pattern = r"(?<![\w])" + r"[\W_]+".join(re.escape(w) for w in name.split()) + r"(?![\w])"
+        question = re.sub(pattern, stand_in, question, flags=re.IGNORECASE)
+    return question

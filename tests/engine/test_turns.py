@@ -1,0 +1,60 @@
+"""Chat turns as units hold them (asmr.text.turns), and questions that ask when (asmr.text.when)."""
+from datetime import date, datetime
+
+from asmr.text.turns import about, named_speakers, parse_turn, speaker_key, without_names
+from asmr.text.when import asks_when, says_when
+from asmr.units.chat import render_turn
+
+
+def test_a_rendered_turn_reads_back():
+    text = render_turn(datetime(2023, 5, 8, 14, 2), "Alice Smith", "I moved to Porto yesterday.")
+    turn = parse_turn(text)
+    assert turn.stamp == "2023-05-08 14:02" and turn.speaker == "Alice Smith"
+    assert turn.body == "I moved to Porto yesterday (2023-05-07)."
+    assert parse_turn(render_turn(date(2023, 5, 8), "user", "hi")).speaker == "user"
+    assert speaker_key(text) == "alice smith"
+    for other in ("Alice: no stamp", "[2023-05-08] no speaker here", "A document. [2023-05-08] Bob: later"):
+        assert parse_turn(other) is None and speaker_key(other) is None
+
+
+def test_a_turn_is_about_its_speaker_unless_it_names_someone():
+    said = render_turn(date(2023, 5, 8), "Alice Smith", "Congrats, Bob! I adopted a cat.")
+    assert about(said, "alice smith") and about(said, "alice")  # the speaker, or their first name
+    assert about(said, "bob")  # named in what is said
+    assert not about(said, "carol")
+    assert about("Carol Jones wrote the report.", "carol")  # not a turn: whatever it mentions
+
+
+def test_named_speakers_are_names_in_the_question():
+    speakers = {"yara", "yara smith", "mirela", "user"}
+    assert named_speakers("What is Yara's job?", speakers) == ["yara"]
+    assert sorted(named_speakers("Did Yara Smith meet Mirela?", speakers)) == ["mirela", "yara smith"]
+    assert named_speakers("What did the user say?", speakers) == []  # a lower-case word is no name
+    assert without_names("When did Yara Smith meet MIRELA?", ["yara smith", "mirela"]) == \
+        "When did someone meet someone?"
+
+
+def test_questions_that_ask_when_and_texts_that_say_when():
+    for q in ("When did Oona move?", "What year did the company start?", "On which date was it signed?",
+              "In what year was he born?", "How long ago did it happen?", "他什么时候来的？", "公司是哪一年成立的？"):
+        assert asks_when(q), q
+    for q in ("Where does Oona live?", "Whence came the name?", "Which band did she see?", "公司在哪里？"):
+        assert not asks_when(q), q
+    assert says_when("[2023-05-08] Oona: I moved yesterday (2023-05-07).")
+    assert says_when("[2023-05-08] Oona: Today I moved.")  # today is a time too
+    assert says_when("The company was founded on 3 May 2021.") and says_when("去年我搬家了。")
+    assert not says_when("[2023-05-08] Oona: I moved to Porto.")  # the stamp alone does not count
+
+
+def test_relative_time_is_stated_in_words():
+    from asmr.text.when import with_dates
+    said = "[2023-05-08] Mirela: Last week (2023-05-01 to 2023-05-07) I adopted a cat."
+    assert with_dates(said) == ("[2023-05-08] Mirela: Last week (2023-05-01 to 2023-05-07, the week of 1 May 2023) "
+                                "I adopted a cat.")
+    assert with_dates("I moved yesterday (2023-05-07).") == "I moved yesterday (2023-05-07, 7 May 2023)."
+    assert with_dates("I moved last month (2023-04).") == "I moved last month (2023-04, April 2023)."
+    assert with_dates("I ran two years ago (2021).") == "I ran two years ago (2021)."  # the year says it already
+    # not resolved at ingest: against the reference day, or left alone without one
+    assert with_dates("Today I moved.", date(2023, 5, 8)) == "Today (8 May 2023) I moved."
+    assert with_dates("Last year we moved.", date(2023, 5, 8)) == "Last year (2022) we moved."
+    assert with_dates("Last year we moved.") == "Last year we moved."
