@@ -369,41 +369,39 @@ def graphblas_diffuse(ATg, x, steps: int, decay: float, node_threshold: float):
     return x
 
 
+def _graphblas_spread(P, Ag, depth: int, decay: float, restart: float):
+    """`depth` times X <- decay * (X A) + restart * P, for a seed vector (vxm: a sparse vector times
+    the out-edge matrix reads only the rows of x's entries) or a matrix of seed rows (mxm)."""
+    import graphblas as gb
+    vector = isinstance(P, gb.Vector)
+    rP = P.apply(gb.binary.times, right=np.float32(restart)).new()
+    d = np.float32(decay)
+    X = P
+    for _ in range(depth):
+        Y = (X.vxm(Ag) if vector else X.mxm(Ag)).new()
+        Y << Y.apply(gb.binary.times, right=d)
+        Y(accum=gb.binary.plus) << rP
+        X = Y
+    return X
+
+
 def graphblas_spread_one(Ag, n: int, seeds, scores, depth: int, decay: float, restart: float):
-    """One spread query in GraphBLAS: the seed vector p (sparse; duplicates add up),
-    then `depth` times x <- decay * (x A) + restart * p: a sparse vector times the
-    out-edge matrix reads only the rows of x's entries (saxpy). Node threshold 0."""
+    """One spread query in GraphBLAS from its seed vector (sparse; duplicates add up). Node
+    threshold 0."""
     import graphblas as gb
     p = gb.Vector.from_coo(seeds, scores, size=n, dtype="FP32", dup_op=gb.binary.plus)
-    rp = p.apply(gb.binary.times, right=np.float32(restart)).new()
-    d = np.float32(decay)
-    x = p
-    for _ in range(depth):
-        y = x.vxm(Ag).new()
-        y << y.apply(gb.binary.times, right=d)
-        y(accum=gb.binary.plus) << rp
-        x = y
-    return x
+    return _graphblas_spread(p, Ag, depth, decay, restart)
 
 
 def graphblas_spread_batch(Ag, n: int, seed_ptr, seed_nodes, seed_scores, depth: int,
                            decay: float, restart: float):
-    """All queries at once: row q of the sparse q x n matrix P holds query q's seeds;
-    `depth` times X <- decay * (X A) + restart * P (a sparse times sparse product)."""
+    """All queries at once: row q of the sparse q x n matrix P holds query q's seeds."""
     import graphblas as gb
     q = seed_ptr.size - 1
     rows = np.repeat(np.arange(q, dtype=np.int64), np.diff(seed_ptr))
     P = gb.Matrix.from_coo(rows, seed_nodes.astype(np.int64), seed_scores, nrows=q, ncols=n,
                            dtype="FP32", dup_op=gb.binary.plus)
-    rP = P.apply(gb.binary.times, right=np.float32(restart)).new()
-    d = np.float32(decay)
-    X = P
-    for _ in range(depth):
-        Y = X.mxm(Ag).new()
-        Y << Y.apply(gb.binary.times, right=d)
-        Y(accum=gb.binary.plus) << rP
-        X = Y
-    return X
+    return _graphblas_spread(P, Ag, depth, decay, restart)
 
 
 def numpy_frontier_spread(indptr, indices, weights, seed_nodes, seed_scores, depth: int,
