@@ -72,6 +72,7 @@ _DATE_GAP = 3  # tokens between two differences that are joined when they hold a
 _CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]")
 _CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
 _CJK_NAME_MAX = 8  # characters of a CJK span taken for a name opposite a value
+_RESTATED_SLOT = 3  # tokens of a slot a speaker's restated sentence may fill with other words
 # Pronouns that open a sentence whose subject is named elsewhere (closed word classes, English and Chinese).
 _PRONOUNS = frozenset("it its he his she her they their this these those 它 他 她 其 该 此".split())
 
@@ -177,7 +178,9 @@ def differing_value(a: str, b: str) -> tuple[str, str] | None:
 def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False) -> tuple[str, str] | None:
     """``differing_value`` of the sentences whose tokens (with offsets into ``a`` and ``b``) are given.
     ``restated``: the tokens matched are counted over the shorter sentence, not the longer (a speaker
-    restating their own words may add some: "Sorry, I was wrong: my train leaves on Saturday")."""
+    restating their own words may add some: "Sorry, I was wrong: my train leaves on Saturday"), and
+    where the rest is the same word for word (but for a lead-in), a slot of up to ``_RESTATED_SLOT``
+    tokens needs no mark of a value ("I play the cello" / "Sorry, I play the piano")."""
     if not ta or not tb:
         return None
     sm = SequenceMatcher(None, [t for t, _, _ in ta], [t for t, _, _ in tb], autojunk=False)
@@ -185,14 +188,20 @@ def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False)
     if sum(bl.size for bl in sm.get_matching_blocks()) < _MIN_ALIGNED * over:
         return None
     found = None
+    said_more = False  # one side says more somewhere but at the start (a lead-in: "Sorry, I meant ...")
+    loose = False  # a slot taken for one only because the sentence is restated
     for i1, i2, j1, j2 in _regions(sm.get_opcodes(), ta):
         if i1 == i2 or j1 == j2:
+            said_more = said_more or i1 > 0 or j1 > 0
             continue  # one side says more: not another value
         sa, ea, sb, eb = ta[i1][1], ta[i2 - 1][2], tb[j1][1], tb[j2 - 1][2]
         value_a, value_b = _holds_value(a, sa, ea), _holds_value(b, sb, eb)
         # a CJK name has no mark of its own: a short CJK span opposite a value is taken for one
         if not (value_a and value_b or value_a and _short_cjk(b[sb:eb]) or value_b and _short_cjk(a[sa:ea])):
-            return None  # other words in the same place: another statement, not another value
+            # a speaker restating their own sentence word for word but for a few words gives those as the value
+            if not (restated and max(i2 - i1, j2 - j1) <= _RESTATED_SLOT):
+                return None  # other words in the same place: another statement, not another value
+            loose = True
         values = (a[sa:ea], b[sb:eb])
         if found == values:
             continue  # the same value swapped again ("in 2008 ... the 2008 games")
@@ -201,7 +210,7 @@ def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False)
         if i1 == 0 and j1 == 0 and not any(c.isdigit() for c in a[sa:ea] + b[sb:eb]):
             return None  # the sentences open with different names: two subjects (a date may open one)
         found = values
-    return found
+    return None if loose and said_more else found
 
 
 def _implicit_subject(sentence: str) -> bool:
