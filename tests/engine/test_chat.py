@@ -205,12 +205,6 @@ def test_sessions_without_a_date_take_effective_date_and_a_directory_is_read_for
     assert [u[1] for u in units(mem)] == ["[2024-02-28] user: tomorrow (2024-02-29) then"]
 
 
-def test_reindex_does_not_offer_chat(capsys):
-    with pytest.raises(SystemExit):
-        main(["reindex", "--format", "chat", "x"])
-    assert "invalid choice: 'chat'" in capsys.readouterr().err
-
-
 def _chunks(turns, **session):
     from asmr.units.chat import session_document
     doc = session_document({"date_time": "2023-05-08T14:02", **session, "turns": turns}, "s", "s")
