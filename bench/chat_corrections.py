@@ -89,8 +89,8 @@ def run(seed: int, corrections: int, embedder: str, categories: list[str], work:
         with Memory(directory) as m:
             emb = get_embedder(m.embed_model)
             retriever = Retriever(m, emb)
-            answerer = Answerer(m, get_generator("extractive", embedder=emb), retriever=retriever, embedder=emb,
-                                config=AnswerConfig(refuse=False))
+            answerer = Answerer(m, get_generator("extractive", embedder=emb), retriever=retriever,
+                                embedder=emb, config=AnswerConfig(refuse=False))
             markers = marker_pattern(DEFAULT_MARKERS)
 
             def pids(unit_id: str) -> set[str]:
@@ -116,11 +116,12 @@ def run(seed: int, corrections: int, embedder: str, categories: list[str], work:
                 held = [(h, pids(h.unit_id)) for h in result.hits]
                 by_id = {h.unit_id: p for h, p in held}
                 both = any(p & gold for _, p in held) and any(p & stale_turns for _, p in held)
-                marked = any(p & stale_turns and h.alternative_to and by_id.get(h.alternative_to, set()) & gold
-                             for h, p in held) if both else None
+                marked = any(p & stale_turns and h.alternative_to
+                             and by_id.get(h.alternative_to, set()) & gold for h, p in held) if both else None
                 rows.setdefault(q["category"], []).append((len(gold & top) / len(gold), right, stale, marked))
         report[layout] = {c: {"questions": len(r), "recall@5": sum(x[0] for x in r) / len(r),
-                              "accuracy": sum(x[1] for x in r) / len(r), "stale": sum(x[2] for x in r) / len(r),
+                              "accuracy": sum(x[1] for x in r) / len(r),
+                              "stale": sum(x[2] for x in r) / len(r),
                               "outdated": _share([x[3] for x in r if x[3] is not None]),
                               "both_recalled": sum(x[3] is not None for x in r)}
                           for c, r in sorted(rows.items(), key=lambda kv: categories.index(kv[0]))}
@@ -151,8 +152,8 @@ def main(argv=None) -> int:
         for layout, by_category in report.items():
             for c, x in by_category.items():
                 marked = "-" if x["outdated"] is None else f"{x['outdated']:.2f}"
-                print(f"| {seed} | {layout} | {c} | {x['questions']} | {x['recall@5']:.2f} | {x['accuracy']:.2f} | "
-                      f"{x['stale']:.2f} | {marked} ({x['both_recalled']}) |")
+                print(f"| {seed} | {layout} | {c} | {x['questions']} | {x['recall@5']:.2f} | "
+                      f"{x['accuracy']:.2f} | {x['stale']:.2f} | {marked} ({x['both_recalled']}) |")
     return 0
 
 

@@ -44,7 +44,8 @@ def corpus(tmp_path_factory) -> Path:
     shutil.copytree(HANDBOOK, d / "handbook")
     with open(d / "passages.jsonl", "w", encoding="utf-8") as f:
         for i in range(60):
-            text = (f"Passage {i} is about topic {i % 7}. It mentions port {8000 + i}. "
+            moved = "It moved last week. " if i % 10 == 0 else ""  # resolved against --effective-date
+            text = (f"Passage {i} is about topic {i % 7}. It mentions port {8000 + i}. {moved}"
                     f"Shared sentence number {i % 5} appears in several passages.\n\nA second paragraph of "
                     f"passage {i} names region r{i % 3}.")
             f.write(json.dumps({"pid": f"p{i}", "title": f"Passage {i}", "text": text}) + "\n")

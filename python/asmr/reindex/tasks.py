@@ -36,7 +36,9 @@ class ReadOptions:
     doc_type: str | None = None
     fmt: str | None = None  # "chat": conversations, read by ``units.chat.iter_chat`` as ingest reads them
     join_turns: bool = True  # chat: consecutive short turns of one speaker make one unit (--no-join-turns)
-    default_date: str | None = None  # chat: the date of a session that gives none (--effective-date)
+    # --effective-date: the date of a chat session that gives none, and what relative time in a document
+    # without a date of its own is resolved against
+    default_date: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,7 @@ def read_task(task: Task, options: ReadOptions, on_error) -> Iterator[Document]:
         try:
             yield from iter_jsonl(task.jsonl, errors=options.errors, doc_type=options.doc_type,
                                   on_error=on_error, start=task.start, stop=task.stop,
-                                  first_line=task.first_line)
+                                  first_line=task.first_line, default_date=options.default_date)
         except InputError as exc:  # the file as a whole (cannot be opened): reported, not a crashed task
             on_error(exc)
         return
@@ -153,7 +155,7 @@ def read_task(task: Task, options: ReadOptions, on_error) -> Iterator[Document]:
                                      join_turns=options.join_turns)
                 continue
             yield read_path(path, root=None if root is None else Path(root), errors=options.errors,
-                            doc_type=options.doc_type, fmt=options.fmt)
+                            doc_type=options.doc_type, fmt=options.fmt, default_date=options.default_date)
         except InputError as exc:
             on_error(exc)
 
