@@ -14,7 +14,8 @@ session). The log is ingested two ways:
 - ``sessions``: one session a document, as ``asmr ingest --format chat`` reads it (the turns of a
   session are units of one chat document, in the order they were said).
 
-Per category, over the answerable questions of ``--categories``:
+Per category (``correction`` also by its form, ``restated`` or ``terse``), over the answerable
+questions of ``--categories``:
 
 - ``recall@5``: the share of gold turns among the units of the top 5 hits;
 - ``accuracy``: the extractive answer, verified, given even below the confidence threshold (as
@@ -118,13 +119,17 @@ def run(seed: int, corrections: int, embedder: str, categories: list[str], work:
                 both = any(p & gold for _, p in held) and any(p & stale_turns for _, p in held)
                 marked = any(p & stale_turns and h.alternative_to
                              and by_id.get(h.alternative_to, set()) & gold for h, p in held) if both else None
-                rows.setdefault(q["category"], []).append((len(gold & top) / len(gold), right, stale, marked))
+                row = (len(gold & top) / len(gold), right, stale, marked)
+                rows.setdefault(q["category"], []).append(row)
+                if q.get("correction_form"):  # restated, or terse: reported apart too
+                    rows.setdefault(f"{q['category']} ({q['correction_form']})", []).append(row)
         report[layout] = {c: {"questions": len(r), "recall@5": sum(x[0] for x in r) / len(r),
                               "accuracy": sum(x[1] for x in r) / len(r),
                               "stale": sum(x[2] for x in r) / len(r),
                               "outdated": _share([x[3] for x in r if x[3] is not None]),
                               "both_recalled": sum(x[3] is not None for x in r)}
-                          for c, r in sorted(rows.items(), key=lambda kv: categories.index(kv[0]))}
+                          for c, r in sorted(rows.items(), key=lambda kv: (categories.index(kv[0].split()[0]),
+                                                                           kv[0]))}
     return report
 
 

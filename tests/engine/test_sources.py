@@ -315,7 +315,8 @@ def test_chat_corrections_in_one_session_and_the_rest_of_the_log_unchanged(chat,
     assert [t for t in turns if t["pid"] in others] == list(others.values())
     replaced = {q["gold_pids"][0].removesuffix("c") for q in corrections}  # asked as "single" before
     assert [(q["question"], q["answers"]) for q in asked if q["category"] != "correction"] == [
-        (q["question"], q["answers"]) for q in queries if not (q["category"] == "single" and q["gold_pids"][0] in replaced)]
+        (q["question"], q["answers"]) for q in queries
+        if not (q["category"] == "single" and q["gold_pids"][0] in replaced)]
 
 
 def test_chat_news_is_told_with_relative_time_and_comes_up_again(chat):

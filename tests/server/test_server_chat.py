@@ -198,8 +198,8 @@ def test_a_remembered_correction_outdates_the_statement_it_corrects(tmp_path):
         for said in ("My train to Ghent leaves on Thursday morning.",
                      "Sorry, I was wrong: my train to Ghent leaves on Saturday morning."):
             c.post("/v1/answer", json={"question": said, "conversation": "c2"}, headers=READ)
-        r = c.post("/v1/answer", json={"question": "When does my train to Ghent leave?", "conversation": "c2"},
-                   headers=READ).json()
+        asked = {"question": "When does my train to Ghent leave?", "conversation": "c2"}
+        r = c.post("/v1/answer", json=asked, headers=READ).json()
         turns = {t.split("] ", 1)[1]: uid for uid, t in _units(memory, "conversation.c2")}
         later = turns["user: Sorry, I was wrong: my train to Ghent leaves on Saturday morning."]
         earlier = turns["user: My train to Ghent leaves on Thursday morning."]

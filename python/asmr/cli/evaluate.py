@@ -95,9 +95,9 @@ def add_eval(sub) -> None:
                     help="with --chat: passage titles '<speaker>, <date>' (default) or 'Group chat <n>, <date>' "
                          "with the speaker at the start of the text")
     ps.add_argument("--corrections", type=int, default=None, metavar="N",
-                    help="with --chat: N facts first stated with a wrong value and corrected by the same person "
-                         "later in the same session (question category correction; default 0: the log is "
-                         "the same as without)")
+                    help="with --chat: N facts first stated with a wrong value and corrected by the same "
+                         "person later in the same session (question category correction; default 0: the log "
+                         "is the same as without)")
     ps.add_argument("--handbook", type=Path, metavar="EXAMPLES", default=None,
                     help="write the bundled handbook instead: EXAMPLES/handbook revised by EXAMPLES/handbook-v2, "
                          "with the sentences its questions name cut, as OUT/corpus.jsonl, and "

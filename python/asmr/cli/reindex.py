@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import (CHAT_SUFFIXES, EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES, document_args, fail,
-                     iter_inputs, memory_arg, memory_dir, read_inputs)
+from .common import (CHAT_SUFFIXES, EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES, document_args,
+                     fail, iter_inputs, memory_arg, memory_dir, read_inputs)
 
 DESCRIPTION = """\
 Re-index many documents: read, chunk and embed them in parallel, then commit them to the
@@ -48,8 +48,8 @@ def add_reindex(sub) -> None:
     g = p.add_argument_group("documents (as for asmr ingest)")
     document_args(g, "the time of the commit", chat=True)
     g.add_argument("--join-turns", action=argparse.BooleanOptionalAction, default=True,
-                   help="--format chat: consecutive short turns (up to 12 words) of one speaker make one unit "
-                        "(default); --no-join-turns makes every turn a unit of its own")
+                   help="--format chat: consecutive short turns (up to 12 words) of one speaker make one "
+                        "unit (default); --no-join-turns makes every turn a unit of its own")
     g = p.add_argument_group("parallel embedding")
     g.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray Data on a local or remote cluster (default: local)")

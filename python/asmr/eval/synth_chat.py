@@ -320,8 +320,8 @@ class ChatReport:
                 "turns": self.turns, "questions": dict(self.questions)}
 
 
-CATEGORIES = ("single", "current", "previous", "correction", "temporal", "multi_hop", "inference", "adversarial",
-              "unstated", "never_mentioned")
+CATEGORIES = ("single", "current", "previous", "correction", "temporal", "multi_hop", "inference",
+              "adversarial", "unstated", "never_mentioned")
 ANSWERABLE = CATEGORIES[:7]
 
 

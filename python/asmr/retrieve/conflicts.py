@@ -198,7 +198,7 @@ def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False)
         value_a, value_b = _holds_value(a, sa, ea), _holds_value(b, sb, eb)
         # a CJK name has no mark of its own: a short CJK span opposite a value is taken for one
         if not (value_a and value_b or value_a and _short_cjk(b[sb:eb]) or value_b and _short_cjk(a[sa:ea])):
-            # a speaker restating their own sentence word for word but for a few words gives those as the value
+            # a speaker restating their own sentence word for word but a few words gives those as the value
             if not (restated and max(i2 - i1, j2 - j1) <= _RESTATED_SLOT):
                 return None  # other words in the same place: another statement, not another value
             loose = True
