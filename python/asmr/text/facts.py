@@ -852,3 +852,16 @@ def measure_of(word: str) -> str | None:
 def number_word(word: str) -> bool:
     """Whether one lower-case word is a number, in digits or in words ("14", "fourteen", "dozen")."""
     return any(c.isdigit() for c in word) or word in _WORD_NUMBERS or word in _WORD_VALUE or word in _WORD_SCALE
+
+
+def number_value(word: str) -> float | None:
+    """The value of one lower-case word that is a number ("14", "1,200", "fourteen", "a"), else None."""
+    if word in ("a", "an"):
+        return 1.0
+    value = _WORD_NUMBERS.get(word, _WORD_VALUE.get(word, _WORD_SCALE.get(word)))
+    if value is not None:
+        return float(value)
+    try:
+        return float(word.replace(",", ""))
+    except ValueError:
+        return None

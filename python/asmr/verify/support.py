@@ -44,7 +44,7 @@ from typing import Sequence
 import numpy as np
 
 from asmr.text.cjk import CJK_CHAR
-from asmr.text.facts import key_facts, measure_of, missing_facts, number_word
+from asmr.text.facts import key_facts, measure_of, missing_facts, number_value, number_word
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
@@ -414,14 +414,25 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             continue
         ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
         other = [(w, t) for w, t in zip(theirs[b0:b1], b[b0:b1]) if w not in CLAIM_STOP_WORDS]
-        if not ours or not other or any(number_word(w) or w in _NEGATIONS or w in _QUANTIFIERS
-                                        for w, _ in ours + other):
-            continue
         units = ({measure_of(w) for w, _ in ours} - {None}, {measure_of(w) for w, _ in other} - {None})
+        counted = (any(map(number_word, mine[a0:a1])), any(map(number_word, theirs[b0:b1])))
         if units[0] and units[1]:
-            if units[0] != units[1]:
+            # another unit: "hourly" for "weekly", "3 minutes" for "3 hours" (with a number on both
+            # sides the key-fact check compares the spans: "two weeks" is "14 days")
+            if units[0] != units[1] and not all(counted):
                 measures += 1
                 measured.extend(t for _, t in ours)
+            continue
+        if all(counted) and a1 < len(a) and b1 < len(b) and a[a1] == b[b1] and measure_of(mine[a1]):
+            # another amount of the same unit: "one hour" for "3 hours" (the key-fact check reads a
+            # "1" anywhere in the unit as stating "one hour")
+            amounts = (_amount(mine[a0:a1]), _amount(theirs[b0:b1]))
+            if None not in amounts and amounts[0] != amounts[1]:
+                measures += 1
+                measured.extend(a[a0:a1])
+            continue
+        if not ours or not other or any(number_word(w) or w in _NEGATIONS or w in _QUANTIFIERS
+                                        for w, _ in ours + other):
             continue
         if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
                 t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
@@ -430,6 +441,17 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         swapped += a1 - a0
     rest = len(mine) - swapped
     return swaps, matched / rest if rest > 0 else 0.0, measures, measured
+
+
+def _amount(words: list[str]) -> float | None:
+    """The number a run of number words spells ("twenty four" 24, "two hundred" 200), else None."""
+    total = 0.0
+    for w in words:
+        v = number_value(w)
+        if v is None:
+            return None
+        total = total * v if w in ("hundred", "thousand", "million", "billion", "dozen") else total + v
+    return total
 
 
 def _negation_flipped(claim: _Claim, ev: _Evidence, j: int) -> float:
