@@ -372,8 +372,8 @@ def main(argv=None) -> int:
             ys.append([claim_sets[src][i].label == "supported" for i in take])
             # the support part's log-odds, less its threshold: the flips correct the rule as it decides
             zs.append(((claim_x[src][take][:, cols] - mean) / scale) @ w + b - np.log(hard0 / (1 - hard0)))
-        wf, _ = fit_logistic(np.vstack(xs), np.concatenate(ys).astype(float), args.flip_l2, np.ones(len(fcols), bool),
-                             offset=np.concatenate(zs))
+        wf, _ = fit_logistic(np.vstack(xs), np.concatenate(ys).astype(float), args.flip_l2,
+                             np.ones(len(fcols), bool), offset=np.concatenate(zs))
         contradiction = {"features": list(FLIP_FEATURES), "weights": (-wf).tolist()}
         report["n_claims_fitted"] = int(sum(len(v) for v in ys))
         full_oof = 1 / (1 + np.exp(-(np.log(full_oof / (1 - full_oof)) - x[:, fcols] @ -wf)))

@@ -15,8 +15,9 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
 - contradiction cues: a negation on one side only, antonyms ("increase"/"decrease");
 - alignment: the claim against the evidence sentence sharing most of its words (claim words
   standing where the sentence has other words, names among them, claim words with no
-  counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word,
-  a quantifier or a name flipped in a claim that otherwise restates the sentence, or a clause
+  counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word
+  (or another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
+  restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
   the evidence does not state beside one it states word for word.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
@@ -152,7 +153,8 @@ def _evidence(text: str) -> _Evidence:
     content = _content(words_all)
     stems = [light_stem(w) for w in words_all]
     return _Evidence(
-        sentences=sentences, sent_tokens=sent_tokens, sent_words=sent_words, sent_seq=sent_seq, sent_neg=sent_neg, tokens=tokens,
+        sentences=sentences, sent_tokens=sent_tokens, sent_words=sent_words, sent_seq=sent_seq,
+        sent_neg=sent_neg, tokens=tokens,
         prefixes=frozenset(t[:4] for t in tokens if len(t) >= 4),
         bigrams=frozenset(zip(content, content[1:])),
         trigrams=frozenset(zip(stems, stems[1:], stems[2:])),
@@ -233,7 +235,8 @@ FEATURES = (
     "flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause", "flip_swap",
 )
 # The cues of a contradiction: SupportModel.contradiction weighs these, fitted on generated claims.
-FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause", "flip_swap")
+FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause",
+                 "flip_swap")
 
 
 def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int, per_sent: list[int]) -> dict[str, float]:
@@ -493,7 +496,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 if measure_of(ours) != measure_of(other):
                     measures += 1
                     cue_chars += a1 - a0
-            elif a1 - a0 <= MAX_SWAP_CHARS and b1 - b0 <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other):
+            elif max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other):
                 swaps += 1
                 swapped += a1 - a0
         elif op == "delete":
