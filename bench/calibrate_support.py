@@ -32,8 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
+from asmr.verify.claims import core_claim
 from asmr.verify.support import FEATURES, FLIP_FEATURES, pair_features
 from asmr.verify.support_model import SupportModel
+from asmr.verify.verifier import VerifierConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "attributionbench_dev.jsonl"
@@ -115,7 +117,6 @@ def load_claim_sets(folder: Path) -> dict:
 
 
 def claim_features(claims, emb) -> np.ndarray:
-    from asmr.verify.claims import core_claim
     return pair_features([core_claim(c.text) for c in claims], [c.evidence for c in claims], embedder=emb)
 
 
@@ -133,7 +134,6 @@ def sample_per_kind(claims, per_kind: int, rng) -> list[int]:
 def claims_kept(claims, prob: np.ndarray, model: SupportModel) -> dict:
     """The verifier's rule on generated claims, tallied as asmr.eval.verification.contradictions does."""
     from asmr.eval.verification import kept_by_rule, tally_claims
-    from asmr.verify.verifier import VerifierConfig
     return tally_claims(claims, kept_by_rule(claims, prob, VerifierConfig.from_support(model)))
 
 
@@ -146,13 +146,15 @@ def standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, nonpositive: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, float]:
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, nonpositive: np.ndarray | None = None,
+                 offset: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """L2-penalised logistic regression on standardised features; columns flagged ``nonpositive``
-    whose weight comes out positive are dropped (weight 0) and the rest refitted."""
+    whose weight comes out positive are dropped (weight 0) and the rest refitted. With ``offset``
+    (a fixed log-odds per row) the model is ``offset + x @ w`` with no bias: the weights of a
+    correction added to another model's log-odds."""
     free = np.ones(x.shape[1], bool)
     while True:
-        w_free, b = _newton(x[:, free], y, l2)
+        w_free, b = _newton(x[:, free], y, l2, offset=offset)
         w = np.zeros(x.shape[1])
         w[free] = w_free
         bad = free & (w > 0) & (nonpositive if nonpositive is not None else False)
@@ -161,21 +163,25 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, nonpositive: np.ndarra
         free &= ~bad
 
 
-def _newton(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 30) -> tuple[np.ndarray, float]:
-    """Newton's method; the bias is not penalised."""
-    a = np.hstack([np.ones((len(x), 1)), x])
+def _newton(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 30, offset: np.ndarray | None = None
+            ) -> tuple[np.ndarray, float]:
+    """Newton's method; the bias is not penalised (with ``offset``: no bias, 0 returned)."""
+    biased = offset is None
+    a = np.hstack([np.ones((len(x), 1)), x]) if biased else x
+    base = np.zeros(len(x)) if biased else offset
     w = np.zeros(a.shape[1])
     reg = l2 * np.eye(len(w))
-    reg[0, 0] = 0.0
+    if biased:
+        reg[0, 0] = 0.0
     for _ in range(steps):
-        p = 1 / (1 + np.exp(-np.clip(a @ w, -40, 40)))
+        p = 1 / (1 + np.exp(-np.clip(base + a @ w, -40, 40)))
         grad = a.T @ (p - y) + reg @ w
         hess = (a * (p * (1 - p))[:, None]).T @ a + reg + 1e-9 * np.eye(len(w))
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-8:
             break
-    return w[1:], float(w[0])
+    return (w[1:], float(w[0])) if biased else (w, 0.0)
 
 
 def predict(x, mean, scale, w, b):
@@ -346,6 +352,7 @@ def main(argv=None) -> int:
         if name == "full":
             full_oof = oof
     cols = [FEATURES.index(f) for f in base]
+    hard0 = best_threshold(y, full_oof)  # the support part's own threshold
     mean, scale, w, b, l2, _, _ = fit_select(x[:, cols], y, groups, strata, args.seed,
                                              np.array([f in NONPOSITIVE for f in base]))
 
@@ -355,12 +362,18 @@ def main(argv=None) -> int:
     if fit_sources:
         rng = np.random.default_rng(args.seed)
         fcols = [FEATURES.index(f) for f in FLIP_FEATURES]
-        xs, ys = [], []
+        xs, ys, zs = [], [], []
+        facts_drop = VerifierConfig(hard=0.5, soft=0.5).missing  # only its fact kinds are read
         for src in fit_sources:
-            take = sample_per_kind(claim_sets[src], args.claims_per_kind, rng)
+            # the claims the key-fact check keeps: the flips decide only those
+            take = [i for i in sample_per_kind(claim_sets[src], args.claims_per_kind, rng)
+                    if not facts_drop(core_claim(claim_sets[src][i].text), claim_sets[src][i].evidence)]
             xs.append(claim_x[src][take][:, fcols])
             ys.append([claim_sets[src][i].label == "supported" for i in take])
-        wf, _ = fit_logistic(np.vstack(xs), np.concatenate(ys).astype(float), args.flip_l2, np.ones(len(fcols), bool))
+            # the support part's log-odds, less its threshold: the flips correct the rule as it decides
+            zs.append(((claim_x[src][take][:, cols] - mean) / scale) @ w + b - np.log(hard0 / (1 - hard0)))
+        wf, _ = fit_logistic(np.vstack(xs), np.concatenate(ys).astype(float), args.flip_l2,
+                             np.ones(len(fcols), bool), offset=np.concatenate(zs))
         contradiction = {"features": list(FLIP_FEATURES), "weights": (-wf).tolist()}
         report["n_claims_fitted"] = int(sum(len(v) for v in ys))
         full_oof = 1 / (1 + np.exp(-(np.log(full_oof / (1 - full_oof)) - x[:, fcols] @ -wf)))

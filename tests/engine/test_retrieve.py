@@ -728,6 +728,23 @@ def test_speaker_gap_finds_one_persons_news_asked_of_another(tmp_path):
         assert gap("When did someone adopt a cat called Mochi?") == 0.0  # names no speaker
 
 
+def test_turn_share_is_the_share_of_the_best_units_that_are_chat_turns(tmp_path):
+    from asmr.retrieve.confidence import turn_share
+    assert turn_share([]) == 0.0
+    assert turn_share(["[2023-05-08] Oona: I work as a nurse.", "Nurses work in shifts."]) == 0.5
+    assert turn_share(["[note] Oona: not a dated stamp"]) == 0.0
+    with _chat_memory(tmp_path) as m:
+        r = Retriever(m, get_embedder("hash-64"))
+        assert r.recall("What does Oona work as?", r.embedder.embed(["What does Oona work as?"])[0],
+                        5)[1]["turn_share"] == 1.0
+    docs = [Document("a", "The harbour festival moved to the old pier.", "text", title="Festival", source="a")]
+    ingest(tmp_path / "d", docs, embedder="hash-64")
+    with Memory(tmp_path / "d") as m:
+        r = Retriever(m, get_embedder("hash-64"))
+        assert r.recall("Where is the festival?", r.embedder.embed(["Where is the festival?"])[0],
+                        5)[1]["turn_share"] == 0.0
+
+
 def test_a_when_question_prefers_the_unit_that_says_when(tmp_path):
     docs = [Document("a", "The harbour festival moved to the old pier.", "text", title="Festival", source="a"),
             Document("b", "The harbour festival moved to the old pier in 2019.", "text", title="History",

@@ -273,6 +273,20 @@ PORT = "The server listens on port 9090."
     ("Logs stay in the log directory for fourteen days.", LOG_RULE, True),
     ("Backups run every day.", "Backups run daily.", True),
     ("The server listens on port 9090 by default.", PORT, True),
+    # one thing put for another in the same place: another role, another unit of time
+    ("The client listens on port 9090.", "The server listens on port 9090 by default.", False),
+    ("The replica accepts writes from the app.", "The primary accepts writes from the app.", False),
+    ("The receiver signs every message.", "The sender signs every message.", False),
+    ("Maintenance takes 3 minutes.", "Maintenance takes 3 hours.", False),
+    ("Caldara has a monthly maintenance window.", "Caldara has a weekly maintenance window.", False),
+    ("Maintenance takes one hour.", "Maintenance starts at 01:00 and takes 3 hours.", False),
+    # paraphrases that must stay kept: a synonym, a shortened name, a number in words, a dropped phrase
+    ("The cathedral was constructed in 1150.", "The cathedral was built in 1150.", True),
+    ("He purchased the house in 1990.", "He bought the house in 1990.", True),
+    ("Admins can reset a user's password.", "Administrators can reset a user's password.", True),
+    ("Maintenance takes one hour.", "Maintenance starts at 01:00 and takes 1 hour.", True),
+    ("Vacations need approval twenty-four days ahead.", "Vacations need approval 24 days ahead.", True),
+    ("The client retries every request.", "The client retries every request twice.", True),
 ])
 def test_the_verifier_rule_on_restated_and_contradicted_claims(model, embedder, claim, evidence, kept):
     """The shipped model with the verifier's key-fact check: what a reader of the issue's handbook sees."""
@@ -291,6 +305,21 @@ def test_flips_count_only_where_the_claim_restates_its_sentence(embedder):
     assert x[0, col["flip_opposite"]] > 0.5 and x[1, col["flip_negation"]] > 0.5
     assert x[2, col["flip_negation"]] == 0  # a negation in a claim that restates nothing
     assert x[3, col["flip_negation"]] > 0.5  # Chinese: characters aligned
+
+
+def test_a_swap_is_one_word_for_another_in_a_restated_sentence(embedder):
+    col = {f: i for i, f in enumerate(FEATURES)}
+    evidence = "The server listens on port 9090 by default. Backups run weekly and take 2 hours."
+    x = pair_features(["The client listens on port 9090.",  # another role: a swap
+                       "The server listens on port 9090.",  # a phrase dropped: nothing swapped
+                       "Servers listen on port 9090 by default.",  # another form of the same words
+                       "Backups run monthly and take 2 hours.",  # another unit of one scale: an opposite
+                       "Backups run weekly and take two hours.",  # the same amount in words
+                       "The client sends port numbers to a registry that logs them."],  # restates nothing
+                      [evidence] * 6, embedder=embedder)
+    assert x[0, col["flip_swap"]] > 0.5
+    assert x[1:, col["flip_swap"]].tolist() == [0.0] * 5
+    assert x[3, col["flip_opposite"]] == 1.0 and x[4, col["flip_opposite"]] == 0.0
 
 
 EVIDENCE = ("Title: Go Outside in the Rain\n\n\"Go Outside in the Rain\" is a R&B song by Milira released in "

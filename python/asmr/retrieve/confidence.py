@@ -3,7 +3,11 @@
 ``confidence`` is a logistic function of the best unit's similarity to the question (as far as the
 embedding model reads the question's script; for the rest, its lexical stand-in, term alignment) and of what
 ``signals`` reads off the best units against the question (term and pair alignment, phrase
-coverage, subject phrases). Its weights
+coverage, subject phrases), of the speaker gap of questions about people of a conversation, and of
+what the best units are: the share that are chat turns (``turn_share``). A question put to a
+conversation is answered by a short turn that seldom repeats its words, so the same alignment means
+more there than in a document; without this share one threshold refused most answerable questions
+over chat logs. Its weights
 and threshold load from ``confidence_model.json``, written by ``bench/calibrate_confidence.py``.
 """
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..text.turns import parse_turn
 from ..text.words import tokenize
 from .signals import (
     alignment,
@@ -27,7 +32,7 @@ MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
 # What confidence() weighs, in the order of the model's weights after the bias.
 FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases",
-            "speaker_gap")
+            "speaker_gap", "turn_share")
 
 
 Model = tuple[tuple[float, ...], float, dict[str, float]]  # weights, threshold, baselines' thresholds
@@ -86,6 +91,11 @@ def no_features() -> dict:
     return {**dict.fromkeys(FEATURES, 0.0), "unheld_terms": ""}
 
 
+def turn_share(texts: list[str]) -> float:
+    """The share of ``texts`` that are chat turns (``text.turns.parse_turn``); 0 for none."""
+    return sum(parse_turn(t) is not None for t in texts) / len(texts) if texts else 0.0
+
+
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
                         idf_of, cfg, readable: float = 1.0, speaker_gap: float = 0.0) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
@@ -108,4 +118,5 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
             "subject_phrases": subject_phrases(terms, weights, question, candidates),
             "speaker_gap": speaker_gap,
+            "turn_share": turn_share(texts[:cfg.alignment_units]),
             "unheld_terms": ", ".join(unheld)}

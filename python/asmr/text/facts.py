@@ -815,3 +815,54 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
     evidence or at least half of its words do.
     """
     return missing_from(_key_facts(claim), evidence)
+
+
+# ---- one word: the unit it measures in -------------------------------------------------------------
+# Abbreviations of _UNITS that are units only: "people" and "times" count things, "min" and "ms" are
+# the only short time units common enough to keep.
+_SHORT_UNITS = frozenset("kg mg lb lbs km cm mm mi ft gb mb kb tb pb ghz mhz hz kw mw kwh mah ms".split())
+_PER_WORD = {"daily": "day", "nightly": "day", "weekly": "week", "hourly": "h", "monthly": "month",
+             "yearly": "year", "annually": "year", "annual": "year", "fortnightly": "fortnight",
+             "biweekly": "fortnight",
+             "quarterly": "quarter", "percentage": "%", "percent": "%", "cent": "%"}
+_CJK_MEASURE = {"天": "day", "日": "day", "周": "week", "星期": "week", "小时": "h",
+                "分钟": "min", "秒": "s", "月": "month", "年": "year", "公里": "km", "千米": "km",
+                "米": "m", "克": "g", "千克": "kg", "公斤": "kg", "吨": "ton"}
+
+
+@lru_cache(maxsize=4096)
+def measure_of(word: str) -> str | None:
+    """The unit of time or measure one word names, normalised as in a fact's ``norm``: "weeks", "week",
+    "weekly" → ``week``; "GB" → ``gb``; "percent" → ``%``; "小时" → ``h``; None for any other word.
+
+    For comparing the words that stand in the same place in two texts: "a weekly window" and "a monthly
+    window" name different periods, whether or not a number goes with them."""
+    w = word.lower()
+    if w in _CJK_MEASURE:
+        return _CJK_MEASURE[w]
+    if w in _PER_WORD:
+        return _PER_WORD[w]
+    if w in _SHORT_UNITS:
+        return _UNITS_ALIAS.get(w, w)
+    if w not in _AMOUNT_WORDS:
+        return None
+    one = "century" if w == "centuries" else w[:-2] if w.endswith("ches") else w.removesuffix("s")
+    return _UNITS_ALIAS.get(one, "ft" if one == "feet" else one)
+
+
+def number_word(word: str) -> bool:
+    """Whether one lower-case word is a number, in digits or in words ("14", "fourteen", "dozen")."""
+    return any(c.isdigit() for c in word) or any(word in t for t in (_WORD_NUMBERS, _WORD_VALUE, _WORD_SCALE))
+
+
+def number_value(word: str) -> float | None:
+    """The value of one lower-case word that is a number ("14", "1,200", "fourteen", "a"), else None."""
+    if word in ("a", "an"):
+        return 1.0
+    value = _WORD_NUMBERS.get(word, _WORD_VALUE.get(word, _WORD_SCALE.get(word)))
+    if value is not None:
+        return float(value)
+    try:
+        return float(word.replace(",", ""))
+    except ValueError:
+        return None

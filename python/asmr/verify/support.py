@@ -15,8 +15,9 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
 - contradiction cues: a negation on one side only, antonyms ("increase"/"decrease");
 - alignment: the claim against the evidence sentence sharing most of its words (claim words
   standing where the sentence has other words, names among them, claim words with no
-  counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word,
-  a quantifier or a name flipped in a claim that otherwise restates the sentence, or a clause
+  counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word
+  (or another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
+  restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
   the evidence does not state beside one it states word for word.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
@@ -44,7 +45,7 @@ from typing import Sequence
 import numpy as np
 
 from asmr.text.cjk import CJK_CHAR
-from asmr.text.facts import key_facts, missing_facts
+from asmr.text.facts import key_facts, measure_of, missing_facts, number_value, number_word
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
@@ -108,6 +109,7 @@ class _Evidence:
     sentences: list[str]
     sent_tokens: list[frozenset[str]]
     sent_words: list[frozenset[str]]
+    sent_seq: list[list[str]]  # the words of each sentence in order
     sent_neg: list[bool]
     tokens: frozenset[str]
     prefixes: frozenset[str]
@@ -135,7 +137,7 @@ def _split_sentences(text: str) -> list[str]:
 @lru_cache(maxsize=2048)
 def _evidence(text: str) -> _Evidence:
     sentences = _split_sentences(text) or [text.strip() or "-"]
-    sent_tokens, sent_words, sent_neg, words_all = [], [], [], []
+    sent_tokens, sent_words, sent_seq, sent_neg, words_all = [], [], [], [], []
     postings: dict[str, list[int]] = {}
     for i, s in enumerate(sentences):
         words = claim_words(s)
@@ -143,6 +145,7 @@ def _evidence(text: str) -> _Evidence:
         toks = frozenset(_content(words))
         sent_tokens.append(toks)
         sent_words.append(frozenset(words))
+        sent_seq.append(words)
         sent_neg.append(_negated(words, s))
         for t in toks:
             postings.setdefault(t, []).append(i)
@@ -150,7 +153,8 @@ def _evidence(text: str) -> _Evidence:
     content = _content(words_all)
     stems = [light_stem(w) for w in words_all]
     return _Evidence(
-        sentences=sentences, sent_tokens=sent_tokens, sent_words=sent_words, sent_neg=sent_neg, tokens=tokens,
+        sentences=sentences, sent_tokens=sent_tokens, sent_words=sent_words, sent_seq=sent_seq,
+        sent_neg=sent_neg, tokens=tokens,
         prefixes=frozenset(t[:4] for t in tokens if len(t) >= 4),
         bigrams=frozenset(zip(content, content[1:])),
         trigrams=frozenset(zip(stems, stems[1:], stems[2:])),
@@ -228,10 +232,11 @@ FEATURES = (
     "neg_mismatch", "antonym", "hedged", "claim_len_log", "evidence_len_log",
     "clause_min_cos", "clause_min_recall", "negation_conflicts",
     "aligned_neg_mismatch", "aligned_replaced", "aligned_replaced_names", "aligned_added", "quantifier_change",
-    "flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause",
+    "flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause", "flip_swap",
 )
 # The cues of a contradiction: SupportModel.contradiction weighs these, fitted on generated claims.
-FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause")
+FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause",
+                 "flip_swap")
 
 
 def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int, per_sent: list[int]) -> dict[str, float]:
@@ -357,22 +362,99 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     replaced = min(len(claim_only), len(sentence_only))
     added = len(claim_only) - replaced
     names = opposites = cue_words = 0
+    new_names: set[str] = set()
     if claim_only and sentence_only:
         # names and codes; numbers, dates and durations are the key-fact check's
         capitals = {light_stem(w) for f in key_facts(claim.core) if f.kind in ("entity", "code")
                     for w in claim_words(f.text)}
+        new_names = capitals.intersection(claim_only)
         names = sum(t in capitals for t in claim_only)
     words = ev.sent_words[j]
     mine_only = set(claim.words) - words
+    flipped: list[str] = []
     if mine_only:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
         theirs = words.difference(claim.words)
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
+    swaps, restated, measures, measured = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
+    cue_words += sum(t in told for t in measured)
     # the flipped words themselves are not stated, by definition: they count as restated
     share = min(1.0, share + (cue_words + names) / len(told)) if told else share
+    # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
     return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, ev.sentences[j], share,
-                      replaced, added, names, opposites)
+                      replaced, added, names, opposites + measures, swaps, restated)
+
+
+MAX_SWAP_WORDS = 3  # a longer run of other words is a rewording, not one thing put for another
+SWAP_SHIFT = 0.1  # the fall in cosine at which a swap counts in full
+
+
+def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str]
+           ) -> tuple[int, float, int, list[str]]:
+    """Places where the claim puts one thing for another in a sentence it otherwise restates.
+
+    The claim's words and the sentence's are aligned (longest matching blocks, by stem); a run of at
+    most MAX_SWAP_WORDS content words of the claim standing where the sentence has other content words
+    is a swap ("the client listens" for "the server listens", "external" for "internal"), unless the
+    two are forms of one word ("cycle"/"cycling"), a number (the key-fact check's), a name or an
+    opposite (counted apart), a negation or quantifier (their own cues), or words the sentence has
+    elsewhere (a list in another order). A swap whose two sides both name a unit of time or measure
+    that differs ("hourly" for "weekly", "minutes" for "hours") is a ``measure`` instead.
+
+    Returns (swaps, the share of the claim's other words that the alignment matches in order,
+    measures, the claim's stems in a measure).
+    """
+    a = [light_stem(w) for w in mine]
+    b = [light_stem(w) for w in theirs]
+    elsewhere = set(b)
+    swaps = measures = matched = swapped = 0
+    measured: list[str] = []
+    for op, a0, a1, b0, b1 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            matched += a1 - a0
+        if op != "replace" or a1 - a0 > MAX_SWAP_WORDS or b1 - b0 > MAX_SWAP_WORDS:
+            continue
+        ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
+        other = [(w, t) for w, t in zip(theirs[b0:b1], b[b0:b1]) if w not in CLAIM_STOP_WORDS]
+        units = ({measure_of(w) for w, _ in ours} - {None}, {measure_of(w) for w, _ in other} - {None})
+        counted = (any(map(number_word, mine[a0:a1])), any(map(number_word, theirs[b0:b1])))
+        if units[0] and units[1]:
+            # another unit: "hourly" for "weekly", "3 minutes" for "3 hours" (with a number on both
+            # sides the key-fact check compares the spans: "two weeks" is "14 days")
+            if units[0] != units[1] and not all(counted):
+                measures += 1
+                measured.extend(t for _, t in ours)
+            continue
+        if all(counted) and a1 < len(a) and b1 < len(b) and a[a1] == b[b1] and measure_of(mine[a1]):
+            # another amount of the same unit: "one hour" for "3 hours" (the key-fact check reads a
+            # "1" anywhere in the unit as stating "one hour")
+            amounts = (_amount(mine[a0:a1]), _amount(theirs[b0:b1]))
+            if None not in amounts and amounts[0] != amounts[1]:
+                measures += 1
+                measured.extend(a[a0:a1])
+            continue
+        if not ours or not other or any(number_word(w) or w in _NEGATIONS or w in _QUANTIFIERS
+                                        for w, _ in ours + other):
+            continue
+        if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
+                t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
+            continue
+        swaps += 1
+        swapped += a1 - a0
+    rest = len(mine) - swapped
+    return swaps, matched / rest if rest > 0 else 0.0, measures, measured
+
+
+def _amount(words: list[str]) -> float | None:
+    """The number a run of number words spells ("twenty four" 24, "two hundred" 200), else None."""
+    total = 0.0
+    for w in words:
+        v = number_value(w)
+        if v is None:
+            return None
+        total = total * v if w in ("hundred", "thousand", "million", "billion", "dozen") else total + v
+    return total
 
 
 def _negation_flipped(claim: _Claim, ev: _Evidence, j: int) -> float:
@@ -395,38 +477,54 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     j = max(range(len(plain)), key=lambda i: (sum(plain[i][k:k + 2] in grams for k in range(len(plain[i]) - 1)), -i))
     theirs = plain[j]
     sm = SequenceMatcher(None, mine, theirs, autojunk=False)
-    share = sum(b.size for b in sm.get_matching_blocks()) / len(mine) if mine else 0.0
+    matched = sum(block.size for block in sm.get_matching_blocks())
+    share = matched / len(mine) if mine else 0.0
     name_spans = [(m.start(), m.end()) for f in key_facts(claim.core) if f.kind == "entity"
                   for m in re.finditer(re.escape(_CJK_PUNCT.sub("", f.text)), mine) if f.text]
-    replaced = added = names = opposites = cue_chars = 0
+    replaced = added = names = opposites = swaps = measures = cue_chars = swapped = 0
     for op, a0, a1, b0, b1 in sm.get_opcodes():
         if op == "replace":
             replaced += 1
+            ours, other = mine[a0:a1], theirs[b0:b1]
             name = any(s0 < a1 and a0 < s1 for s0, s1 in name_spans)
-            opposite = _opposite(mine[a0:a1], theirs[b0:b1]) or _opposite(mine[max(0, a0 - 1):a1],
-                                                                          theirs[max(0, b0 - 1):b1])
+            opposite = _opposite(ours, other) or _opposite(mine[max(0, a0 - 1):a1], theirs[max(0, b0 - 1):b1])
             names += name
             opposites += opposite
-            cue_chars += (a1 - a0) * (name or opposite)
+            if name or opposite or not CJK_CHAR.match(ours) or not CJK_CHAR.match(other):
+                cue_chars += (a1 - a0) * (name or opposite)
+            elif measure_of(ours) and measure_of(other):
+                if measure_of(ours) != measure_of(other):
+                    measures += 1
+                    cue_chars += a1 - a0
+            elif max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other):
+                swaps += 1
+                swapped += a1 - a0
         elif op == "delete":
             added += 1
+    restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
     return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, ev.sent_words[j], ev.sentences[j],
-                      share, replaced, added, names, opposites)
+                      share, replaced, added, names, opposites + measures, swaps, restated)
+
+
+MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
 
 
 def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: frozenset[str], sentence: str, share: float,
-               replaced: int, added: int, names: int, opposites: int) -> dict[str, float]:
+               replaced: int, added: int, names: int, opposites: int, swaps: int, restated: float
+               ) -> dict[str, float]:
     mine = _quantifiers(claim_words_, claim_text)
     other = _quantifiers(words, sentence)
     quantifier = float(bool(mine ^ other) and bool(mine) and bool(other))
     # How close the claim is to restating the sentence: nothing below FLIP_SHARE, all at 1.
     close = min(max((share - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
+    # a swap by the words in order: the claim's other words restated as they stand in the sentence
+    close_swap = min(max((restated - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
     return {"aligned_neg_mismatch": neg, "aligned_replaced": math.log1p(replaced),
             "aligned_replaced_names": float(names), "aligned_added": math.log1p(added),
             "quantifier_change": quantifier, "flip_negation": neg * close,
             "flip_opposite": min(opposites, 1) * close, "flip_quantifier": quantifier * close,
-            "flip_names": min(names, 2) * close}
+            "flip_names": min(names, 2) * close, "flip_swap": min(swaps, 2) * close_swap}
 
 
 def _recall(content: list[str], tokens: frozenset[str]) -> float:
@@ -590,6 +688,9 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
         f.update(_aligned(c, ev, per_sent))
+        # a swapped word counts as far as it moves the claim's meaning from its closest sentence:
+        # a synonym barely does, another thing put in the same place does
+        f["flip_swap"] *= min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
