@@ -205,12 +205,6 @@ def test_sessions_without_a_date_take_effective_date_and_a_directory_is_read_for
     assert [u[1] for u in units(mem)] == ["[2024-02-28] user: tomorrow (2024-02-29) then"]
 
 
-def test_reindex_does_not_offer_chat(capsys):
-    with pytest.raises(SystemExit):
-        main(["reindex", "--format", "chat", "x"])
-    assert "invalid choice: 'chat'" in capsys.readouterr().err
-
-
 def _chunks(turns, **session):
     from asmr.units.chat import session_document
     doc = session_document({"date_time": "2023-05-08T14:02", **session, "turns": turns}, "s", "s")
@@ -368,3 +362,60 @@ def test_a_conversation_document_grows_by_turns_and_never_takes_over_another_doc
                               source="test")
     with pytest.raises(InputError, match="no turn with text"):
         conversation_document("conversation.c", None, turns[2:], source="test")
+
+
+# -- a corrected statement supersedes the earlier one, within one conversation ---------------------
+
+def _recall(mem, question):
+    """The hits of ``question``, by what their unit says (a turn without its head), in rank order."""
+    from asmr.embed import get_embedder
+    from asmr.retrieve import Retriever
+    from asmr.store import Memory
+
+    with Memory(mem) as m:
+        hits = Retriever(m, get_embedder(m.embed_model)).search(question).hits
+        texts = {u.row: u.content for u in m.units_at_rows([h.row for h in hits])}
+    return {texts[h.row].split(": ", 1)[-1]: h for h in hits}
+
+
+def test_a_later_turn_of_one_speaker_outdates_their_earlier_turn_and_nobody_elses(tmp_path, capsys):
+    session = {"id": "trip", "date": "2023-05-08", "turns": [
+        {"speaker": "Alice", "text": "My flight to Porto is on Thursday, I can't wait to see the river."},
+        {"speaker": "Bob", "text": "My flight to Porto is on Monday, I can't wait to see the river."},
+        {"speaker": "Alice",
+         "text": "Sorry, my mistake: my flight to Porto is on Friday, I can't wait to see the river."}]}
+    notes = tmp_path / "notes.md"  # an ordinary document states both: its current version holds both
+    notes.write_text("# Notes\n\nThe Porto flight of the team is on Tuesday this season.\n\n"
+                     "The Porto flight of the team is on Wednesday this season.\n", encoding="utf-8")
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", "--format", "chat", write_jsonl(tmp_path / "s.jsonl", [session]),
+                "--memory", mem, "--embedder", "hash-256")[0] == 0
+    assert asmr(capsys, "ingest", notes, "--memory", mem)[0] == 0
+    hits = _recall(mem, "When is the flight to Porto?")
+    thursday, monday, friday = (hits[t["text"]] for t in session["turns"])
+    assert thursday.alternative_to == friday.unit_id  # the later turn of the same speaker wins
+    assert friday.alternative_to is None and monday.alternative_to is None  # Bob's is his own
+    order = list(hits.values())
+    assert order.index(thursday) == order.index(friday) + 1  # the older side right after the newer
+    plain = [h for t, h in hits.items() if "this season" in t]
+    assert len(plain) == 2 and not any(h.alternative_to or h.disagrees_with for h in plain)
+
+
+def test_chat_remember_a_corrected_statement_is_answered_with_the_later_turn(handbook, tmp_path, capsys,
+                                                                            monkeypatch):
+    conv = tmp_path / "conv.json"
+    code, out, err = _chat(capsys, monkeypatch, handbook, conv, [
+        "My train to Ghent leaves on Thursday morning.",
+        "Sorry, I was wrong: my train to Ghent leaves on Saturday morning.",
+        "When does my train to Ghent leave?"], "--remember")
+    assert code == 0, err
+    lines = out.split("[turn ")[-1].splitlines()
+    assert "Saturday morning [1]" in lines[1] and "Thursday" not in lines[1]  # the answer
+    doc = f"conversation.{json.loads(conv.read_text())['id']}"
+    said = {u[1].split("] ", 1)[1]: u[0] for u in units(handbook) if f"/{doc}/" in u[0]}
+    later = said["user: Sorry, I was wrong: my train to Ghent leaves on Saturday morning."]
+    earlier = said["user: My train to Ghent leaves on Thursday morning."]
+    assert f"[1] {later}" in lines  # the later turn is cited, the earlier is not
+    assert not any(earlier in x for x in lines if x.startswith("["))
+    # the earlier statement (or the assistant's echo of it) shown as the older side, not as the answer
+    assert lines[2].startswith("  [1] said later than memo://") and lines[2].endswith("Thursday morning.")

@@ -44,7 +44,8 @@ def corpus(tmp_path_factory) -> Path:
     shutil.copytree(HANDBOOK, d / "handbook")
     with open(d / "passages.jsonl", "w", encoding="utf-8") as f:
         for i in range(60):
-            text = (f"Passage {i} is about topic {i % 7}. It mentions port {8000 + i}. "
+            moved = "It moved last week. " if i % 10 == 0 else ""  # resolved against --effective-date
+            text = (f"Passage {i} is about topic {i % 7}. It mentions port {8000 + i}. {moved}"
                     f"Shared sentence number {i % 5} appears in several passages.\n\nA second paragraph of "
                     f"passage {i} names region r{i % 3}.")
             f.write(json.dumps({"pid": f"p{i}", "title": f"Passage {i}", "text": text}) + "\n")
@@ -106,6 +107,35 @@ def test_local_backend_builds_what_ingest_builds(corpus, tmp_path, capsys):
     assert_same(tmp_path / "ingest", tmp_path / "local")
     assert not (tmp_path / "local" / ".reindex").exists(), "the work directory outlives the commit"
     assert main(["check", "--memory", str(tmp_path / "local")]) == EXIT_OK
+
+
+@pytest.mark.parametrize("joined", [True, False])
+def test_chat_reads_as_ingest_reads_it_with_the_same_unit_ids(tmp_path, capsys, joined):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    trip = {"id": "trip", "date_time": "2023-05-08T14:02", "turns": [
+        {"speaker": "Alice", "text": "I moved to Porto yesterday!"}, {"speaker": "Bob", "text": "Congrats!"},
+        {"speaker": "Bob", "text": "When do we visit?"}]}
+    undated = {"messages": [{"role": "system", "content": "be brief"},  # takes --effective-date
+                            {"role": "user", "content": "See you tomorrow."}]}
+    (logs / "trip.json").write_text(json.dumps({"sessions": [trip, undated]}), encoding="utf-8")
+    turns = [("Ines", "Last week I ran the Riverside 10K.", 1, "2023-02-01"),
+             ("Ana", "Wow!", 1, "2023-02-01"), ("Ines", "Two years ago I took up pottery.", 2, "2023-03-01"),
+             ("Ana", "Nice.", 1, "2023-02-01")]
+    (logs / "group.jsonl").write_text("".join(
+        json.dumps({"speaker": who, "text": text, "session": n, "effective_date": day}) + "\n"
+        for who, text, n, day in turns), encoding="utf-8")
+    (logs / "notes.md").write_text("# Not a chat log\n", encoding="utf-8")  # --format chat reads no .md
+    flags = ["--format", "chat", *BASE] + ([] if joined else ["--no-join-turns"])
+    assert main(["ingest", str(logs), "--memory", str(tmp_path / "ingest"), *flags]) == EXIT_OK
+    capsys.readouterr()
+    assert reindex(str(logs), "--memory", str(tmp_path / "re"), *flags, "--json") == EXIT_OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["reindex"]["misses"] == 0  # stage 1 embedded exactly the texts the commit stored
+    assert_same(tmp_path / "ingest", tmp_path / "re")  # ids, texts, versions and vectors
+    units = dump(tmp_path / "re")["units"]
+    assert len(units) == (6 if joined else 8)
+    assert any("user: See you tomorrow (2026-01-02)." in str(u) for u in units)
 
 
 def test_jsonl_ranges_name_lines_as_a_sequential_read(tmp_path):

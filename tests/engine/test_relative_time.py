@@ -105,6 +105,12 @@ def test_vague_words_and_parts_of_words_are_left_alone():
     assert resolve("yesterdays todayish lastweek", MONDAY) == []
 
 
+def test_a_year_written_out_is_no_count_of_years():
+    # "1987年后" is after the year 1987, "公元前221年前后" around 221 BC; three digits are a count
+    assert resolve("1987年后，2000年以后，公元前221年前后", MONDAY) == []
+    assert [r.label for r in resolve("800年前，十二天后", MONDAY)] == ["1223", "2023-05-20"]
+
+
 def test_datetime_reference_uses_its_day():
     assert one("yesterday", datetime(2023, 5, 8, 23, 59)).start == date(2023, 5, 7)
 

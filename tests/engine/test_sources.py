@@ -248,8 +248,9 @@ def test_chat_turns_and_questions_are_readable(chat):
     assert all(t["title"] == f"{t['speaker']}, {t['effective_date']}" for t in turns)
     assert len(list(iter_jsonl(out / "corpus.jsonl"))) == len(turns)
     assert len(load_retrieval_queries(out / "queries.jsonl")) == len(queries)
-    assert set(report.questions) == set(CATEGORIES) and all(report.questions.values())
-    assert {q["category"] for q in queries} == set(CATEGORIES)
+    made = set(CATEGORIES) - {"correction"}  # only asked for (corrections=N)
+    assert set(report.questions) == set(CATEGORIES) and all(report.questions[c] for c in made)
+    assert {q["category"] for q in queries} == made
     assert len({q["question"] for q in queries}) == len(queries)
     # Several wordings of each kind of question: no one wording marks a category.
     for category in ("single", "temporal", "multi_hop", "inference", "adversarial", "unstated"):
@@ -289,6 +290,33 @@ def test_chat_answers_are_in_their_turns(chat):
             assert any(stale in t["text"] for t in earlier), q
             later = [t for t in turns if t["speaker"] == q["subject"] and t["pid"] > turn["pid"]]
             assert not any(v in t["text"] for t in later for v in VALUES[q["attribute"]]), q
+
+
+def test_chat_corrections_in_one_session_and_the_rest_of_the_log_unchanged(chat, tmp_path):
+    out, _, turns, queries = chat
+    generate_chat(tmp_path / "c", seed=2, corrections=4)
+    fixed = [json.loads(line) for line in (tmp_path / "c" / "corpus.jsonl").read_text().splitlines()]
+    asked = [json.loads(line) for line in (tmp_path / "c" / "queries.jsonl").read_text().splitlines()]
+    corrections = [q for q in asked if q["category"] == "correction"]
+    assert len(corrections) >= 4 and {q["correction_form"] for q in corrections} == {"restated", "terse"}
+    by_pid = {t["pid"]: i for i, t in enumerate(fixed)}
+    for q in corrections:
+        (pid,) = q["gold_pids"]
+        at, wrong_at = by_pid[pid], by_pid[pid.removesuffix("c")]
+        said, wrong = fixed[at], fixed[wrong_at]
+        # the same person, later in the same session; the wrong value said first, nowhere else
+        assert wrong_at < at and said["session"] == wrong["session"] and said["speaker"] == wrong["speaker"]
+        assert q["answers"][0] in said["text"] and q["stale_answers"][0] in wrong["text"]
+        assert q["answers"][0] not in wrong["text"]
+        assert sum(q["stale_answers"][0] in t["text"] for t in fixed) <= 2
+    # every other turn and question is as without corrections
+    others = {t["pid"]: t for t in fixed if not any(t["pid"] in (q["gold_pids"][0], q["gold_pids"][0][:-1])
+                                                    for q in corrections)}
+    assert [t for t in turns if t["pid"] in others] == list(others.values())
+    replaced = {q["gold_pids"][0].removesuffix("c") for q in corrections}  # asked as "single" before
+    assert [(q["question"], q["answers"]) for q in asked if q["category"] != "correction"] == [
+        (q["question"], q["answers"]) for q in queries
+        if not (q["category"] == "single" and q["gold_pids"][0] in replaced)]
 
 
 def test_chat_news_is_told_with_relative_time_and_comes_up_again(chat):

@@ -1,7 +1,7 @@
 """Chat turns as units hold them (asmr.text.turns), and questions that ask when (asmr.text.when)."""
 from datetime import date, datetime
 
-from asmr.text.turns import about, named_speakers, parse_turn, speaker_key, without_names
+from asmr.text.turns import about, named_speakers, parse_turn, said_turns, speaker_key, without_names
 from asmr.text.when import asks_when, says_when
 from asmr.units.chat import render_turn
 
@@ -58,3 +58,14 @@ def test_relative_time_is_stated_in_words():
     assert with_dates("Today I moved.", date(2023, 5, 8)) == "Today (8 May 2023) I moved."
     assert with_dates("Last year we moved.", date(2023, 5, 8)) == "Last year (2022) we moved."
     assert with_dates("Last year we moved.") == "Last year we moved."
+
+
+def test_said_turns_are_a_units_turns_and_the_turns_it_quotes():
+    joined = "[2023-05-08] Ann: ok\n\n[2023-05-08] Ann: see you at 7"
+    assert [(t.speaker, t.body, q) for t, q in said_turns(joined)] == [("Ann", "ok", False),
+                                                                       ("Ann", "see you at 7", False)]
+    # a remembered answer that only quotes states nothing of its own: the quoted turns are what it says
+    echo = "[2026-03-02 09:31] assistant: [2026-03-02 09:30] user: I fly Friday [x]. [2023-05-08] Bob: Hi."
+    assert [(t.stamp, t.speaker, t.body, q) for t, q in said_turns(echo)] == [
+        ("2026-03-02 09:30", "user", "I fly Friday [x].", True), ("2023-05-08", "Bob", "Hi.", True)]
+    assert said_turns("A document. [2023-05-08] Bob: later") == []

@@ -7,7 +7,7 @@ import pytest
 
 from asmr.units.model import InputError
 from asmr.units.html_text import html_to_text
-from asmr.units.read import BLOCK_BYTES, chunk_document, iter_jsonl, read_path
+from asmr.units.read import BLOCK_BYTES, chunk_document, iter_jsonl, read_path, with_resolved_time
 
 HOTPOTQA = Path("/work/shared/data/hotpotqa_train.corpus.jsonl")
 
@@ -331,3 +331,53 @@ def test_reads_the_hotpotqa_corpus_format():
     assert len(docs) == 200 and all(d.text and d.fmt == "text" for d in docs)
     for doc in docs:
         assert_exact(doc)
+
+
+def test_relative_time_is_resolved_against_a_documents_date_and_only_then(tmp_path):
+    dated = tmp_path / "note.md"
+    dated.write_text("---\ntitle: Last week\neffective_date: 2026-03-04\n---\n# Note\n\nLast week we moved "
+                     "the API. Today the cache was flushed; 上周发布了新版本。\n", encoding="utf-8")
+    doc = read_path(dated, default_date="2020-01-01")  # its own date wins
+    assert doc.text.startswith("---\ntitle: Last week\n")  # front matter as it is
+    assert ("Last week (2026-02-23 to 2026-03-01) we moved the API. Today (2026-03-04) the cache was "
+            "flushed; 上周 (2026-02-23 to 2026-03-01)发布了新版本。") in doc.text
+    assert read_path(dated, default_date="2020-01-01").text == doc.text  # the same file, the same text
+    plain = tmp_path / "plain.txt"
+    plain.write_text("The audit happened last month.", encoding="utf-8")
+    assert read_path(plain).text == "The audit happened last month."  # no date: nothing changes
+    assert read_path(plain, default_date="2026-02-10").text == "The audit happened last month (2026-01)."
+    html = tmp_path / "page.html"
+    html.write_text("<p>Shipped yesterday.</p>", encoding="utf-8")
+    page = read_path(html, default_date="2026-02-10")
+    assert "Shipped yesterday (2026-02-09)." in page.text and page.raw == "<p>Shipped yesterday.</p>"
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"pid": "a", "text": "Opened next month.", "effective_date": "2026-12-31"},
+        {"pid": "b", "text": "Opened next month."},
+        {"pid": "c", "text": "I moved yesterday.", "speaker": "Ann", "effective_date": "2026-03-04"}]),
+        encoding="utf-8")
+    assert [d.text for d in iter_jsonl(corpus)] == ["Opened next month (2027-01).", "Opened next month.",
+                                                    "[2026-03-04] Ann: I moved yesterday (2026-03-03)."]
+    later = [d.text for d in iter_jsonl(corpus, default_date="2026-05-01")]
+    assert later[1] == "Opened next month (2026-06)."
+    undated = read_path(plain)
+    assert with_resolved_time(undated) is undated  # no date: the document as it is
+
+
+def test_a_dated_document_ingested_again_keeps_its_unit_ids(tmp_path, capsys):
+    from asmr.cli import main
+    note = tmp_path / "docs" / "note.md"
+    note.parent.mkdir()
+    note.write_text("---\neffective_date: 2026-03-04\n---\n# Note\n\nWe moved the API last week.\n",
+                    encoding="utf-8")
+    (tmp_path / "docs" / "plain.txt").write_text("The audit happened last month.", encoding="utf-8")
+    mem = tmp_path / "mem"
+    args = ["ingest", str(tmp_path / "docs"), "--memory", str(mem), "--embedder", "hash-64"]
+    assert main([*args, "--effective-date", "2026-02-10"]) == 0
+    first = capsys.readouterr().out
+    assert main([*args, "--effective-date", "2026-02-10"]) == 0
+    assert "2 unchanged" in capsys.readouterr().out and "2 new" in first
+    # another date for the undated page: its words mean another month, so it is a revision
+    assert main([*args, "--effective-date", "2026-05-10"]) == 0
+    out = capsys.readouterr().out
+    assert "1 revised, 1 unchanged" in out and "1 superseded" in out

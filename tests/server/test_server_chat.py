@@ -190,3 +190,22 @@ def test_a_turn_the_memory_cannot_take_is_answered_and_reported(tmp_path):
         assert error.startswith("turn busy/1 not remembered: cannot write the memory now")
         c.app.state.context.holder.warmed_up.wait(120)
     assert _conversation_docs(memory) == []
+
+
+def test_a_remembered_correction_outdates_the_statement_it_corrects(tmp_path):
+    memory = build_memory(tmp_path / "memory")
+    with _client(memory, remember_conversations=True) as c:
+        for said in ("My train to Ghent leaves on Thursday morning.",
+                     "Sorry, I was wrong: my train to Ghent leaves on Saturday morning."):
+            c.post("/v1/answer", json={"question": said, "conversation": "c2"}, headers=READ)
+        asked = {"question": "When does my train to Ghent leave?", "conversation": "c2"}
+        r = c.post("/v1/answer", json=asked, headers=READ).json()
+        turns = {t.split("] ", 1)[1]: uid for uid, t in _units(memory, "conversation.c2")}
+        later = turns["user: Sorry, I was wrong: my train to Ghent leaves on Saturday morning."]
+        earlier = turns["user: My train to Ghent leaves on Thursday morning."]
+        assert "Saturday" in r["confirmed"] and "Thursday" not in r["confirmed"]
+        (cited,) = [x for x in r["citations"] if x["unit_id"] == later]
+        assert cited["older"]["text"].endswith("Thursday morning.")  # the older side, shown apart
+        assert earlier not in {x["unit_id"] for x in r["citations"]}
+        assert {h["unit_id"]: h["alternative_to"] for h in r["recall"]}[earlier] == later
+        c.app.state.context.holder.warmed_up.wait(120)

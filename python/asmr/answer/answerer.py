@@ -105,6 +105,10 @@ class Citation:
     # The cited unit replaced an older version that said otherwise: {"unit_id", "text" (its sentence
     # that changed), "until" (the date this unit took effect)}; None when the unit has no earlier version.
     previous: dict | None = None
+    # A recalled unit that said otherwise before this one (an older document, a statement of history,
+    # an earlier turn of a conversation), kept out of the answer as the older side of the conflict:
+    # {"unit_id", "text" (its sentence that gives the other value), "effective_at"}; else None.
+    older: dict | None = None
 
 
 @dataclass
@@ -239,14 +243,19 @@ class Answerer:
             verification = self.verifier.verify(text, allowlist)
             text = verification.text
             timings["verify_ms"] = (time.perf_counter() - t_ver) * 1e3
-        citations = self._citations(text, units, {h.unit_id: h for h in result.hits})
+        citations = self._citations(text, units, result.hits)
         cited = {c.unit_id for c in citations}
         disagreement = tuple(u for a, b in sides if a in cited and b in cited for u in (a, b))
         timings["total_ms"] = (time.perf_counter() - t0) * 1e3
         return Answer(question, text, True, citations, result, allowlist, generation, verification, block,
                       timings, disagreement)
 
-    def _citations(self, text: str, units: dict, hits: dict) -> list[Citation]:
+    def _citations(self, text: str, units: dict, recalled) -> list[Citation]:
+        hits = {h.unit_id: h for h in recalled}
+        older: dict = {}
+        for h in recalled:  # the best-ranked of the units a cited one outdates
+            if h.alternative_to:
+                older.setdefault(h.alternative_to, h)
         out: list[Citation] = []
         seen: set[str] = set()
         for m in marker_pattern(DEFAULT_MARKERS).finditer(text):
@@ -259,8 +268,17 @@ class Answerer:
                 out.append(Citation(len(out) + 1, uid, "", "", "(no such unit)"))
                 continue
             out.append(Citation(len(out) + 1, uid, unit.doc_id, " / ".join(unit.section_path), unit.content,
-                                self._previous(unit, hits.get(uid))))
+                                self._previous(unit, hits.get(uid)), self._older(unit, older.get(uid))))
         return out
+
+    def _older(self, unit, hit) -> dict | None:
+        """What the recalled unit that lost a conflict to ``unit`` said (``Citation.older``)."""
+        old = self.memory.unit(hit.unit_id) if hit is not None else None
+        if old is None:
+            return None
+        said = disagreeing_sentences(old.content, unit.content)
+        return {"unit_id": old.id, "text": " ".join((said[0] if said else old.content).split()),
+                "effective_at": old.effective_at}
 
     def _previous(self, unit, hit) -> dict | None:
         """What the unit's previous version said that this one changed (``Citation.previous``)."""

@@ -138,6 +138,10 @@ def _print_answer(ans: dict, explain: bool) -> None:
         if c.get("previous"):
             was = c["previous"]
             print(f"  [{c['number']}] changed on {was['until']}; before, the memory said: {was['text']}")
+        if c.get("older"):
+            was = c["older"]
+            print(f"  [{c['number']}] said later than {was['unit_id']}, which said otherwise and is not the "
+                  f"answer: {was['text']}")
     if unconfirmed and ans["verification"] is not None:
         print("\nNot confirmed by the memory (uncited or unsupported; do not rely on it):")
         for sentence in unconfirmed:

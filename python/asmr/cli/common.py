@@ -223,9 +223,13 @@ def read_inputs(args, errors: list[str]) -> Iterator:
                                  default_date=args.effective_date, on_error=bad,
                                  join_turns=getattr(args, "join_turns", True))
             elif path.suffix.lower() == ".jsonl" and args.fmt is None:
-                docs = iter_jsonl(path, errors=args.errors, doc_type=args.doc_type, on_error=bad)
+                docs = iter_jsonl(path, errors=args.errors, doc_type=args.doc_type, on_error=bad,
+                                  default_date=args.effective_date)
             else:
-                docs = [read_path(path, root=root, errors=args.errors, doc_type=args.doc_type, fmt=args.fmt)]
-            yield from docs  # --effective-date is the writer's default for documents without a date
+                docs = [read_path(path, root=root, errors=args.errors, doc_type=args.doc_type, fmt=args.fmt,
+                                  default_date=args.effective_date)]
+            # --effective-date is the writer's default for documents without a date, and what their
+            # relative time is resolved against
+            yield from docs
         except InputError as exc:
             bad(exc)

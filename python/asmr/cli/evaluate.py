@@ -94,6 +94,10 @@ def add_eval(sub) -> None:
     ps.add_argument("--titles", choices=("speaker", "session"), default=None,
                     help="with --chat: passage titles '<speaker>, <date>' (default) or 'Group chat <n>, <date>' "
                          "with the speaker at the start of the text")
+    ps.add_argument("--corrections", type=int, default=None, metavar="N",
+                    help="with --chat: N facts first stated with a wrong value and corrected by the same "
+                         "person later in the same session (question category correction; default 0: the log "
+                         "is the same as without)")
     ps.add_argument("--handbook", type=Path, metavar="EXAMPLES", default=None,
                     help="write the bundled handbook instead: EXAMPLES/handbook revised by EXAMPLES/handbook-v2, "
                          "with the sentences its questions name cut, as OUT/corpus.jsonl, and "
@@ -349,7 +353,8 @@ def cmd_eval_synth(args) -> int:
 
     # Flags of one source are an error with another, not silently dropped.
     chat_flags = [f for f, v in (("--sessions", args.sessions), ("--people", args.people),
-                                 ("--turns", args.turns), ("--titles", args.titles)) if v is not None]
+                                 ("--turns", args.turns), ("--titles", args.titles),
+                                 ("--corrections", args.corrections)) if v is not None]
     kb_flags = [f for f, v in (("--family", args.family), ("--deep-questions", args.deep_questions))
                 if v is not None]
     if args.chat and args.handbook:
@@ -380,7 +385,8 @@ def _eval_synth_chat(args) -> int:
 
     try:
         given = {k: v for k, v in (("sessions", args.sessions), ("people", args.people),
-                                   ("turns", args.turns), ("titles", args.titles)) if v is not None}
+                                   ("turns", args.turns), ("titles", args.titles),
+                                   ("corrections", args.corrections)) if v is not None}
         report = generate_chat(args.out, seed=args.seed, **given)
     except ValueError as exc:
         return fail(str(exc), EXIT_BAD_INPUT)

@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import (EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES, document_args, fail, iter_inputs,
-                     memory_arg, memory_dir, read_inputs)
+from .common import (CHAT_SUFFIXES, EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, INPUT_SUFFIXES, document_args,
+                     fail, iter_inputs, memory_arg, memory_dir, read_inputs)
 
 DESCRIPTION = """\
 Re-index many documents: read, chunk and embed them in parallel, then commit them to the
@@ -30,6 +30,7 @@ EPILOG = """\
 examples:
   asmr reindex docs/ corpus.jsonl --memory mem                 # in this process
   asmr reindex corpus.jsonl --memory mem --backend ray --workers 4
+  asmr reindex --format chat chats/ --memory mem               # conversations, as asmr ingest --format chat
   RAY_ADDRESS=ray://head:10001 asmr reindex /data/corpus --backend ray --batch-size 1024
 
 Exit codes: 0 ok, 2 bad input (nothing was written; --skip-bad ingests the rest and exits 2),
@@ -45,7 +46,10 @@ def add_reindex(sub) -> None:
                    help="files or directories (searched for " + ", ".join(INPUT_SUFFIXES) + ")")
     memory_arg(p)
     g = p.add_argument_group("documents (as for asmr ingest)")
-    document_args(g, "the time of the commit")
+    document_args(g, "the time of the commit", chat=True)
+    g.add_argument("--join-turns", action=argparse.BooleanOptionalAction, default=True,
+                   help="--format chat: consecutive short turns (up to 12 words) of one speaker make one "
+                        "unit (default); --no-join-turns makes every turn a unit of its own")
     g = p.add_argument_group("parallel embedding")
     g.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray Data on a local or remote cluster (default: local)")
@@ -68,7 +72,12 @@ def add_reindex(sub) -> None:
                    help="CPUs of a Ray started by this command (default: all)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.set_defaults(handler=cmd_reindex)
+    p.set_defaults(handler=cmd_reindex, check_combination=lambda args: _check_flags(p, args))
+
+
+def _check_flags(parser, args) -> None:
+    if not args.join_turns and args.fmt != "chat":
+        parser.error("--no-join-turns: only with --format chat (other documents have no turns)")
 
 
 def cmd_reindex(args) -> int:
@@ -109,13 +118,16 @@ def cmd_reindex(args) -> int:
     from ..store import DEFAULT_KB
     options = ReindexOptions(
         backend=args.backend, kb=args.kb or DEFAULT_KB,
-        read=ReadOptions(errors=args.errors, doc_type=args.doc_type, fmt=args.fmt),
+        read=ReadOptions(errors=args.errors, doc_type=args.doc_type, fmt=args.fmt, join_turns=args.join_turns,
+                         default_date=args.effective_date),
         effective_date=args.effective_date, skip_bad=args.skip_bad, embedder=args.embedder,
         batch_size=args.batch_size, shard_units=args.shard_units or SHARD_UNITS, work_dir=args.work_dir,
         flat_max=args.flat_max, progress=False if args.no_progress else None, ray_address=args.ray_address,
         workers=args.workers, device=args.device, cpus_per_worker=args.cpus_per_worker, num_cpus=args.num_cpus)
     try:
-        report = reindex(memory_dir(args), args.sources, options, read_inputs, iter_inputs)
+        suffixes = CHAT_SUFFIXES if args.fmt == "chat" else INPUT_SUFFIXES  # what a directory is searched for
+        report = reindex(memory_dir(args), args.sources, options, read_inputs,
+                         lambda paths: iter_inputs(paths, suffixes=suffixes))
     except NoDocuments as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     except InputError as exc:

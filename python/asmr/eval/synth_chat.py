@@ -1,6 +1,6 @@
 """A generated chat log over dated sessions, and questions about what its people said.
 
-``generate_chat(out_dir, seed=0, sessions=20, people=10, turns=400, titles="speaker")``
+``generate_chat(out_dir, seed=0, sessions=20, people=10, turns=400, titles="speaker", corrections=0)``
 writes, deterministically for a seed::
 
     out_dir/corpus.jsonl    one turn a line: {"pid", "title", "text", "effective_date",
@@ -34,6 +34,11 @@ Question categories:
 - ``current``: an attribute that changed; the answer is the latest value, gold the turn that
   states it, ``stale_answers`` the earlier value.
 - ``previous``: the value before the change ("before moving to ..."), gold the earlier turn.
+- ``correction`` (only with ``corrections=N``): a fact stated once with a wrong value and corrected
+  by the same person a few turns later in the same session ("Sorry, typo: I drive a Toyota Yaris,
+  old but reliable.", or tersely "Sorry, I meant Toyota Yaris, not Fiat Panda."); the answer is the
+  corrected value, gold the correcting turn, ``stale_answers`` the wrong one, ``correction_form``
+  ``restated`` or ``terse``. The wrong value is one nobody in the log holds.
 - ``temporal``: when something happened (a move, a new job or hobby, a pet adopted, a trip
   booked, a life event), asked with its detail ("When did Oona run the Riverside 10K?") or without
   ("When did Oona run a race?"); the answer is the day, week, month or year the turn's words mean
@@ -187,6 +192,13 @@ EVENTS = {
                 "later": ("The photos from my {v}'s wedding are finally online.",),
                 "react": ("{name}, how was your {v}'s wedding?",)},
 }
+# A fact corrected in the same session: the statement said again with the right value after a lead-in
+# (``restated``), or only the two values (``terse``). {s} is the statement, {v} the value, {w} the wrong one.
+CORRECT = {"restated": ("Sorry, typo. {s}", "Oops, I got that wrong: {s}", "Wait, let me correct that. {s}"),
+           "terse": ("Sorry, I meant {v}, not {w}.", "Correction: {v}, not {w}!")}
+CORRECTABLE = {"city": CITIES, "job": JOBS, "car": CARS, "instrument": INSTRUMENTS, "birthday": None}
+CORRECT_AFTER = (1, 4)  # turns between the wrong statement and its correction, at most (within the session)
+
 # Later mentions of news, without a date.
 LATER = {"pet": ("{name} chewed through my slippers again.", "{name} the {kind} says hi to everyone."),
          "trip": ("Counting the days until {v}.", "Guidebooks for {v} are piling up on my desk.")}
@@ -286,6 +298,7 @@ class _Turn:
     session: int
     text: str
     statement: _Statement | None = None
+    corrects: tuple[str, str] | None = None  # (the wrong value it corrects, the correction's form)
 
 
 @dataclass
@@ -307,9 +320,9 @@ class ChatReport:
                 "turns": self.turns, "questions": dict(self.questions)}
 
 
-CATEGORIES = ("single", "current", "previous", "temporal", "multi_hop", "inference", "adversarial", "unstated",
-              "never_mentioned")
-ANSWERABLE = CATEGORIES[:6]
+CATEGORIES = ("single", "current", "previous", "correction", "temporal", "multi_hop", "inference",
+              "adversarial", "unstated", "never_mentioned")
+ANSWERABLE = CATEGORIES[:7]
 
 
 # -- calendar arithmetic: what relative time means on a day ---------------------------------------
@@ -539,7 +552,10 @@ def _questions(rng: random.Random, people: list[_Person], log: list[_Turn]) -> l
             for key in keys:
                 value = last.statement.values[key]
                 template = rng.choice(EVENTS[attribute]["ask"] if attribute in EVENTS else ASK[key])
-                if len(turns) == 1:
+                if len(turns) == 1 and last.corrects is not None:
+                    ask("correction", template.format(p=p.name), p.name, key, forms(value, key), [last],
+                        forms(last.corrects[0], key), correction_form=last.corrects[1])
+                elif len(turns) == 1:
                     ask("single", template.format(p=p.name), p.name, key, forms(value, key), [last])
                 else:
                     old = turns[-2].statement.values[key]
@@ -625,19 +641,66 @@ def _questions(rng: random.Random, people: list[_Person], log: list[_Turn]) -> l
     return out
 
 
+def _correct(rng: random.Random, log: list[_Turn], count: int) -> list[_Turn]:
+    """``log`` with up to ``count`` facts first stated with a wrong value and corrected by the same
+    person one to four turns later in the same session (a person at most once). Only attributes
+    stated once by their person, and wrong values nobody holds, so that every other question stands."""
+    stated: dict[tuple[str, str], list[_Turn]] = {}
+    held: dict[str, set[str]] = {}
+    for t in log:
+        if t.statement is not None and not t.statement.later:
+            stated.setdefault((t.speaker, t.statement.attribute), []).append(t)
+            for key, value in t.statement.values.items():
+                held.setdefault(key, set()).add(value)
+    candidates = [ts[0] for (_, attribute), ts in stated.items() if attribute in CORRECTABLE and len(ts) == 1]
+    rng.shuffle(candidates)
+    out, chosen, people = list(log), 0, set()
+    for t in candidates:
+        attribute = t.statement.attribute
+        if chosen == count or t.speaker in people:
+            continue
+        value = t.statement.values[attribute]
+        if CORRECTABLE[attribute] is None:  # a birthday: another day of the month
+            month, day = value.split()
+            wrong = f"{month} {int(day) % 28 + 1}"
+        else:
+            pool = [v for v in CORRECTABLE[attribute] if v not in held[attribute]]
+            if not pool:
+                continue
+            wrong = rng.choice(pool)
+        held.setdefault(attribute, set()).add(wrong)
+        at = out.index(t)
+        session_end = next((i for i in range(at + 1, len(out)) if out[i].session != t.session), len(out))
+        place = min(at + rng.randint(*CORRECT_AFTER), session_end)
+        form = rng.choice(sorted(CORRECT))
+        text = rng.choice(CORRECT[form]).format(s=t.text, v=value, w=wrong)
+        out[at] = _Turn(t.pid, t.speaker, t.day, t.session, t.text.replace(value, wrong))
+        out.insert(place + 1 if place > at else at + 1,
+                   _Turn(f"{t.pid}c", t.speaker, t.day, t.session, text, t.statement, (wrong, form)))
+        chosen += 1
+        people.add(t.speaker)
+    return out
+
+
 TITLES = ("speaker", "session")
 
 
 def generate_chat(out_dir: str | Path, *, seed: int = 0, sessions: int = 20, people: int = 10,
-                  turns: int = 400, titles: str = "speaker") -> ChatReport:
-    """Write the chat log and its questions under ``out_dir`` (see the module doc)."""
+                  turns: int = 400, titles: str = "speaker", corrections: int = 0) -> ChatReport:
+    """Write the chat log and its questions under ``out_dir`` (see the module doc). ``corrections``:
+    facts stated wrongly and corrected in the same session (a seeded stream of its own: the rest of
+    the log and its questions are the same as without)."""
     if sessions < 1 or turns < sessions:
         raise ValueError("sessions must be positive and turns at least sessions")
+    if corrections < 0:
+        raise ValueError("corrections must be 0 or more")
     if titles not in TITLES:
         raise ValueError(f"titles {titles!r} is not one of {', '.join(TITLES)}")
     rng = random.Random(f"{seed}:chat")
     cast = _people(rng, people)
     log = _log(rng, cast, sessions, turns)
+    if corrections:
+        log = _correct(random.Random(f"{seed}:chat-corrections"), log, corrections)
     queries = _questions(random.Random(f"{seed}:chat-questions"), cast, log)
     queries.sort(key=lambda q: CATEGORIES.index(q["category"]))
     out = Path(out_dir)
@@ -659,7 +722,7 @@ def generate_chat(out_dir: str | Path, *, seed: int = 0, sessions: int = 20, peo
     report = ChatReport(out, seed, sessions, len(log), counts)
     lines = ["# Generated chat log", "",
              (f"Generated by `asmr.eval.synth_chat.generate_chat`: seed {seed}, {sessions} sessions, "
-              f"{people} people, titles {titles}."),
+              f"{people} people, titles {titles}, corrections {corrections}."),
              "Format: see the docstring of `asmr/eval/synth_chat.py`.",
              "", f"- turns (one passage each): {len(log)}", "", "| question category | count |", "|---|---|",
              *(f"| {c} | {n} |" for c, n in counts.items()), f"| total | {len(queries)} |", ""]

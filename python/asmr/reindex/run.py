@@ -191,7 +191,7 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
         errors: list[str] = []
         ns = argparse.Namespace(command="reindex", paths=list(sources), skip_bad=options.skip_bad,
                                 fmt=options.read.fmt, errors=options.read.errors, doc_type=options.read.doc_type,
-                                effective_date=options.effective_date)
+                                effective_date=options.effective_date, join_turns=options.read.join_turns)
         report.ingest = writer.ingest(read_inputs(ns, errors), kb=options.kb, effective_date=options.effective_date)
         report.bad_inputs = errors
         report.misses = pre.misses

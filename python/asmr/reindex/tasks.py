@@ -1,6 +1,7 @@
 """Splitting the inputs of a re-index into tasks, and turning one task into the texts to embed.
 
-A task is a group of small files or a byte range of a JSONL corpus: enough work to be worth
+A task is a group of small files or a byte range of a JSONL corpus (a chat log is read whole: the
+turns of one session may be on any of its lines): enough work to be worth
 scheduling on another process or node, small enough that a lost task costs little. A worker
 reads its task exactly as ``asmr ingest`` reads the inputs (same readers, same options),
 chunks each document with the chunker the store's writer uses, and keeps only the texts the
@@ -16,6 +17,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..units.chat import iter_chat
 from ..units.ids import content_hash
 from ..units.model import Document, InputError
 from ..units.read import chunk_document, iter_jsonl, read_path
@@ -32,7 +34,11 @@ class ReadOptions:
     """How inputs are read: the ``asmr ingest`` flags that change documents' text or chunks."""
     errors: str = "strict"
     doc_type: str | None = None
-    fmt: str | None = None
+    fmt: str | None = None  # "chat": conversations, read by ``units.chat.iter_chat`` as ingest reads them
+    join_turns: bool = True  # chat: consecutive short turns of one speaker make one unit (--no-join-turns)
+    # --effective-date: the date of a chat session that gives none, and what relative time in a document
+    # without a date of its own is resolved against
+    default_date: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +138,7 @@ def read_task(task: Task, options: ReadOptions, on_error) -> Iterator[Document]:
         try:
             yield from iter_jsonl(task.jsonl, errors=options.errors, doc_type=options.doc_type,
                                   on_error=on_error, start=task.start, stop=task.stop,
-                                  first_line=task.first_line)
+                                  first_line=task.first_line, default_date=options.default_date)
         except InputError as exc:  # the file as a whole (cannot be opened): reported, not a crashed task
             on_error(exc)
         return
@@ -143,8 +149,13 @@ def read_task(task: Task, options: ReadOptions, on_error) -> Iterator[Document]:
                 raise InputError(f"{path}: no such file or directory")
             if path.is_dir():
                 raise InputError(f"{path}: is a directory")
+            if options.fmt == "chat":
+                yield from iter_chat(path, errors=options.errors, doc_type=options.doc_type,
+                                     default_date=options.default_date, on_error=on_error,
+                                     join_turns=options.join_turns)
+                continue
             yield read_path(path, root=None if root is None else Path(root), errors=options.errors,
-                            doc_type=options.doc_type, fmt=options.fmt)
+                            doc_type=options.doc_type, fmt=options.fmt, default_date=options.default_date)
         except InputError as exc:
             on_error(exc)
 

@@ -26,7 +26,18 @@ is moved right after that unit, with that unit's score, conflict or not: "moved 
 not the answer to who owns it now.
 
 Two active units of one document never conflict: a revision that changed a statement superseded
-its old unit, so both belong to the document as it stands.
+its old unit, so both belong to the document as it stands. A conversation is the exception: its
+units are chat turns (``text.turns.parse_turn``: the stamp and speaker that chat ingest writes at
+the head of each), a log of what was said when, so a later turn that gives one slot of the same
+speaker's statement another value corrects the earlier one ("my flight is on Thursday" ... "sorry,
+my flight is on Friday"): the later turn (by its stamp, then by its place in the document) wins,
+and the earlier becomes its alternative, as an older unit of another document does. Within one
+document only one slot, two values counts (two turns alike in meaning both stand), and a turn
+that states a change is news there, not history.
+
+Turns are compared by what was said, without their heads (the stamps differ in every pair), and
+two turns of different speakers never conflict, in one document or two: Bob's statement never
+corrects Alice's.
 
 Cost: it runs on the top-k hits only. Each unit is split into sentences and words once; a
 sentence is paired only with sentences whose words mostly agree with its own and whose text
@@ -45,6 +56,7 @@ from ..text.cjk import CJK_CHAR, CJK_CLASS
 from ..text.entities import COMMON_WORDS, normalize, title_key, unit_entities
 from ..text.facts import key_facts
 from ..text.sentences import sentence_ends, split_sentences
+from ..text.turns import parse_turn, said_turns
 from ..text.words import content_words, tokenize
 from .bridge import DocumentSubjects
 from .types import Hit
@@ -60,6 +72,7 @@ _DATE_GAP = 3  # tokens between two differences that are joined when they hold a
 _CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]")
 _CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
 _CJK_NAME_MAX = 8  # characters of a CJK span taken for a name opposite a value
+_RESTATED_SLOT = 3  # tokens of a slot a speaker's restated sentence may fill with other words
 # Pronouns that open a sentence whose subject is named elsewhere (closed word classes, English and Chinese).
 _PRONOUNS = frozenset("it its he his she her they their this these those 它 他 她 其 该 此".split())
 
@@ -127,8 +140,9 @@ class _Read:
         return max(quoted, key=lambda q: len(at[2] & _words(q, cjk)))
 
 
-def _overlap(a: set, b: set) -> float:
-    return len(a & b) / max(len(a), len(b), 1)
+def _overlap(a: set, b: set, restated: bool = False) -> float:
+    """Shared words over the longer side's (``restated``: over the shorter side's)."""
+    return len(a & b) / max(min(len(a), len(b)) if restated else max(len(a), len(b)), 1)
 
 
 def _holds_value(text: str, start: int, end: int) -> bool:
@@ -161,22 +175,33 @@ def differing_value(a: str, b: str) -> tuple[str, str] | None:
     return _differing_value(a, _tokens(a), b, _tokens(b))
 
 
-def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | None:
-    """``differing_value`` of the sentences whose tokens (with offsets into ``a`` and ``b``) are given."""
+def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False) -> tuple[str, str] | None:
+    """``differing_value`` of the sentences whose tokens (with offsets into ``a`` and ``b``) are given.
+    ``restated``: the tokens matched are counted over the shorter sentence, not the longer (a speaker
+    restating their own words may add some: "Sorry, I was wrong: my train leaves on Saturday"), and
+    where the rest is the same word for word (but for a lead-in), a slot of up to ``_RESTATED_SLOT``
+    tokens needs no mark of a value ("I play the cello" / "Sorry, I play the piano")."""
     if not ta or not tb:
         return None
     sm = SequenceMatcher(None, [t for t, _, _ in ta], [t for t, _, _ in tb], autojunk=False)
-    if sum(bl.size for bl in sm.get_matching_blocks()) < _MIN_ALIGNED * max(len(ta), len(tb)):
+    over = min(len(ta), len(tb)) if restated else max(len(ta), len(tb))
+    if sum(bl.size for bl in sm.get_matching_blocks()) < _MIN_ALIGNED * over:
         return None
     found = None
+    said_more = False  # one side says more somewhere but at the start (a lead-in: "Sorry, I meant ...")
+    loose = False  # a slot taken for one only because the sentence is restated
     for i1, i2, j1, j2 in _regions(sm.get_opcodes(), ta):
         if i1 == i2 or j1 == j2:
+            said_more = said_more or i1 > 0 or j1 > 0
             continue  # one side says more: not another value
         sa, ea, sb, eb = ta[i1][1], ta[i2 - 1][2], tb[j1][1], tb[j2 - 1][2]
         value_a, value_b = _holds_value(a, sa, ea), _holds_value(b, sb, eb)
         # a CJK name has no mark of its own: a short CJK span opposite a value is taken for one
         if not (value_a and value_b or value_a and _short_cjk(b[sb:eb]) or value_b and _short_cjk(a[sa:ea])):
-            return None  # other words in the same place: another statement, not another value
+            # a speaker restating their own sentence word for word but a few words gives those as the value
+            if not (restated and max(i2 - i1, j2 - j1) <= _RESTATED_SLOT):
+                return None  # other words in the same place: another statement, not another value
+            loose = True
         values = (a[sa:ea], b[sb:eb])
         if found == values:
             continue  # the same value swapped again ("in 2008 ... the 2008 games")
@@ -185,7 +210,7 @@ def _differing_value(a: str, ta: list, b: str, tb: list) -> tuple[str, str] | No
         if i1 == 0 and j1 == 0 and not any(c.isdigit() for c in a[sa:ea] + b[sb:eb]):
             return None  # the sentences open with different names: two subjects (a date may open one)
         found = values
-    return found
+    return None if loose and said_more else found
 
 
 def _implicit_subject(sentence: str) -> bool:
@@ -221,11 +246,11 @@ def _regions(opcodes, tokens: list) -> list[tuple[int, int, int, int]]:
     return [tuple(r) for r in out]
 
 
-def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple, tuple[str, str]] | None:
+def _disagreement(x: _Read, y: _Read, restated: bool = False) -> tuple[tuple, tuple, tuple[str, str]] | None:
     """The sentences of ``x`` and ``y`` that give one slot two values (each as its range and its
     text), and the values, if any. Only sentences whose
     tokens the other unit holds for the most part are paired, and only pairs that overlap as much
-    are aligned."""
+    are aligned (``restated``: see ``_differing_value``)."""
     if len(x.token_set & y.token_set) < _MIN_SHARED:
         return None
     # a sentence both units state word for word gives no slot two values
@@ -235,18 +260,24 @@ def _disagreement(x: _Read, y: _Read) -> tuple[tuple, tuple, tuple[str, str]] | 
           and y.text[s[0]:s[1]].strip() not in x.said] if xs else []
     for s in xs:
         for t in ys:
-            if _overlap(s[2], t[2]) >= _MIN_OVERLAP:
+            if _overlap(s[2], t[2], restated) >= _MIN_OVERLAP:
                 (a, ta), (b, tb) = x.aligned(s), y.aligned(t)
-                values = _differing_value(a, ta, b, tb)
+                values = _differing_value(a, ta, b, tb, restated)
                 if values:
                     return (s, a), (t, b), values
     return None
 
 
+def _said(text: str) -> str:
+    """What a unit says: a chat turn's words without its stamp and speaker, else its text."""
+    turn = parse_turn(text)
+    return text if turn is None else turn.body
+
+
 def disagreeing_sentences(text_a: str, text_b: str) -> tuple[str, str] | None:
     """The sentence of each unit that gives the slot its value, for two units that disagree."""
-    x, y = _Read(text_a), _Read(text_b)
-    at = _disagreement(x, y)
+    x, y = _Read(_said(text_a)), _Read(_said(text_b))
+    at = _disagreement(x, y) or _disagreement(x, y, restated=True)
     return (x.sentence(at[0][0]), y.sentence(at[1][0])) if at else None
 
 
@@ -296,18 +327,49 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
 
     def read(i: int) -> _Read:
         if i not in reads:
-            reads[i] = _Read(units[i].content)
+            reads[i] = _Read(_said(units[i].content) if turns[i] is not None else units[i].content)
         return reads[i]
+
+    turns = [parse_turn(u.content) for u in units]
+    speakers = [normalize(t.speaker) if t is not None else None for t in turns]
+    statements: dict[int, list[tuple[str, tuple, _Read]]] = {}
+
+    def turns_said(i: int) -> list[tuple[str, tuple, _Read]]:
+        """(speaker, when, words read) of each turn unit ``i`` states (``text.turns.said_turns``); when:
+        the stamp, then 0 for a quote and 1 for a turn said (a quote repeats what was said by its
+        stamp: it never outdates a turn of the same minute), then the unit's place in the document."""
+        if i not in statements:
+            statements[i] = [(normalize(t.speaker), (t.stamp, int(not quoted), units[i].ord), _Read(t.body))
+                             for t, quoted in said_turns(units[i].content)]
+        return statements[i]
+
+    def corrected(i: int, j: int) -> tuple[int, int] | None:
+        """(older, newer) of two turn units of one conversation where a turn of one gives a slot of the
+        same speaker's turn in the other another value: the older is the one said first."""
+        for speaker, when_i, x in turns_said(i):
+            for other, when_j, y in turns_said(j):
+                if speaker == other and _disagreement(x, y, restated=True) is not None:
+                    return (i, j) if when_i < when_j else (j, i)
+        return None
 
     newer_of: dict[int, int] = {}  # older -> newer (or history -> current)
     disagree: dict[int, int] = {}
     taken: set[int] = set()  # each unit in at most one conflict
     for i in range(len(hits)):
         for j in range(i + 1, len(hits)):
+            said = turns[i] is not None and turns[j] is not None  # two chat turns
+            if (units[i].kb, units[i].doc_id) == (units[j].kb, units[j].doc_id):
+                # a conversation: a later turn corrects an earlier one (which may lose to several)
+                if said and i not in newer_of and j not in newer_of and units[i].content != units[j].content:
+                    pair = corrected(i, j)
+                    if pair is not None:
+                        newer_of[pair[0]] = pair[1]
+                        taken.add(pair[0])
+                continue  # else both active in one document: its current version states both
             if i in taken or j in taken:
                 continue
-            if (units[i].kb, units[i].doc_id) == (units[j].kb, units[j].doc_id):
-                continue  # both active in one document: its current version states both
+            if said and speakers[i] != speakers[j]:
+                continue  # one speaker's statement never corrects another's
             if units[i].content == units[j].content:
                 continue  # the same text is no conflict
             dated = hits[i].effective_at != hits[j].effective_at

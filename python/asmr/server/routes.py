@@ -156,7 +156,7 @@ def unit(request: Request, unit_id: str = Path(description="memo://<kb>/<doc>/<k
 def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
     """The request's documents, every one checked before the writer opens (bad input writes nothing)."""
     from ..units.ids import check_name
-    from ..units.read import check_date, check_encodable, first_h1, front_matter
+    from ..units.read import check_date, check_encodable, first_h1, front_matter, with_resolved_time
 
     if body.sessions is not None:
         raise ApiError(422, "invalid_request", 'sessions: only with "type": "chat"', "sessions")
@@ -203,8 +203,10 @@ def _documents(body: S.IngestRequest, limit: int) -> list[Document]:
                     check_date("front matter", date)
             except InputError as exc:
                 raise ApiError(422, "invalid_request", f"{where}.text: {exc}", f"{where}.text") from None
-        docs.append(Document(doc_id=d.id, text=d.text, fmt=fmt, title=title or d.id, doc_type=doc_type or "other",
-                             effective_date=date, source=f"POST /v1/ingest {where}"))
+        # relative time resolved against the document's date, as `asmr ingest` reads a file
+        docs.append(with_resolved_time(Document(doc_id=d.id, text=d.text, fmt=fmt, title=title or d.id,
+                                                doc_type=doc_type or "other", effective_date=date,
+                                                source=f"POST /v1/ingest {where}")))
     return docs
 
 

@@ -111,6 +111,12 @@ class PreviousVersion(BaseModel):
     until: str = Field(description="the date the cited unit took effect")
 
 
+class OlderStatement(BaseModel):
+    unit_id: str = Field(description="the recalled unit that said otherwise before the cited one")
+    text: str = Field(description="its sentence that gives the other value")
+    effective_at: str
+
+
 class Citation(BaseModel):
     number: int
     unit_id: str
@@ -119,6 +125,9 @@ class Citation(BaseModel):
     text: str
     previous: Optional[PreviousVersion] = Field(None, description="what the cited fact was before it "
                                                 "changed; null when the unit has no earlier version")
+    older: Optional[OlderStatement] = Field(None, description="a recalled unit that said otherwise "
+                                            "before (an older document, an earlier turn of a conversation), "
+                                            "kept out of the answer; null when none was recalled")
 
 
 class RecallHit(BaseModel):

@@ -194,7 +194,7 @@ _RULES: list[tuple[re.Pattern, _Meaning]] = [
 
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
               "八": 8, "九": 9}
-_ZH_NUMBER = r"(\d{1,4}|[零〇一二两三四五六七八九十]{1,3})"
+_ZH_NUMERALS = "零〇一二两三四五六七八九十"
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _ZH_WEEK = r"(?:周|星期|礼拜|个星期|个礼拜)"
 
@@ -227,6 +227,9 @@ _RULES += [
      lambda m, r: _weekday_in_week(r, _ZH_WEEKDAYS[m.group(2)], _ZH_SIDE[m.group(1)])),
     (re.compile(r"([上这本下])" + _ZH_WEEK), lambda m, r: _week(r, _ZH_SIDE[m.group(1)])),
     (re.compile(r"([上这本下])个?月"), lambda m, r: _month(r, _ZH_SIDE[m.group(1)])),
-    (re.compile(_ZH_NUMBER + r"(天|日|周|个?星期|个?礼拜|个月|年)(?:以|之)?([前后])"),
+    # a count of at most three digits, not the end of a longer number ("1987年后" is after the year
+    # 1987), and not 前后 ("221年前后": around the year 221)
+    (re.compile(rf"(?<![\d{_ZH_NUMERALS}])(\d{{1,3}}|[{_ZH_NUMERALS}]{{1,3}})"
+                r"(天|日|周|个?星期|个?礼拜|个月|年)(?:以|之)?([前后])(?!后)"),
      lambda m, r: _shift(r, _ZH_UNIT[m.group(2)], _zh_count(m.group(1)) * (-1 if m.group(3) == "前" else 1))),
 ]

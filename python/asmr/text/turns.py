@@ -36,6 +36,25 @@ def parse_turn(text: str) -> Turn | None:
     return Turn(m.group(1), m.group(2).strip(), text[m.end():])
 
 
+def said_turns(text: str) -> list[tuple[Turn, bool]]:
+    """The turns a unit states, each with its own stamp and speaker, and whether it is quoted: the
+    unit's turn and the turns joined to it (each starts the text or follows a blank line, as chat
+    ingest writes them), and the turns a turn quotes (an answer remembered in a conversation
+    quotes the memory's turns: "[...] assistant: [2023-05-08] Alice: I moved."). A head followed at
+    once by another (an answer that only quotes) states nothing of its own. Empty for a text that
+    is no turn."""
+    if _TURN.match(text) is None:
+        return []
+    heads = [m for m in _TURN.finditer(text) if m.start() == 0 or text[m.start() - 1].isspace()]
+    out = []
+    for m, nxt in zip(heads, [*heads[1:], None]):
+        body = text[m.end():nxt.start() if nxt is not None else len(text)].strip()
+        if body:
+            quoted = m.start() > 0 and not text[:m.start()].endswith("\n\n")
+            out.append((Turn(m.group(1), m.group(2).strip(), body), quoted))
+    return out
+
+
 def speaker_key(text: str) -> str | None:
     """The normalised name (``entities.normalize``) of the turn's speaker; None for a text that is no turn."""
     turn = parse_turn(text)

@@ -5,6 +5,12 @@ exact offsets in it. Files are decoded in blocks through an incremental UTF-8 de
 which streams a 50 MB single-line file and reports the byte offset of the first invalid
 byte. Every problem with an input is an InputError whose message starts with the input's
 name: a path, or ``path:line`` for a JSONL record.
+
+A document with an effective date (its own: front matter, a record's ``effective_date``; else the
+``default_date`` a reader is given: ``--effective-date``) has its relative time resolved as chat
+turns have (``with_resolved_time``): "last week" is followed by "(2023-05-01 to 2023-05-07)". The
+date is part of what the text says then: the same file read with the same date gives the same
+text, so the same unit ids.
 """
 from __future__ import annotations
 
@@ -15,10 +21,12 @@ import os
 import re
 import stat
 from collections.abc import Callable, Collection, Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from ..text.relative_time import annotate
 from .chunk import chunk_text
 from .html_text import html_to_text
 from .ids import check_name, doc_id_from_path
@@ -168,6 +176,25 @@ def check_encodable(name: str, field: str, value: str, errors: str | None = None
                              f"{bad.start()}, which UTF-8 cannot encode{hint}")
 
 
+def with_resolved_time(doc: Document, default_date: str | None = None) -> Document:
+    """``doc`` with each relative time expression of its text ("yesterday", "last week", "next
+    month", 上周) followed by the day or range it means on the document's effective date, else on
+    ``default_date`` (both ISO 8601, checked by the reader): ``text.relative_time.annotate``, as a chat
+    turn is written, so that BM25, the vectors, key facts and the verifier see the date. Markdown
+    front matter is left as it is (the title and date were read from it). Without a date, or
+    without relative time, the document is returned as it is; a conversation (``chat``) resolves
+    each turn against its own time when it is read."""
+    date = doc.effective_date or default_date
+    if date is None or doc.fmt == "chat":
+        return doc
+    day = datetime.fromisoformat(date).date()
+    body = front_matter(doc.text)[1] if doc.fmt == "markdown" else 0
+    text = doc.text[:body] + annotate(doc.text[body:], day, skip_reference_day=False)
+    if text == doc.text:
+        return doc
+    return replace(doc, text=text)
+
+
 def check_date(name: str, value: str) -> str:
     try:
         datetime.fromisoformat(value)
@@ -235,12 +262,14 @@ def first_h1(text: str, start: int = 0) -> str:
 # -- files ----------------------------------------------------------------------------------
 
 def read_path(path: str | Path, *, root: Path | None = None, errors: str = "strict",
-              doc_type: str | None = None, fmt: str | None = None) -> Document:
+              doc_type: str | None = None, fmt: str | None = None,
+              default_date: str | None = None) -> Document:
     """Read one Markdown, text or HTML file into a Document.
 
     The format comes from the extension unless ``fmt`` is given. The document id comes from
     the path relative to ``root`` (the file name without ``root``), or from an ``id`` in the
-    front matter. ``doc_type`` overrides the front matter's ``type``.
+    front matter. ``doc_type`` overrides the front matter's ``type``. Relative time is resolved
+    against the front matter's date, else ``default_date`` (``with_resolved_time``).
     """
     _check_errors(errors)
     path = Path(path)
@@ -294,8 +323,9 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
         text, title = html_to_text(raw)
         if not _NON_BLANK.search(text):
             raise _input_error(name, "empty document (no text outside markup)")
-        return Document(doc_id=doc_id, text=text, fmt="html", title=title or path.stem,
-                        doc_type=doc_type or "other", source=name, raw=raw, path=relpath)
+        return with_resolved_time(Document(doc_id=doc_id, text=text, fmt="html", title=title or path.stem,
+                                           doc_type=doc_type or "other", source=name, raw=raw, path=relpath),
+                                  default_date)
 
     if not _NON_BLANK.search(raw):
         raise _input_error(name, "empty document")
@@ -311,8 +341,8 @@ def read_path(path: str | Path, *, root: Path | None = None, errors: str = "stri
     if date is not None:
         check_date(name, date)
     title = fields.get("title") or (first_h1(raw, body_start) if fmt == "markdown" else "") or path.stem
-    return Document(doc_id=doc_id, text=raw, fmt=fmt, title=title, doc_type=doc_type,
-                    effective_date=date, source=name, path=relpath)
+    return with_resolved_time(Document(doc_id=doc_id, text=raw, fmt=fmt, title=title, doc_type=doc_type,
+                                       effective_date=date, source=name, path=relpath), default_date)
 
 
 def chunk_document(doc: Document, *, stored: Collection[str] = (), **options) -> Chunked:
@@ -332,7 +362,7 @@ def chunk_document(doc: Document, *, stored: Collection[str] = (), **options) ->
 
 def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None = None,
                on_error: Callable[[InputError], None] | None = None, start: int = 0, stop: int | None = None,
-               first_line: int = 1) -> Iterator[Document]:
+               first_line: int = 1, default_date: str | None = None) -> Iterator[Document]:
     """Documents from a JSONL corpus: one ``{"pid"|"id", "title", "text", "type"?, "effective_date"?}``
     object a line. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
     raised, or passed to ``on_error`` and the line skipped.
@@ -342,6 +372,8 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
     ``[2023-05-08] Alice: I moved yesterday (2023-05-07).``, relative time resolved against the
     record's ``effective_date``, which a turn needs), so that who speaks and when is in the unit
     whatever the title says. A text that already starts with ``"<speaker>: "`` does not repeat it.
+    Another record's relative time is resolved against its ``effective_date``, else ``default_date``
+    (``with_resolved_time``).
 
     ``start``/``stop`` read only the lines that begin in that byte range (``start`` must be the
     start of a line, numbered ``first_line``), so that parallel readers can split one corpus.
@@ -369,7 +401,7 @@ def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None
                                               "pass --errors replace to accept it") from None
                 finally:
                     offset += len(data)
-                doc = _jsonl_document(line, where, doc_type, errors) if line.strip() else None
+                doc = _jsonl_document(line, where, doc_type, errors, default_date) if line.strip() else None
             except InputError as e:
                 if on_error is None:
                     raise
@@ -392,7 +424,8 @@ def _turn_text(speaker, text: str, date: str | None, where: str, errors: str) ->
     return render_turn(parse_time(date, f"{where}: \"effective_date\""), speaker, text)
 
 
-def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "strict") -> Document:
+def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "strict",
+                    default_date: str | None = None) -> Document:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as e:
@@ -425,7 +458,8 @@ def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "
         if not isinstance(date, str):
             raise _input_error(where, '"effective_date" must be a string')
         check_date(where, date)
-    if record.get("speaker") is not None:
-        text = _turn_text(record["speaker"], text, date, where, errors)
-    return Document(doc_id=doc_id, text=text, fmt="text", title=title, doc_type=kind,
-                    effective_date=date, source=where)
+    doc = Document(doc_id=doc_id, text=text, fmt="text", title=title, doc_type=kind, effective_date=date,
+                   source=where)
+    if record.get("speaker") is not None:  # a turn: resolved against its date when rendered
+        return replace(doc, text=_turn_text(record["speaker"], text, date, where, errors))
+    return with_resolved_time(doc, default_date)
