@@ -364,6 +364,19 @@ def test_relative_time_is_resolved_against_a_documents_date_and_only_then(tmp_pa
     assert with_resolved_time(undated) is undated  # no date: the document as it is
 
 
+def test_relative_time_in_fenced_code_stays_as_written(tmp_path):
+    note = tmp_path / "ops.md"
+    note.write_text("# Ops\n\nKeys rotated yesterday.\n\n```sh\nfind . -newermt yesterday\n```\n\n"
+                    "Last week the disk filled.\n\n~~~\nuntil yesterday\n", encoding="utf-8")
+    text = read_path(note, default_date="2026-03-04").text
+    assert "Keys rotated yesterday (2026-03-03)." in text and "Last week (2026-02-23 to 2026-03-01)" in text
+    assert "find . -newermt yesterday\n```" in text  # a closed block
+    assert text.endswith("~~~\nuntil yesterday\n")  # a block left open runs to the end
+    plain = tmp_path / "ops.txt"
+    plain.write_text("```\nyesterday\n```", encoding="utf-8")
+    assert "yesterday (2026-03-03)" in read_path(plain, default_date="2026-03-04").text  # no Markdown: no fences
+
+
 def test_a_dated_document_ingested_again_keeps_its_unit_ids(tmp_path, capsys):
     from asmr.cli import main
     note = tmp_path / "docs" / "note.md"

@@ -176,6 +176,11 @@ def check_encodable(name: str, field: str, value: str, errors: str | None = None
                              f"{bad.start()}, which UTF-8 cannot encode{hint}")
 
 
+# A Markdown fenced code block, from its opening fence to the closing one (or the end of the text).
+_CODE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)?(?: {0,3}\1[`~]*[ \t]*$|\Z)",
+                         re.MULTILINE | re.DOTALL)
+
+
 def with_resolved_time(doc: Document, default_date: str | None = None) -> Document:
     """``doc`` with each relative time expression of its text ("yesterday", "last week", "next
     month", 上周) followed by the day or range it means on the document's effective date, else on
@@ -189,7 +194,12 @@ def with_resolved_time(doc: Document, default_date: str | None = None) -> Docume
         return doc
     day = datetime.fromisoformat(date).date()
     body = front_matter(doc.text)[1] if doc.fmt == "markdown" else 0
-    text = doc.text[:body] + annotate(doc.text[body:], day, skip_reference_day=False)
+    # fenced code says what it says: "yesterday" in a shell line or a string literal stays as written
+    code = [m.span() for m in _CODE_FENCE.finditer(doc.text, body)] if doc.fmt == "markdown" else []
+    text, pos = doc.text[:body], body
+    for start, end in [*code, (len(doc.text), len(doc.text))]:
+        text += annotate(doc.text[pos:start], day, skip_reference_day=False) + doc.text[start:end]
+        pos = end
     if text == doc.text:
         return doc
     return replace(doc, text=text)
