@@ -130,6 +130,9 @@ class OnnxMiniLM:
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = intra
             options.inter_op_num_threads = 1
+            # Threads that wait for work sleep rather than spin: a server embeds one question between
+            # other work (recall's kernels, the HTTP loop), which spinning threads would starve.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
         self._one_core = session(1)
