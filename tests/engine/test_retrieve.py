@@ -404,6 +404,16 @@ def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_hold
     assert "魏舒史" in terms and alignment(terms, weights, [unit[3:]])[0] == 0.0
 
 
+def test_a_chinese_compound_is_held_by_a_unit_that_states_its_parts():
+    """jieba keeps 身高体重 ("height and weight") whole in a question; a unit that gives 身高 and 体重
+    apart states it, a unit with one part does not."""
+    from asmr.retrieve.signals import held
+    terms = ["身高体重", "出生地"]
+    assert held(terms, "兰比尔身高2米11，体重118公斤，场上司职中锋。").tolist() == [True, False]
+    assert held(terms, "他身高2米11，出生地为底特律。").tolist() == [False, True]
+    assert held(["出生地"], "出生于上海").tolist() == [False]  # 出生 is held, 地 is no word of its own
+
+
 def test_subject_phrases_needs_the_subject_and_the_asked_phrase_in_one_unit():
     from asmr.retrieve.signals import question_terms, subject_phrases
 

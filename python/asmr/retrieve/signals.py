@@ -24,7 +24,8 @@ the agreement of the dense and BM25 rankings; each helped one family of sources 
 
 English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "founded" meets
 "founding" and "went" meets "go"; Chinese questions are cut into words by jieba, and a word is
-held by a unit that contains it. The question words that ask rather than say (``QUESTION_STOP_WORDS``
+held by a unit that contains it, or that contains the dictionary words it is made of (a compound
+the question keeps whole, the unit may state in parts). The question words that ask rather than say (``QUESTION_STOP_WORDS``
 and their Chinese counterparts) are no terms.
 """
 from __future__ import annotations
@@ -120,10 +121,35 @@ def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
     return terms, np.array([max(idf[t] for t in keys[k]) for k in terms], np.float64)
 
 
+@lru_cache(maxsize=1 << 14)
+def _cjk_parts(word: str) -> tuple[tuple[int, int, str], ...]:
+    """The dictionary words of two or more characters inside a CJK ``word`` (not the word itself), as
+    (start, end, part): the pieces a compound is said in ("身高体重" as 身高 and 体重)."""
+    import jieba
+    jieba.dt.initialize()
+    n = len(word)
+    return tuple((i, j, word[i:j]) for i in range(n) for j in range(i + 2, n + 1)
+                 if (i, j) != (0, n) and jieba.dt.FREQ.get(word[i:j]))
+
+
+def _cjk_held(word: str, text: str) -> bool:
+    """A CJK word is held by a text that contains it, or that contains each part of one cut of it into
+    dictionary words: jieba keeps a compound whole in a question ("身高体重") that a unit states in
+    its parts ("身高2米11，体重118公斤"), and one substring test would call it missing."""
+    if word in text:
+        return True
+    reached = [True] + [False] * len(word)
+    for i, j, part in _cjk_parts(word):  # ordered by start: every way into i is known before i is left
+        if reached[i] and not reached[j] and part in text:
+            reached[j] = True
+    return reached[-1]
+
+
 def held(terms: list[str], text: str) -> np.ndarray:
-    """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, a CJK word as a substring."""
+    """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, a CJK word as a
+    substring or in its parts (``_cjk_held``)."""
     keys = _unit_keys(text)
-    return np.array([(t in text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
+    return np.array([_cjk_held(t, text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
 
 
 def alignment(terms: list[str], weights: np.ndarray, texts: list[str]) -> tuple[float, float]:
