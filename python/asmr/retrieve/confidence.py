@@ -97,14 +97,17 @@ def turn_share(texts: list[str]) -> float:
 
 
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
-                        idf_of, cfg, readable: float = 1.0, speaker_gap: float = 0.0) -> dict:
+                        idf_of, cfg, readable: float = 1.0, speaker_gap: float = 0.0,
+                        own_similarity: float | None = None) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
 
     ``sim``: the cosine of the question and each reached unit; ``texts``: the recalled units' texts,
     best first; ``lexical_texts``: the best ``cfg.alignment_lexical`` BM25 units' texts; ``idf_of``: the memory's idf of
     index tokens; ``cfg``: the ``RetrieveConfig``; ``readable``: how far the cosines can be trusted
     (``Retriever.readable``): the similarity signal is the cosine that far, term alignment the rest;
-    ``speaker_gap``: what ``Retriever.speaker_gap`` measured (0 for a question that names no speaker)."""
+    ``speaker_gap``, ``own_similarity``: what ``Retriever.speaker_signals`` measured for a question that
+    names speakers of the memory (0 and None for one that names none); the own similarity stands for
+    the best cosine, since every turn of the person named holds the name."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     single, pair = alignment(terms, weights, candidates)
@@ -112,7 +115,7 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
         if terms and candidates else []
     as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
     unheld = [as_asked.get(t, t) for t in unheld]
-    top = float(sim.max()) if len(sim) else 0.0
+    top = own_similarity if own_similarity is not None else float(sim.max()) if len(sim) else 0.0
     return {"top_similarity": readable * top + (1.0 - readable) * single,
             "term_alignment": single, "pair_alignment": pair,
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),

@@ -233,27 +233,33 @@ class Retriever:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types())
-        gap = self.speaker_gap(persons, own) if own is not None else 0.0
-        return hits, self._features(question, sim, units, lex_rows, readable, gap)
+        gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
+        return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 
-    def speaker_gap(self, persons: list[str], own: tuple[np.ndarray, np.ndarray]) -> float:
-        """How much closer the best active unit comes to the question without the names of ``persons``
-        (``own[1]``) than the best of their own turns (``own[0]``, less those that name another speaker:
-        asking someone about their news is not news of one's own) does, in cosine; 0 when that best unit
-        is about one of them (``text.turns.about``: their turn, or one naming them). A question that
-        gives one person's experience to another finds it said by someone else."""
+    def speaker_signals(self, persons: list[str], own: tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
+        """(gap, own similarity) of a question that names ``persons`` who speak in the memory.
+
+        Own similarity: the best cosine of their own turns (``own[0]``, less those that name another
+        speaker: asking someone about their news is not news of one's own) to the question without
+        their names (``own[1]``). Every turn of theirs holds the name in its head, so the question's
+        cosine to any of them says little; without the name it says whether they said the thing asked.
+
+        Gap: how much closer the best active unit comes to the question without the names than that
+        best own turn does; 0 when that best unit is about one of them (``text.turns.about``: their
+        turn, or one naming them). A question that gives one person's experience to another finds it
+        said by someone else."""
         rows, anyone = own
         rows = rows[~np.isin(rows, self.addressed())]  # what they say of themselves, not asking others
+        best_own = float(np.max(np.asarray(self.memory.vectors[rows]) @ anyone)) if len(rows) else 0.0
         best, _ = self.memory.search_dense(anyone[None], 1)
         best_row = int(best[0][0])
         if best_row < 0:
-            return 0.0
+            return 0.0, best_own
         best_any = float(np.asarray(self.memory.vectors[best_row]) @ anyone)
-        best_own = float(np.max(np.asarray(self.memory.vectors[rows]) @ anyone)) if len(rows) else 0.0
         if best_own >= best_any:
-            return 0.0
+            return 0.0, best_own
         content = self.memory.contents_at_rows([best_row]).get(best_row, "")
-        return 0.0 if any(about(content, p) for p in persons) else best_any - best_own
+        return (0.0 if any(about(content, p) for p in persons) else best_any - best_own), best_own
 
     def _spread_session(self) -> SpreadSession:
         """The spread over this graph with this config: graph and parameters validated once, so that
@@ -266,7 +272,7 @@ class Retriever:
         return session
 
     def _features(self, question: str, sim: np.ndarray, units: list, lex_rows: np.ndarray,
-                  readable: float, speaker_gap: float = 0.0) -> dict:
+                  readable: float, speaker_gap: float = 0.0, own_similarity: float | None = None) -> dict:
         """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
         content = {u.row: u.content for u in units}
@@ -276,7 +282,7 @@ class Retriever:
             content.update((u.row, u.content) for u in m.units_at_rows(missing))
         return confidence_features(question, sim, [u.content for u in units],
                                    [content[r] for r in lexical if r in content], m.inverse_document_frequencies,
-                                   cfg, readable, speaker_gap)
+                                   cfg, readable, speaker_gap, own_similarity)
 
     def speakers(self) -> dict[str, np.ndarray]:
         """The rows of the chat turns (``text.turns``) each speaker says, by normalised name and by its
