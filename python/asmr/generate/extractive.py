@@ -106,15 +106,17 @@ class ExtractiveGenerator:
         queries = [question, *parts]
         if not cands:
             return [[] for _ in queries]
+        # a sentence is ranked by what it says, with what it stands for (Source.context) before it
+        read = [f"{sources[i].context} {s}".strip() for i, s in cands]
         query_vecs = question_vectors(self.embedder, queries)
-        sentence_vecs = self.embedder.embed([s for _, s in cands])
+        sentence_vecs = self.embedder.embed(read)
         out = []
         for qi, query in enumerate(queries):
             cos = np.asarray(sentence_vecs @ query_vecs[qi], dtype=np.float64)
             q_words = content_words(query)
             ranked = []
-            for (i, s), c in zip(cands, cos):
-                overlap = len(q_words & content_words(s)) / len(q_words) if q_words else 0.0
+            for (i, s), r, c in zip(cands, read, cos):
+                overlap = len(q_words & content_words(r)) / len(q_words) if q_words else 0.0
                 ranked.append((float(c) + self.lexical_weight * overlap, i, s))
             # ties go to the better-ranked source, then to the earlier sentence: deterministic
             out.append(sorted(ranked, key=lambda r: -r[0]))

@@ -35,6 +35,12 @@ and the earlier becomes its alternative, as an older unit of another document do
 document only one slot, two values counts (two turns alike in meaning both stand), and a turn
 that states a change is news there, not history.
 
+A terse correction restates nothing ("Correction: Bologna, not Tartu!", "Sorry, I meant Friday":
+``text.corrections.read_correction``): it outdates the latest earlier turn of the same speaker in
+the same conversation whose value it replaces (``text.corrections.replaced_span``): the value it
+names as replaced, else one of the same kind (a weekday, a date, a name, ...) within
+``_TERSE_REACH`` units before it.
+
 Turns are compared by what was said, without their heads (the stamps differ in every pair), and
 two turns of different speakers never conflict, in one document or two: Bob's statement never
 corrects Alice's.
@@ -53,6 +59,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from ..text.cjk import CJK_CHAR, CJK_CLASS
+from ..text.corrections import read_correction, replaced_span
 from ..text.entities import COMMON_WORDS, normalize, title_key, unit_entities
 from ..text.facts import key_facts
 from ..text.sentences import sentence_ends, split_sentences
@@ -73,6 +80,9 @@ _CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]
 _CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
 _CJK_NAME_MAX = 8  # characters of a CJK span taken for a name opposite a value
 _RESTATED_SLOT = 3  # tokens of a slot a speaker's restated sentence may fill with other words
+# Units back that a terse correction naming no replaced value reaches ("I meant Friday" is said right
+# after what it corrects; the speaker's turns in between are few).
+_TERSE_REACH = 8
 # Pronouns that open a sentence whose subject is named elsewhere (closed word classes, English and Chinese).
 _PRONOUNS = frozenset("it its he his she her they their this these those 它 他 她 其 该 此".split())
 
@@ -278,7 +288,14 @@ def disagreeing_sentences(text_a: str, text_b: str) -> tuple[str, str] | None:
     """The sentence of each unit that gives the slot its value, for two units that disagree."""
     x, y = _Read(_said(text_a)), _Read(_said(text_b))
     at = _disagreement(x, y) or _disagreement(x, y, restated=True)
-    return (x.sentence(at[0][0]), y.sentence(at[1][0])) if at else None
+    if at:
+        return x.sentence(at[0][0]), y.sentence(at[1][0])
+    correction = read_correction(y.text)  # a terse correction: the sentence of the value it replaces
+    span = replaced_span(correction, x.text) if correction is not None else None
+    if span is None:
+        return None
+    said = next((x.sentence(t) for t in x.sentences if t[0] <= span[0] < t[1]), x.text)
+    return " ".join(said.split()), " ".join(y.text.split())
 
 
 def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
@@ -352,9 +369,36 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                     return (i, j) if when_i < when_j else (j, i)
         return None
 
+    def tersely_corrected(j: int) -> int | None:
+        """The unit whose turn a terse correction in unit ``j`` corrects (``text.corrections``): of the
+        units of its conversation, the latest turn of the same speaker said before it that holds the
+        value replaced; one that names no replaced value reaches back ``_TERSE_REACH`` units at most."""
+        best = None
+        for speaker, when_j, y in turns_said(j):
+            correction = read_correction(y.text) if when_j[1] else None  # a quote corrects nothing
+            if correction is None:
+                continue
+            for i in range(len(hits)):
+                same = (units[i].kb, units[i].doc_id) == (units[j].kb, units[j].doc_id)
+                if i == j or not same or i in newer_of:
+                    continue
+                if correction.replaced is None and not 0 < units[j].ord - units[i].ord <= _TERSE_REACH:
+                    continue
+                for other, when_i, x in turns_said(i):
+                    if other == speaker and when_i < when_j and (best is None or when_i > best[0]) \
+                            and replaced_span(correction, x.text) is not None:
+                        best = (when_i, i)
+        return None if best is None else best[1]
+
     newer_of: dict[int, int] = {}  # older -> newer (or history -> current)
     disagree: dict[int, int] = {}
     taken: set[int] = set()  # each unit in at most one conflict
+    for j in range(len(hits)):
+        if turns[j] is not None and j not in newer_of:
+            i = tersely_corrected(j)
+            if i is not None:
+                newer_of[i] = j
+                taken.add(i)
     for i in range(len(hits)):
         for j in range(i + 1, len(hits)):
             said = turns[i] is not None and turns[j] is not None  # two chat turns
