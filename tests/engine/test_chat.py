@@ -433,8 +433,8 @@ def test_a_terse_correction_outdates_the_turn_it_corrects_and_two_true_values_st
             "Alice: I visited Rome last spring with my sister.",
             "Carol: I live in Tartu with my two cats.",
             "Alice: Sorry, I meant Friday.",
-            "Tom: Tom brings the wine to the picnic, then.",
-            "Alice: I visited Paris too, lovely in spring.",
+            "Tom: I bring the wine to the picnic.",  # plain words in the slot, and no correction's mark
+            "Alice: I visited Paris too last spring with my sister.",  # "too": a second value
             "Carol: No wait, Bologna, not Tartu!"]
     session = {"id": "trip", "date": "2023-05-08",
                "turns": [dict(zip(("speaker", "text"), t.split(": ", 1))) for t in said]}

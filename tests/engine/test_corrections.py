@@ -2,7 +2,8 @@
 correct nothing."""
 import pytest
 
-from asmr.text.corrections import Correction, read_correction, replaced_span, value_kind
+from asmr.text.corrections import (Correction, adds_value, marks_correction, read_correction, replaced_span,
+                                   value_kind)
 
 
 @pytest.mark.parametrize("said, value, replaced", [
@@ -51,3 +52,9 @@ def test_the_span_a_correction_replaces():
     assert replaced_span(cello, "I played the violin at the concert.") == (0, 35)  # no kind: the turn
     assert [value_kind(v) for v in ("Friday", "周五", "May 14", "9:30", "42", "Porto", "cello")] == \
         ["weekday", "weekday", "date", "time", "number", "name", "word"]
+
+
+def test_marks_of_a_correction_and_of_an_addition():
+    assert marks_correction("Sorry, typo.") and marks_correction("Wait, let me correct that.")
+    assert marks_correction("说错了，是周五") and not marks_correction("I bring the wine.")
+    assert adds_value("I visited Paris too.") and adds_value("我也去过巴黎") and not adds_value("I visited Paris.")

@@ -59,7 +59,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from ..text.cjk import CJK_CHAR, CJK_CLASS
-from ..text.corrections import read_correction, replaced_span
+from ..text.corrections import adds_value, marks_correction, read_correction, replaced_span
 from ..text.entities import COMMON_WORDS, normalize, title_key, unit_entities
 from ..text.facts import key_facts
 from ..text.sentences import sentence_ends, split_sentences
@@ -185,12 +185,15 @@ def differing_value(a: str, b: str) -> tuple[str, str] | None:
     return _differing_value(a, _tokens(a), b, _tokens(b))
 
 
-def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False) -> tuple[str, str] | None:
+def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False,
+                     marked: bool = False) -> tuple[str, str] | None:
     """``differing_value`` of the sentences whose tokens (with offsets into ``a`` and ``b``) are given.
     ``restated``: the tokens matched are counted over the shorter sentence, not the longer (a speaker
     restating their own words may add some: "Sorry, I was wrong: my train leaves on Saturday"), and
     where the rest is the same word for word (but for a lead-in), a slot of up to ``_RESTATED_SLOT``
-    tokens needs no mark of a value ("I play the cello" / "Sorry, I play the piano")."""
+    tokens needs no mark of a value where one of their turns says it corrects (``marked``: "I play the
+    cello" / "Sorry, I play the piano"; ``text.corrections.marks_correction``). A sentence that says it
+    adds ("too", "also") gives a second value, not another."""
     if not ta or not tb:
         return None
     sm = SequenceMatcher(None, [t for t, _, _ in ta], [t for t, _, _ in tb], autojunk=False)
@@ -220,6 +223,10 @@ def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False)
         if i1 == 0 and j1 == 0 and not any(c.isdigit() for c in a[sa:ea] + b[sb:eb]):
             return None  # the sentences open with different names: two subjects (a date may open one)
         found = values
+    if found is not None and restated and adds_value(a) != adds_value(b):
+        return None  # "I visited Rome" ... "I visited Paris too": a second value, not another
+    if loose and not marked:
+        return None  # "I bring the salad" ... "I bring the wine": a slot of plain words needs a correction's mark
     return None if loose and said_more else found
 
 
@@ -263,6 +270,7 @@ def _disagreement(x: _Read, y: _Read, restated: bool = False) -> tuple[tuple, tu
     are aligned (``restated``: see ``_differing_value``)."""
     if len(x.token_set & y.token_set) < _MIN_SHARED:
         return None
+    marked = restated and (marks_correction(x.text) or marks_correction(y.text))
     # a sentence both units state word for word gives no slot two values
     xs = [s for s in x.sentences if len(s[2] & y.token_set) >= _MIN_OVERLAP * len(s[2])
           and x.text[s[0]:s[1]].strip() not in y.said]
@@ -272,7 +280,7 @@ def _disagreement(x: _Read, y: _Read, restated: bool = False) -> tuple[tuple, tu
         for t in ys:
             if _overlap(s[2], t[2], restated) >= _MIN_OVERLAP:
                 (a, ta), (b, tb) = x.aligned(s), y.aligned(t)
-                values = _differing_value(a, ta, b, tb, restated)
+                values = _differing_value(a, ta, b, tb, restated, marked)
                 if values:
                     return (s, a), (t, b), values
     return None

@@ -28,7 +28,7 @@ from .cjk import CJK_CHAR
 # meant ("actually" only before "it was" / "it's": alone it opens any remark).
 _MARKERS = re.compile(
     r"\b(?:correction|i\s+meant|i\s+misspoke|my\s+mistake|my\s+bad|typo|scratch\s+that|make\s+that|"
-    r"no\s+wait|wait\s*,?\s+no|i\s+was\s+wrong|i\s+got\s+(?:that|it)\s+wrong|wrong\s+one|"
+    r"correct\s+(?:that|this|it|myself)|no\s+wait|wait\s*,?\s+no|i\s+was\s+wrong|i\s+got\s+(?:that|it)\s+wrong|wrong\s+one|"
     r"actually\s*,?\s+(?:it\s+was|it'?s|it\s+is))\b"
     r"|不对|我是说|我的意思是|更正|纠正|说错了|口误|打错了", re.IGNORECASE)
 # Lead-ins that mark a correction only together with a contrast ("Sorry, Friday, not Thursday").
@@ -65,6 +65,20 @@ _KINDS = (  # (kind, its pattern), the first that a value matches is its kind
                         re.IGNORECASE)),
     ("number", re.compile(r"\d|[零〇一二三四五六七八九十百千万两]+(?:个|岁|元|块|次|人|天|年)")),
 )
+
+
+# Words that add a value to one said before rather than replace it ("I visited Paris too").
+_ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|another|besides)\b|也|还|另外", re.IGNORECASE)
+
+
+def marks_correction(said: str) -> bool:
+    """Whether the words say they correct something said before (a marker, or a lead-in such as "sorry")."""
+    return _MARKERS.search(said) is not None or _SOFT_MARKERS.search(said) is not None
+
+
+def adds_value(said: str) -> bool:
+    """Whether the words say they add to what was said ("too", "also", 也)."""
+    return _ADDITIVE.search(said) is not None
 
 
 class Correction(NamedTuple):
