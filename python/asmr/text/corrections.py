@@ -114,7 +114,8 @@ def read_correction(said: str) -> Correction | None:
             continue
         value, replaced = _value(m.group("v")), _value(m.group("w"))
         # "X, not Y" alone is a correction where it is all the turn says ("Not bad, but tiring" is not)
-        alone = at == 0 and not said[:m.start()].strip(" ,;:!.") and not said[m.end():].strip(" ,;:!?.。！？，")
+        alone = (at == 0 and not said[:m.start()].strip(" ,;:!.")
+                 and not said[m.end():].strip(" ,;:!?.。！？，"))
         if _short(value) and _short(replaced) and value.lower() != replaced.lower() and (softly or alone):
             return Correction(value, replaced)
     if not marked:
