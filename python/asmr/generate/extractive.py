@@ -3,9 +3,10 @@
 No model writes anything, so nothing can be invented: every sentence of the
 answer is a sentence of a source, followed by that source's marker. Sentences
 are ranked by cosine to the question (the memory's embedder) plus the share
-of the question's content words they contain; the best one is always taken,
-the next ones only when they score near it. A sentence that opens with a
-pronoun ("It is owned by …") is quoted with the sentence before it, which
+of the question's content words they contain (a chat turn's sentence without
+the turn's head, against the question without its speakers' names; a source's
+``context`` read before its sentences); the best one is always taken, the next
+ones only when they score near it. A sentence that opens with a pronoun ("It is owned by …") is quoted with the sentence before it, which
 names what it is about. A question in two parts ("Which team owns X, and who
 leads that team?") gets the best sentence for each part, and for a later part
 a sentence that shares a name with the earlier parts' answer (one the
