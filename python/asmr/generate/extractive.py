@@ -6,8 +6,9 @@ are ranked by cosine to the question (the memory's embedder) plus the share
 of the question's content words they contain (a chat turn's sentence without
 the turn's head, against the question without its speakers' names; a source's
 ``context`` read before its sentences); the best one is always taken, the next
-ones only when they score near it. A sentence that opens with a pronoun ("It is owned by …") is quoted with the sentence before it, which
-names what it is about. A question in two parts ("Which team owns X, and who
+ones only when they score near it. A sentence that opens with a pronoun ("It
+is owned by …") is quoted with the sentence before it, which names what it is
+about. A question in two parts ("Which team owns X, and who
 leads that team?") gets the best sentence for each part, and for a later part
 a sentence that shares a name with the earlier parts' answer (one the
 question does not give) is preferred: that name is the bridge between them.
