@@ -21,7 +21,8 @@ questions of ``--categories``:
 - ``accuracy``: the extractive answer, verified, given even below the confidence threshold (as
   ``eval answers``' plain ``asmr``), states the answer, states no stale value, and cites a gold
   turn;
-- ``stale``: the share of answers that state the stale value (the wrong or the earlier one);
+- ``stale``: the share of answers that state the stale value (the wrong or the earlier one), a
+  value named only after "not" aside ("Bologna, not Tartu" states Bologna);
 - ``outdated``: of the questions whose hits hold a gold turn and a stale turn (one of the
   subject's earlier turns that states a stale value), the share whose stale turn is marked the
   older side of a conflict with the gold one (``Hit.alternative_to``); in brackets, how many such
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -50,6 +52,8 @@ from asmr.units.chat import iter_chat
 from asmr.units.read import iter_jsonl
 
 K = 5
+# "not Tartu", "not the 12th", "不是塔尔图": the value after the negation, up to punctuation.
+_NEGATED = re.compile(r"\bnot\s+[^,;:.!?]+|不是[^，。；！？,;.!?]+", re.IGNORECASE)
 
 
 def _turn_offsets(corpus: Path) -> dict[str, dict[str, int]]:
@@ -109,7 +113,8 @@ def run(seed: int, corrections: int, embedder: str, categories: list[str], work:
                 cited = set().union(*(pids(c.unit_id) for c in ans.citations if c.doc_id)) \
                     if ans.citations else set()
                 said = markers.sub("", ans.text)
-                stale = any(states(said, [s]) for s in q["stale_answers"])
+                # a value the answer names only to deny it ("Bologna, not Tartu") is not stated
+                stale = any(states(_NEGATED.sub(" ", said), [s]) for s in q["stale_answers"])
                 right = not ans.refused and states(said, q["answers"]) and not stale and bool(cited & gold)
                 first = min(place[g] for g in gold)
                 stale_turns = {t["pid"] for t in turns[:first] if t["speaker"] == q["subject"]

@@ -419,3 +419,47 @@ def test_chat_remember_a_corrected_statement_is_answered_with_the_later_turn(han
     assert not any(earlier in x for x in lines if x.startswith("["))
     # the earlier statement (or the assistant's echo of it) shown as the older side, not as the answer
     assert lines[2].startswith("  [1] said later than memo://") and lines[2].endswith("Thursday morning.")
+
+
+def test_a_terse_correction_outdates_the_turn_it_corrects_and_two_true_values_stand(tmp_path, capsys):
+    from asmr.answer.answerer import AnswerConfig, Answerer
+    from asmr.embed import get_embedder
+    from asmr.generate import get_generator
+    from asmr.retrieve import Retriever
+    from asmr.store import Memory
+
+    said = ["Alice: My flight to Porto is on Thursday, I can't wait to see the river.",
+            "Tom: I bring the salad to the picnic.",
+            "Alice: I visited Rome last spring with my sister.",
+            "Carol: I live in Tartu with my two cats.",
+            "Alice: Sorry, I meant Friday.",
+            "Tom: I bring the wine to the picnic.",  # plain words in the slot, and no correction's mark
+            "Alice: I visited Paris too last spring with my sister.",  # "too": a second value
+            "Carol: No wait, Bologna, not Tartu!"]
+    session = {"id": "trip", "date": "2023-05-08",
+               "turns": [dict(zip(("speaker", "text"), t.split(": ", 1))) for t in said]}
+    mem = tmp_path / "mem"
+    assert asmr(capsys, "ingest", "--format", "chat", write_jsonl(tmp_path / "s.jsonl", [session]),
+                "--memory", mem, "--embedder", "hash-256")[0] == 0
+    with Memory(mem) as m:
+        emb = get_embedder(m.embed_model)
+        retriever = Retriever(m, emb)
+        answerer = Answerer(m, get_generator("extractive", embedder=emb), retriever=retriever, embedder=emb,
+                            config=AnswerConfig(refuse=False))
+        result = retriever.search("When is the flight to Porto? Where does Carol live? Tartu")
+        texts = {u.id: u.content.split("] ", 1)[1] for u in m.units_at_rows([h.row for h in result.hits])}
+        hits = {texts[h.unit_id]: h for h in result.hits}
+        assert set(hits) == set(said)
+        thursday, friday = hits[said[0]], hits[said[4]]
+        assert thursday.alternative_to == friday.unit_id  # "I meant Friday": the weekday it replaces
+        assert hits[said[3]].alternative_to == hits[said[7]].unit_id  # "Bologna, not Tartu"
+        # two true values, and another speaker's turn, correct nothing
+        assert not any(hits[t].alternative_to or hits[t].disagrees_with for t in (said[1], said[2], said[5],
+                                                                                 said[6]))
+        question = "Which city does Carol live in?"
+        answer = answerer.answer(question, retriever.search(question))
+        cited = {c.unit_id: c for c in answer.citations}
+        bologna = hits[said[7]].unit_id
+        assert "Bologna" in answer.text and bologna in cited  # the correcting turn states the answer
+        assert cited[bologna].older["text"] == "I live in Tartu with my two cats."  # the older side
+        assert hits[said[3]].unit_id not in cited

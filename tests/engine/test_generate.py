@@ -140,3 +140,14 @@ def test_openai_backend_sends_the_allowlist_and_reads_the_answer():
         get_generator("openai", base_url="http://127.0.0.1:9/v1", model="m", timeout=2).generate("q", SOURCES)
     with pytest.raises(ValueError, match="must be one of"):
         get_generator("gpt")
+
+
+def test_a_chat_turn_is_ranked_by_what_it_says_not_by_its_head(gen):
+    # every turn of Kasimir holds his name and a stamp: neither tells the answering turn from small talk
+    q = "Which band did Kasimir see live?"
+    sources = [Source("a", "[2023-11-25] Kasimir: Kasimir here, morning all!"),
+               Source("c", "[2023-11-25] Kasimir: I saw Velvet Orchard live two weeks ago, what a night.")]
+    out = gen.generate(q, sources).text
+    assert out.startswith("[2023-11-25] Kasimir: I saw Velvet Orchard") and "[cite:a]" not in out
+    restamped = [Source(s.id, s.text.replace("2023-11-25", "2024-02-09 18:30")) for s in sources]
+    assert [r[0] for r in gen._ranked(q, restamped)[0]] == [r[0] for r in gen._ranked(q, sources)[0]]

@@ -27,7 +27,9 @@ from asmr.redundancy.block import MODES, ParaphraseCache, redundancy_block
 from asmr.retrieve import Result, Retriever, RetrieveConfig
 from asmr.retrieve.conflicts import disagreeing_sentences
 from asmr.text.cjk import CJK_CHAR
+from asmr.text.corrections import read_correction
 from asmr.text.sentences import sentence_ends, split_sentences
+from asmr.text.turns import parse_turn
 from asmr.verify.citations import parse_answer
 from asmr.verify.allowlist import Allowlist, Conversation
 from asmr.verify.verifier import DROPPED, DROPPED_CJK, Verification, Verifier
@@ -225,8 +227,9 @@ class Answerer:
         units = {u.id: u for u in self.memory.units_at_rows([h.row for h in hits])}
         # A heading states nothing (its text is in the section path of the units under it): no source slot.
         hits = [h for h in hits if h.unit_id in units and units[h.unit_id].kind != "heading"] or hits
+        corrected = self._corrected(result.hits, units)
         sources = [Source(h.unit_id, units[h.unit_id].content, units[h.unit_id].doc_id,
-                          " / ".join(units[h.unit_id].section_path), h.score)
+                          " / ".join(units[h.unit_id].section_path), h.score, corrected.get(h.unit_id, ""))
                    for h in _with_partners(hits, self.config.max_sources) if h.unit_id in units]
         block = redundancy_block(question, sources, mode=self.config.redundancy,
                                  budget_tokens=self.config.redundancy_budget_tokens,
@@ -249,6 +252,21 @@ class Answerer:
         timings["total_ms"] = (time.perf_counter() - t0) * 1e3
         return Answer(question, text, True, citations, result, allowlist, generation, verification, block,
                       timings, disagreement)
+
+    def _corrected(self, recalled, units: dict) -> dict[str, str]:
+        """By unit id, the sentence of the older unit that a recalled terse correction corrects (what
+        "Sorry, I meant Friday" is about, for the generator to rank it by: ``Source.context``)."""
+        out: dict[str, str] = {}
+        for h in recalled:
+            unit = units.get(h.alternative_to) if h.alternative_to else None
+            turn = parse_turn(unit.content) if unit is not None else None
+            if turn is None or h.alternative_to in out or read_correction(turn.body) is None:
+                continue
+            old = self.memory.unit(h.unit_id)
+            said = disagreeing_sentences(old.content, unit.content) if old is not None else None
+            if said:
+                out[h.alternative_to] = said[0]
+        return out
 
     def _citations(self, text: str, units: dict, recalled) -> list[Citation]:
         hits = {h.unit_id: h for h in recalled}

@@ -36,7 +36,7 @@ Question categories:
 - ``previous``: the value before the change ("before moving to ..."), gold the earlier turn.
 - ``correction`` (only with ``corrections=N``): a fact stated once with a wrong value and corrected
   by the same person a few turns later in the same session ("Sorry, typo: I drive a Toyota Yaris,
-  old but reliable.", or tersely "Sorry, I meant Toyota Yaris, not Fiat Panda."); the answer is the
+  old but reliable.", or tersely "Ugh, wrong one: Toyota Yaris, not Fiat Panda."); the answer is the
   corrected value, gold the correcting turn, ``stale_answers`` the wrong one, ``correction_form``
   ``restated`` or ``terse``. The wrong value is one nobody in the log holds.
 - ``temporal``: when something happened (a move, a new job or hobby, a pet adopted, a trip
@@ -194,8 +194,10 @@ EVENTS = {
 }
 # A fact corrected in the same session: the statement said again with the right value after a lead-in
 # (``restated``), or only the two values (``terse``). {s} is the statement, {v} the value, {w} the wrong one.
+# The terse forms are worded apart from the examples that text.corrections is written and tested with.
 CORRECT = {"restated": ("Sorry, typo. {s}", "Oops, I got that wrong: {s}", "Wait, let me correct that. {s}"),
-           "terse": ("Sorry, I meant {v}, not {w}.", "Correction: {v}, not {w}!")}
+           "terse": ("Ugh, wrong one: {v}, not {w}.", "Oops, make that {v}.", "{v}! Not {w}, sorry.",
+                     "Hang on, I misspoke, it's {v}.")}
 CORRECTABLE = {"city": CITIES, "job": JOBS, "car": CARS, "instrument": INSTRUMENTS, "birthday": None}
 CORRECT_AFTER = (1, 4)  # turns between the wrong statement and its correction, at most (within the session)
 

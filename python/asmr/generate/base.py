@@ -23,6 +23,9 @@ class Source:
     title: str = ""
     section: str = ""
     score: float = 0.0
+    # What the unit's words stand for when they do not say it themselves (the statement a terse
+    # correction corrects: "Correction: Bologna, not Tartu!" of "I live in Tartu"): for ranking, never quoted.
+    context: str = ""
 
 
 @dataclass

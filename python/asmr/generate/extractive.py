@@ -3,10 +3,12 @@
 No model writes anything, so nothing can be invented: every sentence of the
 answer is a sentence of a source, followed by that source's marker. Sentences
 are ranked by cosine to the question (the memory's embedder) plus the share
-of the question's content words they contain; the best one is always taken,
-the next ones only when they score near it. A sentence that opens with a
-pronoun ("It is owned by …") is quoted with the sentence before it, which
-names what it is about. A question in two parts ("Which team owns X, and who
+of the question's content words they contain (a chat turn's sentence without
+the turn's head, against the question without its speakers' names; a source's
+``context`` read before its sentences); the best one is always taken, the next
+ones only when they score near it. A sentence that opens with a pronoun ("It
+is owned by …") is quoted with the sentence before it, which names what it is
+about. A question in two parts ("Which team owns X, and who
 leads that team?") gets the best sentence for each part, and for a later part
 a sentence that shares a name with the earlier parts' answer (one the
 question does not give) is preferred: that name is the bridge between them.
@@ -31,7 +33,7 @@ from asmr.decoding.markers import CITE, Marker, cite
 from asmr.embed.models import question_vectors
 from asmr.text.entities import mentions
 from asmr.text.sentences import split_sentences
-from asmr.text.turns import parse_turn
+from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
 from asmr.text.words import content_words
 
@@ -106,15 +108,29 @@ class ExtractiveGenerator:
         queries = [question, *parts]
         if not cands:
             return [[] for _ in queries]
-        query_vecs = question_vectors(self.embedder, queries)
-        sentence_vecs = self.embedder.embed([s for _, s in cands])
+        # A sentence is ranked by what it says, with what it stands for (Source.context) before it. A
+        # chat turn's head ("[date] Speaker:") is no content, and among turns the speakers' names in
+        # the question match every turn of theirs alike: turns are ranked for the question without them.
+        speakers = {speaker_key(src.text) for src in sources} - {None}
+        turn = [speaker_key(sources[i].text) is not None for i, _ in cands]
+        read = [(without_heads if t else str)(f"{sources[i].context} {s}".strip())
+                for (i, s), t in zip(cands, turn)]
+        names = named_speakers(question, speakers) if speakers else []
+        plain = [without_names(q, names) for q in queries] if names else queries
+        query_vecs = question_vectors(self.embedder, [*queries, *plain] if names else queries)
+        sentence_vecs = self.embedder.embed(read)
         out = []
         for qi, query in enumerate(queries):
             cos = np.asarray(sentence_vecs @ query_vecs[qi], dtype=np.float64)
+            cos_plain = np.asarray(sentence_vecs @ query_vecs[len(queries) + qi], dtype=np.float64) \
+                if names else cos
             q_words = content_words(query)
+            q_plain = q_words - {w for n in names for w in content_words(n)}
             ranked = []
-            for (i, s), c in zip(cands, cos):
-                overlap = len(q_words & content_words(s)) / len(q_words) if q_words else 0.0
+            for (i, s), r, t, c, cp in zip(cands, read, turn, cos, cos_plain):
+                words = q_plain if t else q_words
+                c = cp if t else c
+                overlap = len(words & content_words(r)) / len(words) if words else 0.0
                 ranked.append((float(c) + self.lexical_weight * overlap, i, s))
             # ties go to the better-ranked source, then to the earlier sentence: deterministic
             out.append(sorted(ranked, key=lambda r: -r[0]))

@@ -35,6 +35,12 @@ and the earlier becomes its alternative, as an older unit of another document do
 document only one slot, two values counts (two turns alike in meaning both stand), and a turn
 that states a change is news there, not history.
 
+A terse correction restates nothing ("Correction: Bologna, not Tartu!", "Sorry, I meant Friday":
+``text.corrections.read_correction``): it outdates the latest earlier turn of the same speaker in
+the same conversation whose value it replaces (``text.corrections.replaced_span``): the value it
+names as replaced, else one of the same kind (a weekday, a date, a name, ...) within
+``_TERSE_REACH`` units before it.
+
 Turns are compared by what was said, without their heads (the stamps differ in every pair), and
 two turns of different speakers never conflict, in one document or two: Bob's statement never
 corrects Alice's.
@@ -53,6 +59,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from ..text.cjk import CJK_CHAR, CJK_CLASS
+from ..text.corrections import adds_value, marks_correction, read_correction, replaced_span
 from ..text.entities import COMMON_WORDS, normalize, title_key, unit_entities
 from ..text.facts import key_facts
 from ..text.sentences import sentence_ends, split_sentences
@@ -73,6 +80,9 @@ _CJK_NUMERAL = re.compile("[零〇一二三四五六七八九十百千万亿两]
 _CJK_WINDOW = 3  # characters around a CJK span searched for the key fact that holds it
 _CJK_NAME_MAX = 8  # characters of a CJK span taken for a name opposite a value
 _RESTATED_SLOT = 3  # tokens of a slot a speaker's restated sentence may fill with other words
+# Units back that a terse correction naming no replaced value reaches ("I meant Friday" is said right
+# after what it corrects; the speaker's turns in between are few).
+_TERSE_REACH = 8
 # Pronouns that open a sentence whose subject is named elsewhere (closed word classes, English and Chinese).
 _PRONOUNS = frozenset("it its he his she her they their this these those 它 他 她 其 该 此".split())
 
@@ -175,12 +185,15 @@ def differing_value(a: str, b: str) -> tuple[str, str] | None:
     return _differing_value(a, _tokens(a), b, _tokens(b))
 
 
-def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False) -> tuple[str, str] | None:
+def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False,
+                     marked: bool = False) -> tuple[str, str] | None:
     """``differing_value`` of the sentences whose tokens (with offsets into ``a`` and ``b``) are given.
     ``restated``: the tokens matched are counted over the shorter sentence, not the longer (a speaker
     restating their own words may add some: "Sorry, I was wrong: my train leaves on Saturday"), and
     where the rest is the same word for word (but for a lead-in), a slot of up to ``_RESTATED_SLOT``
-    tokens needs no mark of a value ("I play the cello" / "Sorry, I play the piano")."""
+    tokens needs no mark of a value where one of their turns says it corrects (``marked``: "I play the
+    cello" / "Sorry, I play the piano"; ``text.corrections.marks_correction``). A sentence that says it
+    adds ("too", "also") gives a second value, not another."""
     if not ta or not tb:
         return None
     sm = SequenceMatcher(None, [t for t, _, _ in ta], [t for t, _, _ in tb], autojunk=False)
@@ -210,6 +223,10 @@ def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False)
         if i1 == 0 and j1 == 0 and not any(c.isdigit() for c in a[sa:ea] + b[sb:eb]):
             return None  # the sentences open with different names: two subjects (a date may open one)
         found = values
+    if found is not None and restated and adds_value(a) != adds_value(b):
+        return None  # "I visited Rome" ... "I visited Paris too": a second value, not another
+    if loose and not marked:
+        return None  # "I bring the salad" ... "I bring the wine": a slot of plain words needs a correction's mark
     return None if loose and said_more else found
 
 
@@ -253,6 +270,7 @@ def _disagreement(x: _Read, y: _Read, restated: bool = False) -> tuple[tuple, tu
     are aligned (``restated``: see ``_differing_value``)."""
     if len(x.token_set & y.token_set) < _MIN_SHARED:
         return None
+    marked = restated and (marks_correction(x.text) or marks_correction(y.text))
     # a sentence both units state word for word gives no slot two values
     xs = [s for s in x.sentences if len(s[2] & y.token_set) >= _MIN_OVERLAP * len(s[2])
           and x.text[s[0]:s[1]].strip() not in y.said]
@@ -262,7 +280,7 @@ def _disagreement(x: _Read, y: _Read, restated: bool = False) -> tuple[tuple, tu
         for t in ys:
             if _overlap(s[2], t[2], restated) >= _MIN_OVERLAP:
                 (a, ta), (b, tb) = x.aligned(s), y.aligned(t)
-                values = _differing_value(a, ta, b, tb, restated)
+                values = _differing_value(a, ta, b, tb, restated, marked)
                 if values:
                     return (s, a), (t, b), values
     return None
@@ -278,7 +296,14 @@ def disagreeing_sentences(text_a: str, text_b: str) -> tuple[str, str] | None:
     """The sentence of each unit that gives the slot its value, for two units that disagree."""
     x, y = _Read(_said(text_a)), _Read(_said(text_b))
     at = _disagreement(x, y) or _disagreement(x, y, restated=True)
-    return (x.sentence(at[0][0]), y.sentence(at[1][0])) if at else None
+    if at:
+        return x.sentence(at[0][0]), y.sentence(at[1][0])
+    correction = read_correction(y.text)  # a terse correction: the sentence of the value it replaces
+    span = replaced_span(correction, x.text) if correction is not None else None
+    if span is None:
+        return None
+    said = next((x.sentence(t) for t in x.sentences if t[0] <= span[0] < t[1]), x.text)
+    return " ".join(said.split()), " ".join(y.text.split())
 
 
 def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
@@ -352,9 +377,36 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                     return (i, j) if when_i < when_j else (j, i)
         return None
 
+    def tersely_corrected(j: int) -> int | None:
+        """The unit whose turn a terse correction in unit ``j`` corrects (``text.corrections``): of the
+        units of its conversation, the latest turn of the same speaker said before it that holds the
+        value replaced; one that names no replaced value reaches back ``_TERSE_REACH`` units at most."""
+        best = None
+        for speaker, when_j, y in turns_said(j):
+            correction = read_correction(y.text) if when_j[1] else None  # a quote corrects nothing
+            if correction is None:
+                continue
+            for i in range(len(hits)):
+                same = (units[i].kb, units[i].doc_id) == (units[j].kb, units[j].doc_id)
+                if i == j or not same or i in newer_of:
+                    continue
+                if correction.replaced is None and not 0 < units[j].ord - units[i].ord <= _TERSE_REACH:
+                    continue
+                for other, when_i, x in turns_said(i):
+                    if other == speaker and when_i < when_j and (best is None or when_i > best[0]) \
+                            and replaced_span(correction, x.text) is not None:
+                        best = (when_i, i)
+        return None if best is None else best[1]
+
     newer_of: dict[int, int] = {}  # older -> newer (or history -> current)
     disagree: dict[int, int] = {}
     taken: set[int] = set()  # each unit in at most one conflict
+    for j in range(len(hits)):
+        if turns[j] is not None and j not in newer_of:
+            i = tersely_corrected(j)
+            if i is not None:
+                newer_of[i] = j
+                taken.add(i)
     for i in range(len(hits)):
         for j in range(i + 1, len(hits)):
             said = turns[i] is not None and turns[j] is not None  # two chat turns

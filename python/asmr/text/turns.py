@@ -36,6 +36,12 @@ def parse_turn(text: str) -> Turn | None:
     return Turn(m.group(1), m.group(2).strip(), text[m.end():])
 
 
+def without_heads(text: str) -> str:
+    """``text`` without the head of each turn it holds (its own, joined ones, quoted ones): what was
+    said. Every turn of a speaker holds their name and a stamp, so the head tells no turn from another."""
+    return _TURN.sub("", text)
+
+
 def said_turns(text: str) -> list[tuple[Turn, bool]]:
     """The turns a unit states, each with its own stamp and speaker, and whether it is quoted: the
     unit's turn and the turns joined to it (each starts the text or follows a blank line, as chat
