@@ -408,3 +408,13 @@ def test_a_unit_change_is_a_well_formed_other_unit(sentence, changed):
     assert out == changed
     if out is not None:
         assert missing_facts(out, sentence)
+
+
+def test_the_swap_pool_holds_names_not_capitalised_words():
+    """A word the memory also writes in lower case ("On-call", "Planned") names nothing, and a span
+    across a sentence end ("Rhonix. Planned") is two: neither is put for a name."""
+    from asmr.eval.contradictions import _Pool
+
+    pool = _Pool([("a", "On-call\nThe on-call engineer pages Rhonix. Planned maintenance happens weekly. "
+                        "The planned window is set by Bill Gates. Travel is paid. We travel to Paris.")])
+    assert pool.entities == ["Bill Gates", "Paris", "Rhonix"]

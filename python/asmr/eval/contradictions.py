@@ -157,6 +157,7 @@ _PAREN = re.compile(r"\s*[（(][^()（）]{1,80}[)）]")
 _LEADING_PHRASE = re.compile(r"^((?:In|On|At|During|After|Before|Since|By) [^,]{2,40}), (.+?)([.!?])?$")
 _ZH_DURATION = re.compile(r"(?<![0-9A-Za-z.])(\d{1,3}|[一二两三四五六七八九十]+)"
                           r"(?:(?:个)?(?:天|小时|分钟|周|星期)|个月|年(?=内|以内|后|间|之内))(?:内|以内|后|之内)?")
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z-]+(?![\w-])")
 _CJK_NUM_UNIT = re.compile(r"(\d{1,4})(天|个月|年|小时|分钟|人|次|周|岁|公里|米)")
 
 
@@ -515,8 +516,10 @@ class _Pool:
         ent: Counter[str] = Counter()
         ent_zh: Counter[str] = Counter()
         nouns: Counter[str] = Counter()
+        lower: set[str] = set()  # words the memory writes in lower case somewhere
         self.sentences: dict[str, list[str]] = {"en": [], "zh": []}
         for _, text in units:
+            lower.update(_LOWER_WORD.findall(text))
             for f in key_facts(text[:2000]):
                 if f.kind == "entity" and len(f.text) > 2:
                     (ent_zh if CJK_CHAR.search(f.text) else ent)[f.text] += 1
@@ -524,6 +527,15 @@ class _Pool:
             for s in _sentences(text):
                 if _usable(s):
                     self.sentences[_lang(s)].append(s)
+        # A span across a sentence end ("Rhonix. Planned") is two; a capitalised word the memory also writes
+        # in lower case ("On-call", "Planned", "Capacity of X") opens a heading or a sentence and names
+        # nothing: put for a name it makes a malformed claim.
+        parts: Counter[str] = Counter()
+        for e, c in ent.items():
+            for part in re.split(r"\.\s+", e):
+                if len(part) > 2 and part.split()[0].lower() not in lower:
+                    parts[part] += c
+        ent = parts
         self.entities = sorted(ent, key=lambda e: (-ent[e], e))[:2000]
         self.name_words = {w for e in ent for w in e.split() if w[:1].isupper()}
         self.entities_zh = sorted(ent_zh, key=lambda e: (-ent_zh[e], e))[:2000]
