@@ -262,6 +262,8 @@ LOG_RULE = "Logs are kept for 14 days in the log directory."
 PORT = "The server listens on port 9090."
 ROLLBACK = ("Deployments roll out one zone at a time. Rollbacks use the previous image and\n"
             "take about 2 minutes.")
+CALLS = ("For identity checks, Brelion calls Ulment. For document storage, Brelion calls Tamrium. "
+         "Ferrune stores events.")
 DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
                 "Lumant depends on Rhonix for identity checks. Ferrium stores the documents of Lumant.")
 
@@ -304,6 +306,9 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
      DEPENDENCIES, False),
     ("Lumant depends on Quorent for currency conversion, and it depends on Rhonix for identity checks.",
      DEPENDENCIES, True),
+    ("For identity checks, Brelion calls Ulment, and for identity checks, Tamrium calls Ferrune.",
+     CALLS, False),
+    ("For identity checks, Brelion calls Ulment, and for document storage, it calls Tamrium.", CALLS, True),
     ("Milira, an R&B singer from New Jersey, released the song in 1990.",
      "Milira released the song in 1990. Milira is an R&B singer from New Jersey.", True),
     ("As the documentation states, logs are kept for 14 days in the log directory.", LOG_RULE, True),
@@ -340,6 +345,16 @@ def test_a_swap_is_one_word_for_another_in_a_restated_sentence(embedder):
     assert x[0, col["flip_swap"]] > 0.5
     assert x[1:, col["flip_swap"]].tolist() == [0.0] * 5
     assert x[3, col["flip_opposite"]] == 1.0 and x[4, col["flip_opposite"]] == 0.0
+
+
+def test_a_short_leading_phrase_goes_with_the_clause_after_it():
+    from asmr.verify.support import _clauses
+
+    claim = "For identity checks, Brelion calls Ulment, and for identity checks, Tamrium calls Ferrune."
+    assert _clauses(claim) == ["For identity checks, Brelion calls Ulment",
+                               "for identity checks, Tamrium calls Ferrune."]
+    assert _clauses("The job of Ivrade is simple, it routes loyalty points to the partner.") == [
+        "The job of Ivrade is simple", "it routes loyalty points to the partner."]
 
 
 def test_opposite_prefixes_make_opposites_without_a_word_list():

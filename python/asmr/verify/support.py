@@ -194,11 +194,17 @@ def _clauses(core: str) -> list[str]:
         return []
     parts = [p for p in _CLAUSE_SPLIT.split(core) if p and p.strip()]
     merged: list[str] = []
-    for part in parts:
-        if merged and len(_content(claim_words(merged[-1]))) < MIN_CLAUSE_WORDS:
-            merged[-1] = f"{merged[-1]}, {part}"
-        elif merged and len(_content(claim_words(part))) < MIN_CLAUSE_WORDS:
-            merged[-1] = f"{merged[-1]}, {part}"
+    lead = ""  # a short part before another: a leading phrase of the next ("for X, A calls B")
+    for k, part in enumerate(parts):
+        part = f"{lead}, {part}" if lead else part
+        lead = ""
+        if len(_content(claim_words(part))) < MIN_CLAUSE_WORDS:
+            if k + 1 < len(parts):
+                lead = part
+            elif merged:
+                merged[-1] = f"{merged[-1]}, {part}"
+            else:
+                merged.append(part)
         else:
             merged.append(part)
     return merged if len(merged) > 1 else []
