@@ -188,7 +188,8 @@ class _Claim:
 def _clauses(core: str) -> list[str]:
     """The parts of a compound claim: "A decreases X, while B increases it" → the two halves.
 
-    Parts with fewer than MIN_CLAUSE_WORDS content words join their neighbour.
+    Parts with fewer than MIN_CLAUSE_WORDS content words join the next part (a leading phrase), the
+    last one the part before it.
     """
     if _CLAUSE_GATE.search(core) is None:
         return []
