@@ -352,3 +352,69 @@ def test_bad_eval_answers_flags_are_one_line_and_exit_2(tmp_path, capsys, flags,
                  "--embedder", "hash-64", "--no-progress", *flags])
     err = capsys.readouterr().err
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+# ---- generated contradictions (asmr.eval.contradictions): a contradicted claim is a false one --------
+
+SAME_AMOUNT_UNITS = [
+    ("d1", "Logs are kept for 1 hour in the central log store."),
+    ("d2", "Sessions expire after 60 minutes of inactivity."),
+    ("d3", "Tokens stay valid for a week after they are issued."),
+    ("d4", "Backups run every day at 02:00 UTC."),
+    ("d5", "Reports are kept for 14 days before they are archived."),
+    ("d6", "值班工程师在1小时内响应所有告警。"),
+    ("d7", "系统每日凌晨两点做一次全量备份。"),
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_same_value_rewrite_is_never_labelled_contradicted(seed):
+    """"1 hour" as "one hour", "60 minutes" as "one hour", "every day" as "daily": the same amount, so
+    no claim of a changed duration, frequency, number or unit states what its sentence states."""
+    from asmr.eval.contradictions import generate
+    from asmr.text.facts import key_facts, missing_facts
+
+    sentence = dict(SAME_AMOUNT_UNITS)
+    changed = [c for c in generate(SAME_AMOUNT_UNITS, seed=seed, per_kind=None)
+               if c.kind in ("duration", "frequency", "number", "unit")]
+    assert {c.kind for c in changed} >= {"duration", "frequency", "unit"}
+    for c in changed:
+        assert c.label == "contradicted"
+        amounts = [f for f in key_facts(c.text) if f.kind == "number"]
+        # the claim states an amount its sentence does not (the sentence is the unit's only one)
+        differ = missing_facts(c.text, sentence[c.unit]) + missing_facts(sentence[c.unit], c.text)
+        assert amounts and differ, c
+
+
+@pytest.mark.parametrize("sentence, changed", [
+    ("The disk holds 10 MB of logs.", "The disk holds 10 GB of logs."),
+    ("The cache holds 5GB at most.", "The cache holds 5MB at most."),
+    ("The trail is 5 km long and steep.", "The trail is 5 miles long and steep."),
+    ("The trail is 1 km long and steep.", "The trail is 1 mile long and steep."),
+    ("The box weighs 3 kg when it is full.", "The box weighs 3 pounds when it is full."),
+    ("Sessions expire after 30 minutes of inactivity.", "Sessions expire after 30 hours of inactivity."),
+    ("Growth was above 10% in the last year.", None),  # a percentage has no unit to put for it
+    ("Growth was 10 percent in the last year.", None),
+])
+def test_a_unit_change_is_a_well_formed_other_unit(sentence, changed):
+    """A changed unit of measure is another unit of the same quantity, spaced and inflected as written
+    ("1 mile", "5 miles"), which the key-fact extractor reads as another amount."""
+    import random
+
+    from asmr.eval.contradictions import _en_unit
+    from asmr.text.facts import missing_facts
+
+    out = _en_unit(sentence, random.Random(0))
+    assert out == changed
+    if out is not None:
+        assert missing_facts(out, sentence)
+
+
+def test_the_swap_pool_holds_names_not_capitalised_words():
+    """A word the memory also writes in lower case ("On-call", "Planned") names nothing, and a span
+    across a sentence end ("Rhonix. Planned") is two: neither is put for a name."""
+    from asmr.eval.contradictions import _Pool
+
+    pool = _Pool([("a", "On-call\nThe on-call engineer pages Rhonix. Planned maintenance happens weekly. "
+                        "The planned window is set by Bill Gates. Travel is paid. We travel to Paris.")])
+    assert pool.entities == ["Bill Gates", "Paris", "Rhonix"]

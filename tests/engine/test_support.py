@@ -260,6 +260,12 @@ def test_contradiction_part_is_checked_and_saved(tmp_path):
 
 LOG_RULE = "Logs are kept for 14 days in the log directory."
 PORT = "The server listens on port 9090."
+ROLLBACK = ("Deployments roll out one zone at a time. Rollbacks use the previous image and\n"
+            "take about 2 minutes.")
+CALLS = ("For identity checks, Brelion calls Ulment. For document storage, Brelion calls Tamrium. "
+         "Ferrune stores events.")
+DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
+                "Lumant depends on Rhonix for identity checks. Ferrium stores the documents of Lumant.")
 
 
 @pytest.mark.parametrize("claim,evidence,kept", [
@@ -287,6 +293,25 @@ PORT = "The server listens on port 9090."
     ("Maintenance takes one hour.", "Maintenance starts at 01:00 and takes 1 hour.", True),
     ("Vacations need approval twenty-four days ahead.", "Vacations need approval 24 days ahead.", True),
     ("The client retries every request.", "The client retries every request twice.", True),
+    # a prefix of opposite direction; another amount in another unit in hard-wrapped text
+    ("External clients reach the API over a versioned HTTP interface.",
+     "Internal clients reach the API over a versioned HTTP interface.", False),
+    ("The 3.2 release brought bulk import to CSV files.",
+     "The 3.2 release brought bulk export to CSV files.", False),
+    ("Rollbacks use the previous image and take about one hour.", ROLLBACK, False),
+    ("Rollbacks use the previous image and take about 2 minutes.", ROLLBACK, True),
+    # a clause no sentence states beside one copied word for word, though its words stand in the unit
+    ("Lumant depends on Quorent for currency conversion, "
+     "and Rhonix depends on Ferrium for currency conversion.",
+     DEPENDENCIES, False),
+    ("Lumant depends on Quorent for currency conversion, and it depends on Rhonix for identity checks.",
+     DEPENDENCIES, True),
+    ("For identity checks, Brelion calls Ulment, and for identity checks, Tamrium calls Ferrune.",
+     CALLS, False),
+    ("For identity checks, Brelion calls Ulment, and for document storage, it calls Tamrium.", CALLS, True),
+    ("Milira, an R&B singer from New Jersey, released the song in 1990.",
+     "Milira released the song in 1990. Milira is an R&B singer from New Jersey.", True),
+    ("As the documentation states, logs are kept for 14 days in the log directory.", LOG_RULE, True),
 ])
 def test_the_verifier_rule_on_restated_and_contradicted_claims(model, embedder, claim, evidence, kept):
     """The shipped model with the verifier's key-fact check: what a reader of the issue's handbook sees."""
@@ -320,6 +345,37 @@ def test_a_swap_is_one_word_for_another_in_a_restated_sentence(embedder):
     assert x[0, col["flip_swap"]] > 0.5
     assert x[1:, col["flip_swap"]].tolist() == [0.0] * 5
     assert x[3, col["flip_opposite"]] == 1.0 and x[4, col["flip_opposite"]] == 0.0
+
+
+def test_a_short_leading_phrase_goes_with_the_clause_after_it():
+    from asmr.verify.support import _clauses
+
+    claim = "For identity checks, Brelion calls Ulment, and for identity checks, Tamrium calls Ferrune."
+    assert _clauses(claim) == ["For identity checks, Brelion calls Ulment",
+                               "for identity checks, Tamrium calls Ferrune."]
+    assert _clauses("The job of Ivrade is simple, it routes loyalty points to the partner.") == [
+        "The job of Ivrade is simple", "it routes loyalty points to the partner."]
+
+
+def test_opposite_prefixes_make_opposites_without_a_word_list():
+    from asmr.verify.support import _opposite
+
+    for a, b in (("external", "internal"), ("import", "export"), ("upload", "download"),
+                 ("overestimate", "underestimate"), ("maximum", "minimum"), ("encrypted", "decrypted"),
+                 ("enabled", "disabled")):
+        assert _opposite(a, b) and _opposite(b, a), (a, b)
+    for a, b in (("export", "expert"), ("input", "output"), ("exit", "edit"), ("import", "important")):
+        assert not _opposite(a, b), (a, b)  # another word, or a stem too short to read ("in" + "put")
+
+
+def test_a_name_counts_where_it_stands_for_other_words(embedder):
+    """flip_names: a name put where the sentence has other words, not a name added beside a restatement."""
+    col = FEATURES.index("flip_names")
+    evidence = "Keele began his coaching career in 1960 at North Eugene High School in Eugene, Oregon."
+    x = pair_features(["Keele began his coaching career in 1960 at Copenhagen in Eugene, Oregon.",
+                       "Keele, a friend of Walter Smith, began his coaching career in 1960 at North "
+                       "Eugene High School."], [evidence] * 2, embedder=embedder)
+    assert x[0, col] > 0.5 and x[1, col] == 0.0
 
 
 EVIDENCE = ("Title: Go Outside in the Rain\n\n\"Go Outside in the Rain\" is a R&B song by Milira released in "

@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Sequence
 import cn2an
 
 from ..text.cjk import CJK_CHAR
-from ..text.facts import key_facts
+from ..text.facts import key_facts, missing_facts
 from ..text.sentences import sentence_ends
 from ..text.words import CLAIM_STOP_WORDS, claim_words
 
@@ -111,9 +111,17 @@ _NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven t
                  "sixteen seventeen eighteen nineteen twenty").split()
 _TENS = {30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 70: "seventy", 80: "eighty", 90: "ninety"}
 _TIME_UNITS = ("second", "minute", "hour", "day", "week", "month", "year")
+# Units of one quantity that no reader takes for each other ("10 MB" is not "10 GB"), written as
+# words or symbols the key-fact extractor reads; a percentage has no such counterpart ("10%" as
+# "10 points" is another statement, not a false one), nor does a unit it reads only against the digit ("3g").
 _UNIT_SWAP = _pairs(("days", "weeks"), ("hours", "minutes"), ("months", "years"), ("seconds", "milliseconds"),
-                    ("GB", "MB"), ("TB", "PB"), ("km", "miles"), ("kg", "g"), ("meters", "feet"), ("percent", "points"),
-                    ("day", "week"), ("hour", "minute"), ("month", "year"), ("%", " percentage points"))
+                    ("GB", "MB"), ("TB", "PB"), ("km", "miles"), ("kg", "pounds"), ("meters", "feet"),
+                    ("day", "week"), ("hour", "minute"), ("month", "year"), ("mile", "km"), ("pound", "kg"),
+                    ("meter", "foot"))
+_SINGULAR = {"days": "day", "weeks": "week", "hours": "hour", "minutes": "minute", "months": "month",
+             "years": "year", "seconds": "second", "milliseconds": "millisecond", "miles": "mile",
+             "pounds": "pound", "meters": "meter", "feet": "foot"}
+_PLURAL = {v: k for k, v in _SINGULAR.items()}
 _UNIT_SWAP_ZH = _pairs(("天", "周"), ("小时", "分钟"), ("个月", "年"), ("公里", "米"), ("千克", "克"), ("万", "亿"))
 _DURATIONS_EN = ("forever", "for one hour", "for a week", "for fourteen weeks", "for a month", "for ten minutes",
                  "for two years", "indefinitely")
@@ -149,6 +157,7 @@ _PAREN = re.compile(r"\s*[（(][^()（）]{1,80}[)）]")
 _LEADING_PHRASE = re.compile(r"^((?:In|On|At|During|After|Before|Since|By) [^,]{2,40}), (.+?)([.!?])?$")
 _ZH_DURATION = re.compile(r"(?<![0-9A-Za-z.])(\d{1,3}|[一二两三四五六七八九十]+)"
                           r"(?:(?:个)?(?:天|小时|分钟|周|星期)|个月|年(?=内|以内|后|间|之内))(?:内|以内|后|之内)?")
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z-]+(?![\w-])")
 _CJK_NUM_UNIT = re.compile(r"(\d{1,4})(天|个月|年|小时|分钟|人|次|周|岁|公里|米)")
 
 
@@ -271,11 +280,31 @@ def _en_number(s: str, rng: random.Random) -> str | None:
 
 
 def _en_unit(s: str, rng: random.Random) -> str | None:
-    keys = [k for k in _UNIT_SWAP if re.search(rf"\d\s?{re.escape(k)}(?![\w])", s)]
+    """The sentence with a unit of measure put for another of its quantity: "10 MB" → "10 GB"."""
+    def pattern(key: str) -> re.Pattern:
+        return re.compile(rf"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)(\s?){re.escape(key)}(?![\w])")
+    keys = sorted(k for k in _UNIT_SWAP if pattern(k).search(s))
     if not keys:
         return None
-    key = rng.choice(sorted(keys))
-    return re.sub(rf"(\d\s?){re.escape(key)}(?![\w])", lambda m: m.group(1) + _UNIT_SWAP[key].strip(), s, count=1)
+    key = rng.choice(keys)
+
+    def repl(m: re.Match) -> str | None:
+        new = _UNIT_SWAP[key]
+        one = m.group(1) == "1"
+        new = _SINGULAR.get(new, new) if one else _PLURAL.get(new, new)
+        space = " " if m.group(2) or len(new) > 2 else ""  # "10 GB", "10GB"; a word always apart: "5 miles"
+        return None if _same_amount(m.group(0), m.group(1) + space + new) else m.group(1) + space + new
+    return _sub_first(pattern(key), s, repl)
+
+
+def _same_amount(before: str, after: str) -> bool:
+    """Whether two texts state the same amounts, as the key-fact extractor reads them ("1 hour" and
+    "one hour", "60 minutes" and "an hour", "every day" and "daily"): rewriting one as the other is a
+    paraphrase, not a contradiction. Texts with no amount in one of them are not the same."""
+    a, b = key_facts(before), key_facts(after)
+    if not any(f.kind == "number" for f in a) or not any(f.kind == "number" for f in b):
+        return False
+    return not missing_facts(before, after) and not missing_facts(after, before)
 
 
 def _en_date(s: str, rng: random.Random) -> str | None:
@@ -299,10 +328,15 @@ def _en_duration(s: str, rng: random.Random) -> str | None:
     m = _DURATION_EN.search(s)
     if m is None:
         return None
-    new = rng.choice([d for d in _DURATIONS_EN if d.split()[-1].rstrip("s") not in m.group(0)])
-    if not m.group(1):  # "after 14 days" → "after one hour"; forever needs the "for"
-        new = new[4:] if new.startswith("for ") else "one hour"
-    return s[:m.start()] + new + s[m.end():]
+    options = []
+    for new in _DURATIONS_EN:
+        if not m.group(1):  # "after 14 days" → "after one hour"; forever needs the "for"
+            new = new[4:] if new.startswith("for ") else "one hour"
+        if new.split()[-1].rstrip("s") not in m.group(0) and not _same_amount(m.group(0), new):
+            options.append(new)  # never the same span in other words: "1 hour" as "one hour"
+    if not options:
+        return None
+    return s[:m.start()] + rng.choice(sorted(set(options))) + s[m.end():]
 
 
 def _en_frequency(s: str, rng: random.Random) -> str | None:
@@ -311,8 +345,8 @@ def _en_frequency(s: str, rng: random.Random) -> str | None:
         return None
     said = m.group(0)
     unit = said.split()[-1].rstrip("ly") if " " in said else said
-    new = rng.choice([f for f in _FREQUENCIES_EN if unit[:3] not in f])
-    return s[:m.start()] + new + s[m.end():]
+    options = [f for f in _FREQUENCIES_EN if unit[:3] not in f and not _same_amount(said, f)]
+    return s[:m.start()] + rng.choice(options) + s[m.end():] if options else None
 
 
 def _en_entity(s: str, rng: random.Random, pool: "_Pool", evidence: str) -> str | None:
@@ -337,7 +371,7 @@ def _en_added_clause(s: str, rng: random.Random, pool: "_Pool", evidence: str) -
     if other is None:
         return None
     body = other.rstrip(".!?")
-    if not body[:2].isupper():
+    if not body[:2].isupper() and body.split(" ", 1)[0] not in pool.name_words:  # a name keeps its capital
         body = body[0].lower() + body[1:]
     return f"{s.rstrip('.!?')}, and {body}."
 
@@ -422,14 +456,16 @@ def _zh_frequency(s: str, rng: random.Random) -> str | None:
     m = _FREQ_ZH_RE.search(s)
     if m is None:
         return None
-    return s[:m.start()] + rng.choice([f for f in _FREQ_ZH if f[1] != m.group(0)[1]]) + s[m.end():]
+    options = [f for f in _FREQ_ZH if f[1] != m.group(0)[1] and not _same_amount(m.group(0), f)]
+    return s[:m.start()] + rng.choice(options) + s[m.end():] if options else None
 
 
 def _zh_duration(s: str, rng: random.Random) -> str | None:
     m = _ZH_DURATION.search(s)
     if m is None:
         return None
-    return s[:m.start()] + rng.choice(("永久", "一小时", "三个月", "十分钟")) + s[m.end():]
+    options = [d for d in ("永久", "一小时", "三个月", "十分钟") if not _same_amount(m.group(0), d)]
+    return s[:m.start()] + rng.choice(options) + s[m.end():] if options else None
 
 
 def _zh_entity(s: str, rng: random.Random, pool: "_Pool", evidence: str) -> str | None:
@@ -480,8 +516,10 @@ class _Pool:
         ent: Counter[str] = Counter()
         ent_zh: Counter[str] = Counter()
         nouns: Counter[str] = Counter()
+        lower: set[str] = set()  # words the memory writes in lower case somewhere
         self.sentences: dict[str, list[str]] = {"en": [], "zh": []}
         for _, text in units:
+            lower.update(_LOWER_WORD.findall(text))
             for f in key_facts(text[:2000]):
                 if f.kind == "entity" and len(f.text) > 2:
                     (ent_zh if CJK_CHAR.search(f.text) else ent)[f.text] += 1
@@ -489,7 +527,17 @@ class _Pool:
             for s in _sentences(text):
                 if _usable(s):
                     self.sentences[_lang(s)].append(s)
+        # A span across a sentence end ("Rhonix. Planned") is two; a capitalised word the memory also writes
+        # in lower case ("On-call", "Planned", "Capacity of X") opens a heading or a sentence and names
+        # nothing: put for a name it makes a malformed claim.
+        parts: Counter[str] = Counter()
+        for e, c in ent.items():
+            for part in re.split(r"\.\s+", e):
+                if len(part) > 2 and part.split()[0].lower() not in lower:
+                    parts[part] += c
+        ent = parts
         self.entities = sorted(ent, key=lambda e: (-ent[e], e))[:2000]
+        self.name_words = {w for e in ent for w in e.split() if w[:1].isupper()}
         self.entities_zh = sorted(ent_zh, key=lambda e: (-ent_zh[e], e))[:2000]
         self.nouns = sorted(n for n, c in nouns.items() if c >= 2)[:2000]
 

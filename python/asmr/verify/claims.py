@@ -11,9 +11,9 @@ from functools import lru_cache
 from asmr.decoding.markers import marker_pattern
 
 _SOURCE = (r"(?:the\s+|this\s+|that\s+|these\s+|our\s+|my\s+)?(?:above\s+|previous\s+|preceding\s+|cited\s+|given\s+|"
-           r"provided\s+|following\s+|retrieved\s+)?(?:source|document|article|passage|text|report|analysis|"
-           r"study|studies|unit|reference|evidence|context|information|data|material|research|paper|author|"
-           r"website|page|record|excerpt|search\s+results?|results?|findings)s?(?:\s+(?:above|below|provided))?")
+           r"provided\s+|following\s+|retrieved\s+)?(?:source|documentation|document|article|passage|text|"
+           r"report|analysis|study|studies|unit|reference|evidence|context|information|data|material|research|"
+           r"paper|author|website|page|record|excerpt|search\s+results?|results?|findings)s?(?:\s+(?:above|below|provided))?")
 _SAYS = (r"(?:says|said|states|stated|notes|noted|shows|showed|indicates|indicated|suggests|suggested|reports|"
          r"reported|mentions|mentioned|explains|explained|claims|claimed|confirms|confirmed|finds|found|"
          r"describes|described|reveals|revealed|highlights|argues|points\s+out|tells\s+us)")
@@ -23,6 +23,7 @@ _LEADING_HEDGES = [re.compile(p, re.IGNORECASE) for p in (
     r"^as\s+(?:noted|stated|mentioned|described|shown|reported|explained|discussed|indicated|seen|"
     r"outlined|cited|suggested)(?:\s+(?:in|by|above|below|earlier|previously|before))?[^,，]{0,60}[,，]\s*",
     rf"^{_SOURCE}\s+{_SAYS}\s+(?:that\s+)?",
+    rf"^as\s+{_SOURCE}\s+{_SAYS}[,，]\s*",
     r"^(?:it\s+(?:is|was|has\s+been)\s+(?:reported|noted|stated|said|claimed|shown|known|mentioned|suggested|"
     r"found|believed|estimated|argued|established)\s+(?:that\s+)?)",
     r"^(?:reportedly|apparently|allegedly|notably|importantly|interestingly|specifically|essentially|"

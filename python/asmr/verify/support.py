@@ -119,8 +119,13 @@ class _Evidence:
     postings: dict[str, list[int]] = field(default_factory=dict)
 
 
+# A line break inside a sentence (hard-wrapped text: "take about\n2 minutes"): the next line goes on
+# in lower case after a line that does not end a sentence.
+_SOFT_BREAK = re.compile(r"(?<=[^\s.!?;:。！？；：])[ \t]*\n[ \t]*(?=[a-z])")
+
+
 def _split_sentences(text: str) -> list[str]:
-    text = _URL.sub(" ", text)
+    text = _SOFT_BREAK.sub(" ", _URL.sub(" ", text))
     out: list[str] = []
     for line in text.split("\n"):
         line = _REF_HEAD.sub("", line, count=1)
@@ -183,17 +188,24 @@ class _Claim:
 def _clauses(core: str) -> list[str]:
     """The parts of a compound claim: "A decreases X, while B increases it" → the two halves.
 
-    Parts with fewer than MIN_CLAUSE_WORDS content words join their neighbour.
+    Parts with fewer than MIN_CLAUSE_WORDS content words join the next part (a leading phrase), the
+    last one the part before it.
     """
     if _CLAUSE_GATE.search(core) is None:
         return []
     parts = [p for p in _CLAUSE_SPLIT.split(core) if p and p.strip()]
     merged: list[str] = []
-    for part in parts:
-        if merged and len(_content(claim_words(merged[-1]))) < MIN_CLAUSE_WORDS:
-            merged[-1] = f"{merged[-1]}, {part}"
-        elif merged and len(_content(claim_words(part))) < MIN_CLAUSE_WORDS:
-            merged[-1] = f"{merged[-1]}, {part}"
+    lead = ""  # a short part before another: a leading phrase of the next ("for X, A calls B")
+    for k, part in enumerate(parts):
+        part = f"{lead}, {part}" if lead else part
+        lead = ""
+        if len(_content(claim_words(part))) < MIN_CLAUSE_WORDS:
+            if k + 1 < len(parts):
+                lead = part
+            elif merged:
+                merged[-1] = f"{merged[-1]}, {part}"
+            else:
+                merged.append(part)
         else:
             merged.append(part)
     return merged if len(merged) > 1 else []
@@ -320,15 +332,24 @@ def _quantifiers(words, text: str) -> set[str]:
 
 FLIP_SHARE = 0.6  # share of the claim's words its sentence must state before a flipped cue counts
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "不", "非", "无")
+# Prefixes of opposite direction: one word's stem under the other prefix is its opposite
+# ("internal"/"external", "upload"/"download", "overestimate"/"underestimate", "maximum"/"minimum").
+_OPPOSING_PREFIXES = (("in", "ex"), ("im", "ex"), ("in", "out"), ("up", "down"), ("over", "under"),
+                      ("pre", "post"), ("max", "min"), ("en", "de"))
+MIN_PREFIXED_STEM = 4  # what is left after the prefix: "export" → "port", not "ex" + "it"
 
 
 @lru_cache(maxsize=65536)
 def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
     """What is opposite to ``a``: the beginnings of its antonyms (the table holds stems, "increas"),
-    and ``a`` with a negating prefix added or removed."""
+    ``a`` with a negating prefix added or removed, and ``a`` with a prefix of opposite direction."""
     stems = tuple(o for i in range(min(len(a), 9), 1, -1) for o in _ANTONYMS.get(a[:i], ()))
     forms = {p + a for p in _NEGATING_PREFIXES}
     forms.update(a[len(p):] for p in _NEGATING_PREFIXES if a.startswith(p) and len(a) > len(p) + 2)
+    for pair in _OPPOSING_PREFIXES:
+        for p, q in (pair, pair[::-1]):
+            if a.startswith(p) and len(a) - len(p) >= MIN_PREFIXED_STEM:
+                forms.add(q + a[len(p):])
     return stems, frozenset(forms)
 
 
@@ -377,13 +398,13 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
-    swaps, restated, measures, measured = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
+    swaps, restated, measures, measured, placed = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
     cue_words += sum(t in told for t in measured)
     # the flipped words themselves are not stated, by definition: they count as restated
     share = min(1.0, share + (cue_words + names) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
     return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, ev.sentences[j], share,
-                      replaced, added, names, opposites + measures, swaps, restated)
+                      replaced, added, names, opposites + measures, swaps, restated, placed)
 
 
 MAX_SWAP_WORDS = 3  # a longer run of other words is a rewording, not one thing put for another
@@ -391,7 +412,7 @@ SWAP_SHIFT = 0.1  # the fall in cosine at which a swap counts in full
 
 
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str]
-           ) -> tuple[int, float, int, list[str]]:
+           ) -> tuple[int, float, int, list[str], int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
     The claim's words and the sentence's are aligned (longest matching blocks, by stem); a run of at
@@ -403,26 +424,33 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     that differs ("hourly" for "weekly", "minutes" for "hours") is a ``measure`` instead.
 
     Returns (swaps, the share of the claim's other words that the alignment matches in order,
-    measures, the claim's stems in a measure).
+    measures, the claim's stems in a measure, names put in the place of other words: a name the
+    sentence lacks but the claim adds beside what it restates is another sentence's, not a swap).
     """
     a = [light_stem(w) for w in mine]
     b = [light_stem(w) for w in theirs]
     elsewhere = set(b)
-    swaps = measures = matched = swapped = 0
+    swaps = measures = matched = swapped = placed = 0
     measured: list[str] = []
     for op, a0, a1, b0, b1 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             matched += a1 - a0
-        if op != "replace" or a1 - a0 > MAX_SWAP_WORDS or b1 - b0 > MAX_SWAP_WORDS:
+        if op != "replace":
+            continue
+        # a name where the sentence has other words, however long either side ("Copenhagen" for
+        # "North Eugene High School")
+        placed += any(t in names for t in a[a0:a1]) and any(w not in CLAIM_STOP_WORDS for w in theirs[b0:b1])
+        if a1 - a0 > MAX_SWAP_WORDS or b1 - b0 > MAX_SWAP_WORDS:
             continue
         ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
         other = [(w, t) for w, t in zip(theirs[b0:b1], b[b0:b1]) if w not in CLAIM_STOP_WORDS]
         units = ({measure_of(w) for w, _ in ours} - {None}, {measure_of(w) for w, _ in other} - {None})
         counted = (any(map(number_word, mine[a0:a1])), any(map(number_word, theirs[b0:b1])))
         if units[0] and units[1]:
-            # another unit: "hourly" for "weekly", "3 minutes" for "3 hours" (with a number on both
-            # sides the key-fact check compares the spans: "two weeks" is "14 days")
-            if units[0] != units[1] and not all(counted):
+            # another unit: "hourly" for "weekly", "3 minutes" for "3 hours"; with a number on both
+            # sides, another amount ("one hour" for "2 minutes", where the key-fact check reads a "1"
+            # anywhere in the unit as stating it), not the same one in other words ("two weeks", "14 days")
+            if units[0] != units[1] and (not all(counted) or _other_amount(mine[a0:a1], theirs[b0:b1])):
                 measures += 1
                 measured.extend(t for _, t in ours)
             continue
@@ -443,7 +471,13 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         swaps += 1
         swapped += a1 - a0
     rest = len(mine) - swapped
-    return swaps, matched / rest if rest > 0 else 0.0, measures, measured
+    return swaps, matched / rest if rest > 0 else 0.0, measures, measured, placed
+
+
+def _other_amount(mine: list[str], theirs: list[str]) -> bool:
+    """Whether two runs of words state different amounts, as the key-fact check reads them."""
+    a, b = " ".join(mine), " ".join(theirs)
+    return bool(missing_facts(a, b) or missing_facts(b, a))
 
 
 def _amount(words: list[str]) -> float | None:
@@ -504,15 +538,15 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
     return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, ev.sent_words[j], ev.sentences[j],
-                      share, replaced, added, names, opposites + measures, swaps, restated)
+                      share, replaced, added, names, opposites + measures, swaps, restated, names)
 
 
 MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
 
 
 def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: frozenset[str], sentence: str, share: float,
-               replaced: int, added: int, names: int, opposites: int, swaps: int, restated: float
-               ) -> dict[str, float]:
+               replaced: int, added: int, names: int, opposites: int, swaps: int, restated: float,
+               placed_names: int) -> dict[str, float]:
     mine = _quantifiers(claim_words_, claim_text)
     other = _quantifiers(words, sentence)
     quantifier = float(bool(mine ^ other) and bool(mine) and bool(other))
@@ -524,7 +558,44 @@ def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: froz
             "aligned_replaced_names": float(names), "aligned_added": math.log1p(added),
             "quantifier_change": quantifier, "flip_negation": neg * close,
             "flip_opposite": min(opposites, 1) * close, "flip_quantifier": quantifier * close,
-            "flip_names": min(names, 2) * close, "flip_swap": min(swaps, 2) * close_swap}
+            "flip_names": min(placed_names, 2) * close, "flip_swap": min(swaps, 2) * close_swap}
+
+
+CLAUSE_HELD = 0.75  # share of a clause's words its closest sentence must state for the clause to be stated
+CLAUSE_UNHELD = 2  # and words it may lack: one word put for another is a synonym's, not a new clause's
+CJK_CLAUSE_UNHELD = 4  # CJK words are read as character pairs: one word put for another changes ~3
+_CJK_NUMERAL = re.compile(r"[0-9零〇一二两三四五六七八九十百千万亿]")
+
+
+def _held(words: list[str], ev: _Evidence) -> float:
+    """The share of a clause's content words (numbers aside: the key-fact check's) that the one
+    evidence sentence stating most of them states; 1 when it lacks fewer than CLAUSE_UNHELD."""
+    if all(map(str.isascii, words)):
+        content = {t for w, t in zip(words, map(light_stem, words))
+                   if w not in CLAIM_STOP_WORDS and len(w) > 1 and not number_word(w)}
+        least = CLAUSE_UNHELD
+    else:
+        content = {t for t in _content(words) if not _CJK_NUMERAL.search(t)}
+        least = CJK_CLAUSE_UNHELD
+    if not content:
+        return 1.0
+    hits: dict[int, int] = {}
+    for t in content:
+        for i in ev.postings.get(t, ()):
+            hits[i] = hits.get(i, 0) + 1
+    best = max(hits.values(), default=0)
+    return best / len(content) if len(content) - best >= least else 1.0
+
+
+MIN_COPIED_WORDS = 4  # content words of the clause copied word for word: a fragment copied is a quote
+
+
+def _copied(words: list[str], ev: _Evidence) -> float:
+    """The share of a clause's word triples that the evidence has in the same order: 1 for a clause
+    copied word for word, less for one reworded (a synthesis of the source, not a restatement)."""
+    stems = [light_stem(w) for w in words]
+    tri = list(zip(stems, stems[1:], stems[2:]))
+    return sum(map(ev.trigrams.__contains__, tri)) / len(tri) if tri else 0.0
 
 
 def _recall(content: list[str], tokens: frozenset[str]) -> float:
@@ -696,10 +767,14 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
                                    if c.neg or ev.sent_neg[best] else 0.0)
         if c.clauses and hi > lo:
             f["clause_min_cos"] = min(clause_best[clause_offsets[i]:clause_offsets[i + 1]])
-            recalls = [_recall(_content(claim_words(t)), ev.tokens) for t in c.clauses]
-            f["clause_min_recall"] = min(recalls)
-            # one part stated word for word, another not stated: an addition to what the source says
-            f["flip_clause"] = (1.0 - min(recalls)) * float(max(recalls) >= 0.9 and min(recalls) < 0.5)
+            words = [claim_words(t) for t in c.clauses]
+            f["clause_min_recall"] = min(_recall(_content(w), ev.tokens) for w in words)
+            # one part stated word for word by a sentence, another by none: an addition to what the
+            # source says, even when its words stand in the unit apart ("B depends on C" beside "A
+            # depends on B")
+            held = [_held(w, ev) for w in words]
+            copied = max((_copied(w, ev) for w in words if len(_content(w)) >= MIN_COPIED_WORDS), default=0.0)
+            f["flip_clause"] = float(copied >= 0.9 and min(held) < CLAUSE_HELD)
         else:
             f["clause_min_cos"] = f["cos_max"]
             f["clause_min_recall"] = f["recall"]
