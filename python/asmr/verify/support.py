@@ -427,6 +427,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     measures, the claim's stems in a measure, names put in the place of other words: a name the
     sentence lacks but the claim adds beside what it restates is another sentence's, not a swap).
     """
+    if mine == theirs:  # the sentence word for word (an extractive answer): nothing put for anything
+        return 0, 1.0 if mine else 0.0, 0, [], 0
     a = [light_stem(w) for w in mine]
     b = [light_stem(w) for w in theirs]
     elsewhere = set(b)
