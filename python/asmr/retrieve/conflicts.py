@@ -352,7 +352,7 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
 
     def read(i: int) -> _Read:
         if i not in reads:
-            reads[i] = _Read(_said(units[i].content) if turns[i] is not None else units[i].content)
+            reads[i] = _Read(turns[i].body if turns[i] is not None else units[i].content)
         return reads[i]
 
     turns = [parse_turn(u.content) for u in units]
