@@ -20,24 +20,31 @@ class SpreadQuery:
     def __init__(self, node, activation, hop, strength, predecessor) -> None:
         self.node, self.activation, self.hop = node, activation, hop
         self.strength, self.predecessor = strength, predecessor
-        self._where: dict[int, int] | None = None  # node -> position, built on the first path()
+        self._where: tuple[np.ndarray, np.ndarray] | None = None  # nodes sorted, their positions
 
     def __len__(self) -> int:
         return int(self.node.size)
 
     def path(self, node: int) -> list[int]:
         """The recall path seed -> ... -> node, as node ids."""
-        if self._where is None:
-            self._where = {int(v): k for k, v in enumerate(self.node.tolist())}
-        where = self._where
-        if int(node) not in where:
+        k = self._position(int(node))
+        if k < 0:
             raise ValueError(f"node {node} was not reached by this query")
         path = [int(node)]
-        k = where[int(node)]
         while self.predecessor[k] >= 0:
             path.append(int(self.predecessor[k]))
-            k = where[path[-1]]
+            k = self._position(path[-1])
         return path[::-1]
+
+    def _position(self, node: int) -> int:
+        """Where ``node`` is in this query's arrays, -1 if it was not reached. The nodes are sorted once,
+        on the first call: a caller asks for the paths of a few of thousands of reached nodes."""
+        if self._where is None:
+            order = np.argsort(self.node, kind="stable")
+            self._where = (self.node[order], order)
+        ordered, order = self._where
+        i = int(np.searchsorted(ordered, node))
+        return int(order[i]) if i < len(ordered) and ordered[i] == node else -1
 
 
 @dataclass

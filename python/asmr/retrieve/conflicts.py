@@ -54,9 +54,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from difflib import SequenceMatcher
 
 import numpy as np
+from cydifflib import SequenceMatcher
 
 from ..text.cjk import CJK_CHAR, CJK_CLASS
 from ..text.corrections import adds_value, marks_correction, read_correction, replaced_span
@@ -247,20 +247,24 @@ def _regions(opcodes, tokens: list) -> list[tuple[int, int, int, int]]:
     (character tokens align "十五" with "三十" as insert 三, keep 十, delete 五), and differences a
     few tokens apart joined where those tokens hold a digit (one date: "1940年6月22日" / "2013年6月21日")."""
     out: list[list[int]] = []
-    gap = None
+    gap = None  # the equal stretch since the last difference, read only when a difference follows it
     for op, i1, i2, j1, j2 in opcodes:
         if op == "equal":
-            between = tokens[i1:i2]
-            joined = (len(between) == 1 and CJK_CHAR.match(between[0][0])  # one character of a CJK word
-                      or len(between) <= _DATE_GAP and any(c.isdigit() for t, _, _ in between for c in t))
-            gap = 1 if joined else 2
+            gap = (i1, i2)
             continue
-        if out and gap is not None and gap <= 1:
+        if out and gap is not None and _joins(tokens, *gap):
             out[-1][1], out[-1][3] = i2, j2
         else:
             out.append([i1, i2, j1, j2])
         gap = None
     return [tuple(r) for r in out]
+
+
+def _joins(tokens: list, i1: int, i2: int) -> bool:
+    """Whether the equal tokens ``i1:i2`` between two differences join them into one (``_regions``)."""
+    if i2 - i1 == 1 and CJK_CHAR.match(tokens[i1][0]):  # one character of a CJK word
+        return True
+    return i2 - i1 <= _DATE_GAP and any(c.isdigit() for t, _, _ in tokens[i1:i2] for c in t)
 
 
 def _disagreement(x: _Read, y: _Read, restated: bool = False) -> tuple[tuple, tuple, tuple[str, str]] | None:

@@ -37,12 +37,12 @@ import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import accumulate
 from typing import Sequence
 
 import numpy as np
+from cydifflib import SequenceMatcher
 
 from asmr.text.cjk import CJK_CHAR
 from asmr.text.facts import key_facts, measure_of, missing_facts, number_value, number_word
