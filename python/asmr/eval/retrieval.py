@@ -95,7 +95,7 @@ def best_cosine(memory, qvec: np.ndarray, rows) -> float:
     """The cosine of the question and the closest of ``rows``, floored at 0 as recall's similarity is
     (so a threshold of 0 refuses nothing); 0 without rows."""
     rows = np.asarray(rows, np.int64)
-    return max(float(np.max(np.asarray(memory.vectors[rows]) @ qvec)), 0.0) if len(rows) else 0.0
+    return max(float(np.max(memory.cosines(rows, qvec))), 0.0) if len(rows) else 0.0
 
 
 def baseline_score(method: str, memory, retriever: Retriever, question: str, qvec: np.ndarray, k: int) -> float:

@@ -94,7 +94,7 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
             hv = np.asarray(m.vectors[h.row], np.float32)
             rest = qvec - float(qvec @ hv) * hv
             probe = rest / max(float(np.linalg.norm(rest)), 1e-12)
-        sims = np.asarray(m.vectors[np.array(cand_rows, np.int64)]) @ probe
+        sims = m.cosines(cand_rows, probe)
         known = set(tokenize(u.content))
         # (for turns, whose candidates are one person's chat, without the words that ask: "what", "who")
         lex = bm25_scores([w for w in words if w not in known and (turn is None or w not in QUESTION_STOP_WORDS)],

@@ -27,7 +27,7 @@ from datetime import datetime
 
 import numpy as np
 
-from asmr_kernels import SpreadSession, pair_cosine
+from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
@@ -40,16 +40,6 @@ from .bridge import DocumentSubjects, bridge, document_subjects
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
 from .types import Hit, PathStep, Result, RetrieveConfig
-
-
-def row_dots(vectors, rows: np.ndarray, vec: np.ndarray) -> np.ndarray:
-    """The dot product of ``vec`` with each of ``rows`` of the memory's unit-norm ``vectors`` (their
-    cosines), read in place on the calling thread: recall reaches thousands of rows, and gathering them
-    into a copy first cost twice as much."""
-    if not len(rows):
-        return np.zeros(0, np.float32)
-    return pair_cosine(np.asarray(vec, np.float32)[None], vectors, np.zeros(len(rows), np.int64), rows,
-                       prenormalized=True, num_threads=1)
 
 
 def _day_number(iso: str) -> float:
@@ -133,7 +123,7 @@ class Retriever:
         rankings.append((lex_rows, 1.0))
         if own is not None and self.config.speaker_seeds > 0.0:
             turns, anyone = own
-            sims = row_dots(m.vectors, turns, anyone)
+            sims = m.cosines(turns, anyone)
             rankings.append((turns[np.argsort(-sims, kind="stable")[:depth]], self.config.speaker_seeds))
         fused: dict[int, float] = {}
         for ranking, weight in rankings:
@@ -205,7 +195,7 @@ class Retriever:
         act = res.activation[is_unit][rows_ok]
         hop = res.hop[is_unit][rows_ok]
         strength = np.minimum(res.strength[is_unit][rows_ok], 1.0)
-        sim = np.maximum(row_dots(m.vectors, rows, qvec), 0.0)
+        sim = np.maximum(m.cosines(rows, qvec), 0.0)
         cent = act / max(float(act.max()), 1e-12) / (1.0 + hop)
         score = cfg.mix[0] * readable * sim + (cfg.mix[1] + cfg.mix[0] * (1.0 - readable)) * strength \
             + cfg.mix[2] * cent
@@ -260,7 +250,7 @@ class Retriever:
         said by someone else."""
         rows, anyone = own
         rows = rows[~np.isin(rows, self.addressed())]  # what they say of themselves, not asking others
-        best_own = float(np.max(row_dots(self.memory.vectors, rows, anyone))) if len(rows) else 0.0
+        best_own = float(np.max(self.memory.cosines(rows, anyone))) if len(rows) else 0.0
         best, _ = self.memory.search_dense(anyone[None], 1)
         best_row = int(best[0][0])
         if best_row < 0:
