@@ -264,6 +264,9 @@ ROLLBACK = ("Deployments roll out one zone at a time. Rollbacks use the previous
             "take about 2 minutes.")
 CALLS = ("For identity checks, Brelion calls Ulment. For document storage, Brelion calls Tamrium. "
          "Ferrune stores events.")
+STORES = "公司成立于2018年。2018年，公司在杭州开设了第一家门店。2019年，公司迁往上海。"
+POSTS = ("2015年3月至6月任项目经理（代理）、技术委员会委员。"
+         "2015年6月至2017年12月任项目经理、技术委员会委员、2015年度技术委员会委员。")
 DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
                 "Lumant depends on Rhonix for identity checks. Ferrium stores the documents of Lumant.")
 
@@ -312,6 +315,21 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
     ("Milira, an R&B singer from New Jersey, released the song in 1990.",
      "Milira released the song in 1990. Milira is an R&B singer from New Jersey.", True),
     ("As the documentation states, logs are kept for 14 days in the log directory.", LOG_RULE, True),
+    # another count or number where the sentence has one, read by the alignment: a count in words is
+    # no key fact, and a number the unit holds elsewhere passes the key-fact check
+    ("The team hired four engineers in March.", "The team hired two engineers in March.", False),
+    ("The team hired four engineers in March and two in May.",
+     "The team hired two engineers in March and four in May.", False),
+    ("The team hired 2 engineers in March.", "The team hired two engineers in March.", True),
+    ("2019年，公司在杭州开设了第一家门店。", STORES, False),
+    ("2018年，公司在杭州开设了第一家门店。", STORES, True),
+    ("公司在杭州开设了三家门店。", "公司在杭州开设了两家门店。", False),
+    ("公司在杭州开设了2家门店。", "公司在杭州开设了两家门店。", True),
+    # the claim's sentence among others of the same dates: the one holding most of its character pairs
+    ("2015年3月至6月任项目经理、技术委员会委员。", POSTS, True),
+    # an opposite in the place of a word that the sentence also holds elsewhere
+    ("The depot lies south of the river, next to the South Gate.",
+     "The depot lies north of the river, next to the South Gate.", False),
 ])
 def test_the_verifier_rule_on_restated_and_contradicted_claims(model, embedder, claim, evidence, kept):
     """The shipped model with the verifier's key-fact check: what a reader of the issue's handbook sees."""

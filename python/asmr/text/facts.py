@@ -855,6 +855,21 @@ def number_word(word: str) -> bool:
     return any(c.isdigit() for c in word) or any(word in t for t in (_WORD_NUMBERS, _WORD_VALUE, _WORD_SCALE))
 
 
+NUMERAL_CHARS = frozenset("0123456789." + _CJK_DIGITS + "十百千万亿")
+
+
+def numeral_value(run: str) -> float | None:
+    """The value of a run of digits ("1212", "3.5") or of Chinese numerals ("三十"), else None."""
+    if not run or not NUMERAL_CHARS.issuperset(run):
+        return None
+    if run.replace(".", "").isdigit():
+        try:
+            return float(run)
+        except ValueError:
+            return None
+    return _cjk_value(run) if not any(c.isdigit() for c in run) else None
+
+
 def number_value(word: str) -> float | None:
     """The value of one lower-case word that is a number ("14", "1,200", "fourteen", "a"), else None."""
     if word in ("a", "an"):

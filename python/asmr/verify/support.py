@@ -45,7 +45,15 @@ import numpy as np
 from cydifflib import SequenceMatcher
 
 from asmr.text.cjk import CJK_CHAR
-from asmr.text.facts import key_facts, measure_of, missing_facts, number_value, number_word
+from asmr.text.facts import (
+    NUMERAL_CHARS,
+    key_facts,
+    measure_of,
+    missing_facts,
+    number_value,
+    number_word,
+    numeral_value,
+)
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
@@ -398,8 +406,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
-    swaps, restated, measures, measured, placed = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
-    cue_words += sum(t in told for t in measured)
+    swaps, restated, measures, measured, placed, flips = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
+    opposites += flips
+    cue_words += sum(t in told for t in measured) + flips
     # the flipped words themselves are not stated, by definition: they count as restated
     share = min(1.0, share + (cue_words + names) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
@@ -412,27 +421,30 @@ SWAP_SHIFT = 0.1  # the fall in cosine at which a swap counts in full
 
 
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str]
-           ) -> tuple[int, float, int, list[str], int]:
+           ) -> tuple[int, float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
     The claim's words and the sentence's are aligned (longest matching blocks, by stem); a run of at
     most MAX_SWAP_WORDS content words of the claim standing where the sentence has other content words
     is a swap ("the client listens" for "the server listens", "external" for "internal"), unless the
-    two are forms of one word ("cycle"/"cycling"), a number (the key-fact check's), a name or an
-    opposite (counted apart), a negation or quantifier (their own cues), or words the sentence has
-    elsewhere (a list in another order). A swap whose two sides both name a unit of time or measure
-    that differs ("hourly" for "weekly", "minutes" for "hours") is a ``measure`` instead.
+    two are forms of one word ("cycle"/"cycling"), a number, a name or an opposite (counted apart), a
+    negation or quantifier (their own cues), or words the sentence has elsewhere (a list in another
+    order). A swap whose two sides both name a unit of time or measure that differs ("hourly" for
+    "weekly", "minutes" for "hours"), or another amount ("ten films" for "three films"), is a
+    ``measure`` instead; an opposite in the place of a word is a ``flip`` even where the sentence
+    holds that word elsewhere.
 
     Returns (swaps, the share of the claim's other words that the alignment matches in order,
     measures, the claim's stems in a measure, names put in the place of other words: a name the
-    sentence lacks but the claim adds beside what it restates is another sentence's, not a swap).
+    sentence lacks but the claim adds beside what it restates is another sentence's, not a swap;
+    flips).
     """
     if mine == theirs:  # the sentence word for word (an extractive answer): nothing put for anything
-        return 0, 1.0 if mine else 0.0, 0, [], 0
+        return 0, 1.0 if mine else 0.0, 0, [], 0, 0
     a = [light_stem(w) for w in mine]
     b = [light_stem(w) for w in theirs]
     elsewhere = set(b)
-    swaps = measures = matched = swapped = placed = 0
+    swaps = measures = matched = swapped = placed = flips = 0
     measured: list[str] = []
     for op, a0, a1, b0, b1 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
@@ -464,6 +476,20 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(a[a0:a1])
             continue
+        if all(counted) and not units[0] and not units[1]:
+            # another count ("ten films" for "three films"): the key-fact check reads a number in words
+            # only with a unit, and a number in digits that the unit holds elsewhere passes it
+            amounts = (_amount([w for w in mine[a0:a1] if number_word(w)]),
+                       _amount([w for w in theirs[b0:b1] if number_word(w)]))
+            if None not in amounts and amounts[0] != amounts[1]:
+                measures += 1
+                measured.extend(t for w, t in zip(mine[a0:a1], a[a0:a1]) if number_word(w))
+            continue
+        if any(w not in opposites and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
+            # an opposite in the place of a word, which the sentence may also hold elsewhere ("south of
+            # South Africa" for "north of South Africa"), where the comparison of word sets sees none
+            flips += 1
+            continue
         if not ours or not other or any(number_word(w) or w in _NEGATIONS or w in _QUANTIFIERS
                                         for w, _ in ours + other):
             continue
@@ -473,7 +499,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         swaps += 1
         swapped += a1 - a0
     rest = len(mine) - swapped
-    return swaps, matched / rest if rest > 0 else 0.0, measures, measured, placed
+    return swaps, matched / rest if rest > 0 else 0.0, measures, measured, placed, flips
 
 
 def _other_amount(mine: list[str], theirs: list[str]) -> bool:
@@ -510,7 +536,10 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     mine = _CJK_PUNCT.sub("", claim.core)
     grams = {mine[i:i + 2] for i in range(len(mine) - 1)}
     plain = [_CJK_PUNCT.sub("", t) for t in ev.sentences]
-    j = max(range(len(plain)), key=lambda i: (sum(plain[i][k:k + 2] in grams for k in range(len(plain[i]) - 1)), -i))
+    # the sentence holding most of the claim's distinct character pairs: counted with repeats, a longer
+    # sentence of the same dates and titles outweighed the one the claim restates
+    j = max(range(len(plain)), key=lambda i: (len(grams.intersection(plain[i][k:k + 2]
+                                                                   for k in range(len(plain[i]) - 1))), -i))
     theirs = plain[j]
     sm = SequenceMatcher(None, mine, theirs, autojunk=False)
     matched = sum(block.size for block in sm.get_matching_blocks())
@@ -526,7 +555,14 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             opposite = _opposite(ours, other) or _opposite(mine[max(0, a0 - 1):a1], theirs[max(0, b0 - 1):b1])
             names += name
             opposites += opposite
-            if name or opposite or not CJK_CHAR.match(ours) or not CJK_CHAR.match(other):
+            if NUMERAL_CHARS.issuperset(ours) and NUMERAL_CHARS.issuperset(other):
+                # a digit or numeral put for another ("1213年" for "1212年"): compare the whole numbers,
+                # which the key-fact check passes when the unit holds the new one elsewhere
+                values = (_numeral_around(mine, a0, a1), _numeral_around(theirs, b0, b1))
+                if None not in values and values[0] != values[1]:
+                    measures += 1
+                    cue_chars += a1 - a0
+            elif name or opposite or not CJK_CHAR.match(ours) or not CJK_CHAR.match(other):
                 cue_chars += (a1 - a0) * (name or opposite)
             elif measure_of(ours) and measure_of(other):
                 if measure_of(ours) != measure_of(other):
@@ -544,6 +580,15 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
 
 
 MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
+
+
+def _numeral_around(text: str, i: int, j: int) -> float | None:
+    """The value of the whole run of numerals around ``text[i:j]``."""
+    while i > 0 and text[i - 1] in NUMERAL_CHARS:
+        i -= 1
+    while j < len(text) and text[j] in NUMERAL_CHARS:
+        j += 1
+    return numeral_value(text[i:j])
 
 
 def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: frozenset[str], sentence: str, share: float,
