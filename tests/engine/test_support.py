@@ -267,6 +267,8 @@ CALLS = ("For identity checks, Brelion calls Ulment. For document storage, Breli
 STORES = "公司成立于2018年。2018年，公司在杭州开设了第一家门店。2019年，公司迁往上海。"
 POSTS = ("2015年3月至6月任项目经理（代理）、技术委员会委员。"
          "2015年6月至2017年12月任项目经理、技术委员会委员、2015年度技术委员会委员。")
+DEPOT = "无线电视台的仓库周末对外开放。"
+TRANSFER = "乘客须在下车后一小时内换乘，第二程免费。本线每10分钟一班。"
 DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
                 "Lumant depends on Rhonix for identity checks. Ferrium stores the documents of Lumant.")
 
@@ -327,6 +329,13 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
     ("公司在杭州开设了2家门店。", "公司在杭州开设了两家门店。", True),
     # the claim's sentence among others of the same dates: the one holding most of its character pairs
     ("2015年3月至6月任项目经理、技术委员会委员。", POSTS, True),
+    # Chinese: a negation added where the sentence holds a negation character in a name; a word that
+    # holds one and negates nothing (非常); another span of time where the unit names it elsewhere
+    ("无线电视台的仓库周末不对外开放。", DEPOT, False),
+    ("无线电视台的仓库周末对外开放。", DEPOT, True),
+    ("该项目非常成功，获得了广泛好评。", "该项目十分成功，获得了广泛好评。", True),
+    ("乘客须在下车后十分钟内换乘，第二程免费。", TRANSFER, False),
+    ("乘客须在下车后1小时内换乘，第二程免费。", TRANSFER, True),
     # an opposite in the place of a word that the sentence also holds elsewhere
     ("The depot lies south of the river, next to the South Gate.",
      "The depot lies north of the river, next to the South Gate.", False),

@@ -137,7 +137,9 @@ _EN_AUX = re.compile(r"\b(is|are|was|were|can|will|should|must|could|would|may|h
 _EN_NOT = re.compile(r"\b(is|are|was|were|can|will|should|must|could|would|may|has|have|had|do|does|did) not\b|"
                      r"\b(is|are|was|were|can|could|would|should|has|have|had|do|does|did)n't\b|\bcannot\b",
                      re.IGNORECASE)
-_ZH_NEG = re.compile(r"不是|不能|不会|不可以|没有|不再|未能|无法|不")
+# A bare 不 that begins a word which negates nothing (不过 "but", 不久 "soon", 不断 "on and on") is no
+# negation: dropping it garbles the sentence instead of reversing it.
+_ZH_NEG = re.compile(r"不是|不能|不会|不可以|没有|不再|未能|无法|不(?![过久断仅少])")
 _ZH_AFFIRM = ((re.compile(r"(?<![但就还于只总若或可凡正而便倒硬要真像也即乃不])是"), "不是"),
               (re.compile(r"(?<![所没只具拥含共富占])有(?![限效关些的名时机利意趣])"), "没有"),
               (re.compile(r"(?<!不)可以"), "不可以"), (re.compile(r"(?<![不机社学])会(?![议员长社])"), "不会"),

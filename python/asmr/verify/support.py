@@ -103,7 +103,7 @@ def _content(words: list[str], stems=None) -> list[str]:
 
 def _negated(words: list[str], text: str) -> bool:
     return not _NEGATIONS.isdisjoint(words) or ("'" in text and any(w.endswith("n't") for w in words)) or (
-        not text.isascii() and _CJK_NEG.search(text) is not None)
+        not text.isascii() and _cjk_negates(text, 0, len(text)))
 
 
 # ---- evidence, split and indexed once ---------------------------------------------------------
@@ -546,8 +546,13 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     share = matched / len(mine) if mine else 0.0
     name_spans = [(m.start(), m.end()) for f in key_facts(claim.core) if f.kind == "entity"
                   for m in re.finditer(re.escape(_CJK_PUNCT.sub("", f.text)), mine) if f.text]
-    replaced = added = names = opposites = swaps = measures = cue_chars = swapped = 0
+    replaced = added = names = opposites = swaps = measures = cue_chars = swapped = negated = 0
     for op, a0, a1, b0, b1 in sm.get_opcodes():
+        if op != "equal" and max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and \
+                _cjk_negates(mine, a0, a1) != _cjk_negates(theirs, b0, b1):
+            # a negation added, dropped or put for another word ("不能" for "可以"), where the rest is restated;
+            # the negation characters of both sentences as a whole say nothing when another word holds one
+            negated = 1
         if op == "replace":
             replaced += 1
             ours, other = mine[a0:a1], theirs[b0:b1]
@@ -562,6 +567,11 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 if None not in values and values[0] != values[1]:
                     measures += 1
                     cue_chars += a1 - a0
+            elif _CJK_NUMERAL.search(ours) and _CJK_NUMERAL.search(other) and _other_amount([ours], [other]):
+                # another amount of time or measure in its place ("十分钟" for "一小时内"), which the
+                # key-fact check lets through where the unit has a "一" or a "1" elsewhere
+                measures += 1
+                cue_chars += a1 - a0
             elif name or opposite or not CJK_CHAR.match(ours) or not CJK_CHAR.match(other):
                 cue_chars += (a1 - a0) * (name or opposite)
             elif measure_of(ours) and measure_of(other):
@@ -575,11 +585,23 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             added += 1
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
-    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, ev.sent_words[j], ev.sentences[j],
-                      share, replaced, added, names, opposites + measures, swaps, restated, names)
+    return _alignment(max(_negation_flipped(claim, ev, j), negated), claim.words, claim.core, ev.sent_words[j],
+                      ev.sentences[j], share, replaced, added, names, opposites + measures, swaps, restated, names)
 
 
 MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
+_CJK_NEGATION = re.compile(r"[不没无未非否]")
+# Words that hold a negation character and negate nothing ("非常" very, "未来" future, "无论" whatever).
+_CJK_NOT_NEGATIONS = frozenset("非常 非洲 无论 不仅 不过 不断 不久 未来 否则 除非 无数 不少".split())
+
+
+def _cjk_negates(text: str, i: int, j: int) -> bool:
+    """Whether ``text[i:j]`` holds a negation character that is not part of a word that negates nothing."""
+    for m in _CJK_NEGATION.finditer(text, i, j):
+        k = m.start()
+        if text[k:k + 2] not in _CJK_NOT_NEGATIONS and text[max(0, k - 1):k + 1] not in _CJK_NOT_NEGATIONS:
+            return True
+    return False
 
 
 def _numeral_around(text: str, i: int, j: int) -> float | None:
