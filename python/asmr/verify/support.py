@@ -581,6 +581,11 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             elif max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other):
                 swaps += 1
                 swapped += a1 - a0
+            elif min(a1 - a0, b1 - b0) >= MIN_PLACED_CHARS and set(ours).isdisjoint(other):
+                # a longer thing put for another, no character in common: a name or term in the place of
+                # a name the extractor does not read as one ("巢南子" for a place name)
+                names += 1
+                cue_chars += a1 - a0
         elif op == "delete":
             added += 1
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
@@ -590,6 +595,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
 
 
 MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
+MIN_PLACED_CHARS = 3  # CJK: a run put for another this long on both sides, sharing no character, is a name
 _CJK_NEGATION = re.compile(r"[不没无未非否]")
 # Words that hold a negation character and negate nothing ("非常" very, "未来" future, "无论" whatever).
 _CJK_NOT_NEGATIONS = frozenset("非常 非洲 无论 不仅 不过 不断 不久 未来 否则 除非 无数 不少".split())
