@@ -49,6 +49,12 @@ def test_chinese_facts():
     assert norms("东京大学在2020年发布了新版本2.0。", "version") == ["2.0"]
 
 
+def test_chinese_place_names_start_after_the_verb_before_them():
+    assert norms("市中校区坐落于济南市市中区。", "entity") == ["济南市"]
+    assert norms("他毕业于清华大学，后任职于北京市政府。", "entity") == ["清华大学", "北京市"]
+    assert norms("他在上周五离开了公司。", "entity") == []  # a suffix alone names nothing
+
+
 def test_chinese_numerals_with_a_unit_are_facts():
     assert norms("日志保留三十天，费用一百二十元。", "number") == ["30 day", "120 cny"]
     assert norms("备份保留三个月，任务运行两个小时。", "number") == ["3 month", "2 h"]

@@ -474,6 +474,9 @@ def test_generated_contradictions_of_a_retention_rule():
     assert gen._en_frequency("A bi-weekly report.", rng) is None  # not a frequency of its own
     assert gen._en_date("The team moved in 2021.", rng) != "The team moved in 2021."
     assert gen._zh_negation("数据库是主库。", rng) == "数据库不是主库。"
+    # a synonym is put for a word in lower case only: "Big" in a name stays ("Big Sur" is no "Large Sur")
+    assert gen._en_synonym("Big Sur is a big region.", rng) == "Big Sur is a large region."
+    assert gen._en_synonym("They met in Big Sur.", rng) is None
     # 不过 ("but") negates nothing: the negation goes on the verb, not by cutting 不 out of 不过
     assert gen._zh_negation("数据库不过是主库。", rng) == "数据库不过不是主库。"
     assert gen._zh_negation("服务器不再监听端口。", rng) == "服务器再监听端口。"

@@ -201,13 +201,17 @@ def _same_case(word: str, like: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-def _word_table(sentence: str, table: dict[str, str], rng: random.Random) -> str | None:
-    """The sentence with one word (or phrase) of ``table`` replaced by its counterpart."""
-    keys = [k for k in table if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", sentence, re.IGNORECASE)]
+def _word_table(sentence: str, table: dict[str, str], rng: random.Random, *, lower_only: bool = False
+                ) -> str | None:
+    """The sentence with one word (or phrase) of ``table`` replaced by its counterpart; ``lower_only``:
+    only where the sentence writes it in lower case (a capitalised "City" or "Big" is part of a name,
+    and "New York Town" is no paraphrase of "New York City")."""
+    flags = 0 if lower_only else re.IGNORECASE
+    keys = [k for k in table if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", sentence, flags)]
     if not keys:
         return None
     key = rng.choice(sorted(keys))
-    pat = re.compile(rf"(?<![\w-]){re.escape(key)}(?![\w-])", re.IGNORECASE)
+    pat = re.compile(rf"(?<![\w-]){re.escape(key)}(?![\w-])", flags)
     return _sub_first(pat, sentence, lambda m: _same_case(table[key], m.group(0)))
 
 
@@ -406,7 +410,7 @@ def _en_number_words(s: str, rng: random.Random) -> str | None:
 
 
 def _en_synonym(s: str, rng: random.Random) -> str | None:
-    return _word_table(s, _SYNONYMS_EN, rng)
+    return _word_table(s, _SYNONYMS_EN, rng, lower_only=True)
 
 
 def _en_hedged(s: str, rng: random.Random) -> str:

@@ -113,9 +113,12 @@ _CAPWORD = r"(?:[A-Z][\w'’\-]*(?:\.[A-Za-z][\w'’\-]*)*)"
 _CAP_SPAN = re.compile(rf"(?<![\w'’])(?:{_CAPWORD}\.?)(?:[ \t]+(?:{_CONNECTORS}[ \t]+)*{_CAPWORD}\.?)*")
 _CJK_QUOTED = re.compile(r"[《「『“]([^》」』”\n]{1,30})[》」』”]")
 _CJK_ORG = re.compile(
-    rf"[{CJK_CLASS}]{{1,6}}?(?:有限公司|公司|集团|大学|学院|银行|医院|研究院|研究所|委员会|政府|法院|协会|基金会|"
-    rf"博物馆|中学|小学|省|市|县|镇|村|州|岛|山脉|河|江|湖)")
+    rf"[{CJK_CLASS}]{{1,6}}?(?P<suffix>有限公司|公司|集团|大学|学院|银行|医院|研究院|研究所|委员会|政府|法院|协会|"
+    rf"基金会|博物馆|中学|小学|省|市|县|镇|村|州|岛|山脉|河|江|湖)")
 _CJK_LEAD = re.compile(r"^[在于位的是和与从到向被由对将把给为以及或及了而其这那该此各每]+")
+# The words a name ends at on its left: the span before a suffix can run back over a verb and its
+# preposition ("坐落于济南市", "离开了公司"); the name starts after the last of these.
+_CJK_INNER = re.compile(r"^.*(?:于|在|是|的|了|由)")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]{3,}")
 _PUNCT = re.compile(r"[^\w\s]+")
 _SPACES = re.compile(r"\s+")
@@ -315,8 +318,8 @@ def _entities(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
     if ascii_only:
         return
     for m in _CJK_ORG.finditer(text):
-        name = _CJK_LEAD.sub("", m.group(0))
-        if len(name) >= 2:
+        name = _CJK_INNER.sub("", _CJK_LEAD.sub("", m.group(0)))
+        if len(name) > len(m.group("suffix")):  # a suffix alone ("公司") names nothing
             _add_entity(name, seen, out)
     for m in _KATAKANA.finditer(text):
         _add_entity(m.group(0), seen, out)
