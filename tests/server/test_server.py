@@ -462,6 +462,46 @@ def test_a_held_snapshot_outlives_the_swap(tmp_path):
         holder.close()
 
 
+def test_the_server_learns_usage_edges_from_its_audit_records(tmp_path):
+    """The learner's fold (``--learn-every``) counts new audit records and serves the same generation
+    again with the learned edges; another worker sees the usage log's new version and does the same;
+    a fold with nothing new swaps nothing."""
+    from datetime import datetime, timezone
+
+    from asmr.server.state import SnapshotHolder
+    from asmr.store import UsageLog
+
+    mem = build_memory(tmp_path / "memory")
+    holder = SnapshotHolder(mem, poll_seconds=0)
+    other = SnapshotHolder(mem, poll_seconds=0)  # a second worker of the same memory
+    try:
+        first, other_first = holder.current, other.current
+        assert holder.learn()["records"] == 0 and holder.current is first  # no audit record yet
+        hits = first.search(PORT_QUESTION, 10).hits
+        a, b = hits[0].unit_id, hits[-1].unit_id
+        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        (mem / "audit").mkdir(exist_ok=True)
+        with open(mem / "audit" / f"{now[:10]}.jsonl", "a") as f:
+            for question in ("Which port does the server use?", "What port is the API on?"):
+                f.write(json.dumps({"time": now, "question": question, "audit": [
+                    {"outcome": "keep", "citations": [{"id": a, "kept": True}, {"id": b, "kept": True}]}]}) + "\n")
+        report = holder.learn()
+        assert report["questions"] == 2 and report["pairs"] == 2
+        served = holder.current
+        assert served is not first and served.generation == first.generation
+        with UsageLog(mem) as usage:
+            assert served.usage_version == usage.version() > 0
+        rows = {u.id: u.row for u in served.memory.unit_states({a, b})}
+        assert served.retriever.graph.edge(rows[a], rows[b])[0] == "usage"
+        assert first.retriever.graph.edge(rows[a], rows[b]) is None or \
+            first.retriever.graph.edge(rows[a], rows[b])[0] != "usage"
+        assert other.refresh() is not other_first and other.current.usage_version == served.usage_version
+        assert holder.learn()["questions"] == 0 and holder.current is served  # nothing new: no swap
+    finally:
+        holder.close()
+        other.close()
+
+
 def test_serve_refuses_bad_settings_without_echoing_keys(tmp_path, capsys, monkeypatch):
     from asmr.cli import main
 
@@ -473,8 +513,10 @@ def test_serve_refuses_bad_settings_without_echoing_keys(tmp_path, capsys, monke
     monkeypatch.delenv("ASMR_API_KEYS")
     assert main(["serve", "--memory", str(keys)]) == 4  # a file, not a memory directory
     assert main(["serve", "--memory", str(tmp_path), "--rate-limit", "-1"]) == 2
+    assert main(["serve", "--memory", str(tmp_path), "--learn-every", "-5"]) == 2
     err = capsys.readouterr().err
     assert "keys:1: expected 'KEY [read|write]'" in err and READ_KEY not in err and "short" not in err
+    assert "--learn-every -5.0: must be >= 0" in err
 
 
 def test_retrieve_config_errors_are_422_naming_the_field(tmp_path):

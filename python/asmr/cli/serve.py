@@ -80,6 +80,9 @@ def add_serve(sub) -> None:
                         "(default), multilingual-e5-small or hash-<dim>; an existing memory keeps its own")
     p.add_argument("--poll-seconds", type=float, default=0.2, metavar="S",
                    help="how often to look for commits by other processes (default 0.2; 0: never)")
+    p.add_argument("--learn-every", type=float, default=300.0, metavar="S", dest="learn_seconds",
+                   help="how often to fold the audit records written since the last fold into learned usage "
+                        "edges, and serve them (default 300; 0: never; `asmr graph learn` does it by hand)")
     p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info")
     retrieve_args(p)
     # OpenMP threads (faiss's, the kernels') otherwise spin for a while after every parallel region:
@@ -112,9 +115,12 @@ def server_config(args):
         check_embedder_name(args.embedder)
     if args.poll_seconds < 0:
         raise ValueError(f"--poll-seconds {args.poll_seconds}: must be >= 0")
+    if not args.learn_seconds >= 0:  # also NaN
+        raise ValueError(f"--learn-every {args.learn_seconds}: must be >= 0")
     return ServerConfig(memory=str(memory_dir(args)), generator=args.generator, base_url=args.base_url,
                         model=args.model, redundancy=args.redundancy, audit=not args.no_audit, retrieve=retrieve,
                         limits=limits, api_keys_file=args.api_keys, poll_seconds=args.poll_seconds,
+                        learn_seconds=args.learn_seconds,
                         embedder=args.embedder, remember_conversations=args.remember_conversations)
 
 

@@ -35,6 +35,7 @@ class ServerConfig:
     limits: dict = field(default_factory=dict)
     api_keys_file: Optional[str] = None
     poll_seconds: float = 0.2
+    learn_seconds: float = 300.0  # fold new audit records into learned usage edges this often (0: never)
     embedder: Optional[str] = None  # embedding model of a memory the server creates (default all-MiniLM-L6-v2)
     remember_conversations: bool = False  # write each answered turn into the memory (a request may opt out)
 
@@ -97,7 +98,8 @@ class Context:
         self.conversations = ConversationStore(config.memory, capacity=self.limits.max_conversations,
                                                max_turns=self.limits.max_turns)
         self.holder = SnapshotHolder(config.memory, retrieve_config=config.retrieve_config(),
-                                     poll_seconds=config.poll_seconds, new_embedder=config.embedder)
+                                     poll_seconds=config.poll_seconds, new_embedder=config.embedder,
+                                     learn_seconds=config.learn_seconds)
         self.holder.on_swap = lambda snap: self.metrics.generation.set(snap.generation)
         self.metrics.generation.set(self.holder.current.generation)
         self._generators: dict[str, object] = {}

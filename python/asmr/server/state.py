@@ -12,6 +12,13 @@ Other processes (``asmr ingest``, other ``--workers``) commit too: a watcher thr
 reads the committed generation every ``poll_seconds`` (one indexed SQLite read) and
 swaps in the same way.
 
+Learning from use (``learn_seconds``): a learner thread folds the audit records written since the
+last fold into ``<memory>/usage.sqlite`` (``asmr.graph.learn``, what ``asmr graph learn`` does), every
+``learn_seconds``. A snapshot lays the usage edges over its graph when it opens, so a change of the
+usage log's version (a fold that counted something, or a forget, by this process or another) makes
+the watcher open the same generation again with the new edges. Folds are idempotent (a question
+counts once), so several workers may fold the same records.
+
 Threads: handlers run in a thread pool and share a snapshot. Its SQLite connection
 is opened with ``check_same_thread=False`` and SQLite is built serialized
 (``sqlite3.threadsafety == 3``), so concurrent reads on it are safe. Searches run
@@ -29,7 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..store import CommitWatch, Memory, MemoryStateError, Writer
+from ..store import CommitWatch, Memory, MemoryStateError, UsageLog, Writer
 from ..store import schema
 from ..verify.verifier import Verifier
 from .errors import ApiError
@@ -70,10 +77,11 @@ class Snapshot:
     directory holds no committed generation yet (``memory`` is None or generation 0)."""
 
     def __init__(self, memory: Memory | None, embedder=None, retrieve_config=None, support=None,
-                 verify_lock: threading.Lock | None = None):
+                 verify_lock: threading.Lock | None = None, usage_version: int = 0):
         from ..retrieve import Retriever
 
         self.memory = memory
+        self.usage_version = usage_version  # of the usage log, read before the edges were laid
         self._verify_lock = verify_lock or threading.Lock()
         self.generation = memory.generation if memory is not None else 0
         self.embedder, self.support = embedder, support
@@ -137,7 +145,8 @@ class SnapshotHolder:
     """Holds the current snapshot, swaps in newer ones, and runs the server's ingests."""
 
     def __init__(self, directory: str | Path, *, retrieve_config=None, poll_seconds: float = 0.2,
-                 embedder_factory: Callable | None = None, new_embedder: str | None = None):
+                 embedder_factory: Callable | None = None, new_embedder: str | None = None,
+                 learn_seconds: float = 0.0):
         from ..embed import get_embedder
         from ..verify.support_model import SupportModel
 
@@ -145,6 +154,10 @@ class SnapshotHolder:
         self.new_embedder = new_embedder
         self.retrieve_config = retrieve_config
         self.poll_seconds = poll_seconds
+        self.learn_seconds = learn_seconds
+        self._usage: UsageLog | None = None  # read-only, for its version; opened once the file exists
+        self._usage_lock = threading.Lock()
+        self._learner: threading.Thread | None = None
         self._get_embedder = embedder_factory or get_embedder
         self._embedder = None
         self.support = SupportModel.load()
@@ -176,7 +189,7 @@ class SnapshotHolder:
             if memory.generation == 0:
                 return Snapshot(memory)
             return Snapshot(memory, self.embedder(memory.embed_model), self.retrieve_config, self.support,
-                            self._verify_lock)
+                            self._verify_lock, self.usage_version())
         except BaseException:
             memory.close()
             raise
@@ -201,9 +214,10 @@ class SnapshotHolder:
                 snap.close()
 
     def refresh(self) -> Snapshot:
-        """Swap in the newest committed generation, if it is not the one being served."""
+        """Swap in the newest committed generation, if it is not the one being served, or the same one
+        again if the usage log changed since the served snapshot laid its learned edges."""
         with self._swap_lock:
-            if self.committed_generation() == self._current.generation:
+            if not self._stale():
                 return self._current
             new = self._open()
             with self._refs_lock:
@@ -216,6 +230,40 @@ class SnapshotHolder:
                 self.on_swap(new)
             log.info("serving generation %d", new.generation)
             return new
+
+    def _stale(self) -> bool:
+        current = self._current
+        return self.committed_generation() != current.generation or (
+            not current.empty and self.usage_version() != current.usage_version)
+
+    def usage_version(self) -> int:
+        """The version of the memory's usage log (0 while it has none)."""
+        with self._usage_lock:
+            if self._usage is None:
+                usage = UsageLog(self.directory)  # opens nothing while the file does not exist
+                if not usage.exists:
+                    return 0
+                self._usage = usage
+            return self._usage.version()
+
+    def learn(self) -> dict | None:
+        """Fold the audit records written since the last fold into the usage log, then serve the new
+        edges (``asmr graph learn``'s report; None while the memory is empty)."""
+        from ..graph import learn
+        from ..verify import audit
+
+        with self.use() as snap:
+            if snap.empty:
+                return None
+            graph = getattr(self.retrieve_config, "graph", None)
+            with UsageLog(self.directory, create=True) as usage:
+                records, offsets = audit.read_new(self.directory, usage.offsets())
+                report = learn(snap.memory, usage, records, offsets, graph)
+        if report["questions"]:
+            log.info("learned from %d audit records: %d questions, %d pairs newly counted", report["records"],
+                     report["questions"], report["pairs"])
+        self.refresh()
+        return report
 
     def committed_generation(self) -> int:
         """The generation the last commit wrote (one read outside any snapshot: sees every commit)."""
@@ -237,19 +285,33 @@ class SnapshotHolder:
         if self._watcher is None and self.poll_seconds > 0:
             self._watcher = threading.Thread(target=self._watch, name="asmr-snapshot-watcher", daemon=True)
             self._watcher.start()
+        if self._learner is None and self.learn_seconds > 0:
+            self._learner = threading.Thread(target=self._learn_loop, name="asmr-learner", daemon=True)
+            self._learner.start()
 
     def _watch(self) -> None:
         while not self._stop.wait(self.poll_seconds):
             try:
-                if self.committed_generation() != self._current.generation:
+                if self._stale():
                     self.refresh()
             except Exception:  # a half-removed generation, a locked file: try again at the next tick
                 log.exception("could not move to the newest generation; retrying")
 
+    def _learn_loop(self) -> None:
+        while not self._stop.wait(self.learn_seconds):
+            try:
+                self.learn()
+            except Exception:  # a locked usage file, an audit file being rotated: the next fold reads it
+                log.exception("could not learn from the audit records; retrying at the next fold")
+
     def close(self) -> None:
         self._stop.set()
-        if self._watcher is not None:
-            self._watcher.join(timeout=5)
+        for thread in (self._watcher, self._learner):
+            if thread is not None:
+                thread.join(timeout=5)
+        with self._usage_lock:
+            if self._usage is not None:
+                self._usage.close()
         with self._swap_lock:
             with self._watch_lock:
                 self._commits.close()

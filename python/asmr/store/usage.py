@@ -27,7 +27,12 @@ CREATE INDEX IF NOT EXISTS usage_pairs_by_b ON usage_pairs (b);
 CREATE TABLE IF NOT EXISTS usage_seen (
     question TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, PRIMARY KEY (question, a, b)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS usage_read (source TEXT PRIMARY KEY, offset INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 """
+# Raised by every fold that counts something and by every forget: a server holding a snapshot whose
+# edges were laid at another version opens a new one.
+_BUMP = ("INSERT INTO usage_meta VALUES ('version', 1) "
+         "ON CONFLICT(key) DO UPDATE SET value = value + 1")
 _TOTAL = ("", "")  # the usage_pairs row that counts the questions
 
 
@@ -66,6 +71,18 @@ class UsageLog:
             self._conn.close()
             self._conn = None
 
+    @property
+    def exists(self) -> bool:
+        """Whether there was a file to open (a log opened without ``create`` before any learning is not)."""
+        return self._conn is not None
+
+    def version(self) -> int:
+        """How many times the counts changed (0 for a log that never learned)."""
+        if self._conn is None:
+            return 0
+        row = self._conn.execute("SELECT value FROM usage_meta WHERE key = 'version'").fetchone()
+        return row[0] if row else 0
+
     def offsets(self) -> dict[str, int]:
         """How far each audit file was read."""
         if self._conn is None:
@@ -103,6 +120,8 @@ class UsageLog:
                     marks = ", ".join("?" * (len(args) + 2))
                     conn.execute(f"INSERT OR REPLACE INTO {table} VALUES ({marks})", (*args, count, at))
             conn.executemany("INSERT OR REPLACE INTO usage_read VALUES (?, ?)", sorted(offsets.items()))
+            if any(counted.values()):
+                conn.execute(_BUMP)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -143,6 +162,7 @@ class UsageLog:
             n = conn.execute("SELECT COUNT(*) FROM usage_pairs WHERE a != ''").fetchone()[0]
             for table in ("usage_units", "usage_pairs", "usage_seen"):
                 conn.execute(f"DELETE FROM {table}")
+            conn.execute(_BUMP)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
