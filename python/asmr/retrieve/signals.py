@@ -69,11 +69,20 @@ def _unit_keys(text: str) -> frozenset[str]:
 
 
 def _cjk_words(question: str) -> list[str]:
-    """The content words of a question's CJK text (jieba's cut, question words and single characters out)."""
+    """The content words of a question's CJK text (jieba's cut, question words and single characters out).
+
+    A word jieba guessed (not in its dictionary) that ends in a one-character question word ("皮划艇" +
+    "队有" for "...队 / 有多少") loses that character: "有" is no part of what is asked about."""
     import jieba  # its dictionary loads on first use (about a second, cached on disk after)
     jieba.setLogLevel(60)
-    return [w for w in jieba.lcut(question) if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w)
-            and w not in CJK_QUESTION_WORDS]
+    jieba.dt.initialize()
+    words = []
+    for w in jieba.lcut(question):
+        if len(w) >= 2 and w[-1] in CJK_QUESTION_WORDS and not jieba.dt.FREQ.get(w):
+            w = w[:-1]
+        if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w) and w not in CJK_QUESTION_WORDS:
+            words.append(w)
+    return words
 
 
 _NO_TOKEN = "\x00"  # a token no unit has: its idf is the largest the index gives
