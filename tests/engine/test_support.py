@@ -413,11 +413,11 @@ def test_a_name_counts_where_it_stands_for_other_words(embedder):
 
 def test_a_chinese_run_put_for_another_counts_as_a_name(embedder):
     """Chinese: three or more characters standing for three or more others, none in common, in a sentence
-    otherwise restated, count as a name (the extractor reads no name in "巢南子"); a word put for a
+    otherwise restated, count as a name (the extractor reads no name in "赵远志"); a word put for a
     shorter one ("坐落于" for "位于") and a clause left out do not."""
     col = FEATURES.index("flip_names")
     evidence = "2019年起，该队由李德明担任主教练，主场设在城东体育馆，球队先后三次进入全国联赛的季后赛。"
-    x = pair_features(["2019年起，该队由巢南子担任主教练，主场设在城东体育馆，球队先后三次进入全国联赛的季后赛。",
+    x = pair_features(["2019年起，该队由赵远志担任主教练，主场设在城东体育馆，球队先后三次进入全国联赛的季后赛。",
                        "2019年起，该队由李德明担任主教练，主场坐落于城东体育馆。",
                        "2019年起，该队由李德明担任主教练。"], [evidence] * 3, embedder=embedder)
     assert x[0, col] > 0.5 and x[1, col] == 0.0 and x[2, col] == 0.0

@@ -204,8 +204,8 @@ def _same_case(word: str, like: str) -> str:
 def _word_table(sentence: str, table: dict[str, str], rng: random.Random, *, lower_only: bool = False
                 ) -> str | None:
     """The sentence with one word (or phrase) of ``table`` replaced by its counterpart; ``lower_only``:
-    only where the sentence writes it in lower case (a capitalised "City" or "Big" is part of a name,
-    and "New York Town" is no paraphrase of "New York City")."""
+    only where the sentence writes it in lower case (a capitalised "Big" is part of a name, and
+    "Large Sur" is no paraphrase of "Big Sur")."""
     flags = 0 if lower_only else re.IGNORECASE
     keys = [k for k in table if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", sentence, flags)]
     if not keys:

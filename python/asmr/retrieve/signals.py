@@ -71,8 +71,8 @@ def _unit_keys(text: str) -> frozenset[str]:
 def _cjk_words(question: str) -> list[str]:
     """The content words of a question's CJK text (jieba's cut, question words and single characters out).
 
-    A word jieba guessed (not in its dictionary) that ends in a one-character question word ("皮划艇" +
-    "队有" for "...队 / 有多少") loses that character: "有" is no part of what is asked about."""
+    A word jieba guessed (not in its dictionary) that ends in a one-character question word ("赛艇" +
+    "队有" for "赛艇队 / 有多少") loses that character: "有" is no part of what is asked about."""
     import jieba  # its dictionary loads on first use (about a second, cached on disk after)
     jieba.setLogLevel(60)
     jieba.dt.initialize()

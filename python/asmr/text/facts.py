@@ -117,7 +117,7 @@ _CJK_ORG = re.compile(
     rf"基金会|博物馆|中学|小学|省|市|县|镇|村|州|岛|山脉|河|江|湖)")
 _CJK_LEAD = re.compile(r"^[在于位的是和与从到向被由对将把给为以及或及了而其这那该此各每]+")
 # The words a name ends at on its left: the span before a suffix can run back over a verb and its
-# preposition ("坐落于济南市", "离开了公司"); the name starts after the last of these.
+# preposition ("坐落于杭州市", "离开了公司"); the name starts after the last of these.
 _CJK_INNER = re.compile(r"^.*(?:于|在|是|的|了|由)")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]{3,}")
 _PUNCT = re.compile(r"[^\w\s]+")

@@ -430,7 +430,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     two are forms of one word ("cycle"/"cycling"), a number, a name or an opposite (counted apart), a
     negation or quantifier (their own cues), or words the sentence has elsewhere (a list in another
     order). A swap whose two sides both name a unit of time or measure that differs ("hourly" for
-    "weekly", "minutes" for "hours"), or another amount ("ten films" for "three films"), is a
+    "weekly", "minutes" for "hours"), or another amount ("five servers" for "three servers"), is a
     ``measure`` instead; an opposite in the place of a word is a ``flip`` even where the sentence
     holds that word elsewhere.
 
@@ -477,7 +477,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measured.extend(a[a0:a1])
             continue
         if all(counted) and not units[0] and not units[1]:
-            # another count ("ten films" for "three films"): the key-fact check reads a number in words
+            # another count ("five servers" for "three servers"): the key-fact check reads a number in words
             # only with a unit, and a number in digits that the unit holds elsewhere passes it
             amounts = (_amount([w for w in mine[a0:a1] if number_word(w)]),
                        _amount([w for w in theirs[b0:b1] if number_word(w)]))
@@ -487,7 +487,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             continue
         if any(w not in opposites and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
             # an opposite in the place of a word, which the sentence may also hold elsewhere ("south of
-            # South Africa" for "north of South Africa"), where the comparison of word sets sees none
+            # the river, by the South Gate" for "north of ..."), where the comparison of word sets sees none
             flips += 1
             continue
         if not ours or not other or any(number_word(w) or w in _NEGATIONS or w in _QUANTIFIERS
@@ -561,14 +561,14 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             names += name
             opposites += opposite
             if NUMERAL_CHARS.issuperset(ours) and NUMERAL_CHARS.issuperset(other):
-                # a digit or numeral put for another ("1213年" for "1212年"): compare the whole numbers,
+                # a digit or numeral put for another ("2019年" for "2018年"): compare the whole numbers,
                 # which the key-fact check passes when the unit holds the new one elsewhere
                 values = (_numeral_around(mine, a0, a1), _numeral_around(theirs, b0, b1))
                 if None not in values and values[0] != values[1]:
                     measures += 1
                     cue_chars += a1 - a0
             elif _CJK_NUMERAL.search(ours) and _CJK_NUMERAL.search(other) and _other_amount([ours], [other]):
-                # another amount of time or measure in its place ("十分钟" for "一小时内"), which the
+                # another amount of time or measure in its place ("三天" for "一周内"), which the
                 # key-fact check lets through where the unit has a "一" or a "1" elsewhere
                 measures += 1
                 cue_chars += a1 - a0
@@ -583,7 +583,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 swapped += a1 - a0
             elif min(a1 - a0, b1 - b0) >= MIN_PLACED_CHARS and set(ours).isdisjoint(other):
                 # a longer thing put for another, no character in common: a name or term in the place of
-                # a name the extractor does not read as one ("巢南子" for a place name)
+                # a name the extractor does not read as one ("李德明" for "王建国")
                 names += 1
                 cue_chars += a1 - a0
         elif op == "delete":
