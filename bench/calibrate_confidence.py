@@ -20,6 +20,13 @@ largest mean, over the fitted sources, of refusal recall minus false refusals). 
 source, for asmr, dense and hybrid: ROC AUC, and refusal recall, false refusals and precision at the
 threshold, each row marked in-sample or out-of-source. ``--write`` puts weights and thresholds into
 python/asmr/retrieve/confidence_model.json with the command that fitted them; use it on tuning data only.
+
+``--against DIR`` compares with another run of the same sources (its ``--work``, whose
+``SOURCE.rows.json`` it reads: the features of other code): both are fitted the same way, and per
+source it prints asmr's ROC AUC there and here, in sample and out of source, with a paired bootstrap
+95 % interval of the change over the source's questions (``--bootstrap`` resamples, answerable and
+unanswerable questions drawn apart). A change whose interval lies on one side of zero is one the
+questions agree on; a signal that moves one source's interval below zero is not a gain.
 """
 from __future__ import annotations
 
@@ -101,6 +108,50 @@ def report_row(scores: np.ndarray, y: np.ndarray, threshold: float) -> dict:
             "answerable": int(ans.sum()), "unanswerable": int(una.sum())}
 
 
+def _auc(scores: np.ndarray, y: np.ndarray) -> float:
+    from scipy.stats import rankdata  # the bench extra's; ties count half, as roc_auc's
+    ranks, pos = rankdata(scores), y == 1
+    n1 = int(pos.sum())
+    return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * (len(y) - n1)))
+
+
+def compare(against: Path, data: dict, fit: list[str], leave_out: list[str], fitted, resamples: int) -> None:
+    """asmr's ROC AUC with the rows of ``against`` and with these, in sample and out of source, each
+    change with a paired bootstrap 95 % interval over the source's questions."""
+    other = {}
+    for n in data:
+        path = against / f"{n}.rows.json"
+        if not path.exists():
+            raise SystemExit(f"--against {against}: no {path.name} (run this script there with the same sources)")
+        rows = json.loads(path.read_text())
+        if [r["qid"] for r in rows] != [r["qid"] for r in data[n]["rows"]]:
+            raise SystemExit(f"--against {against}: {path.name} holds other questions than this run's {n}")
+        other[n] = {"rows": rows, "y": data[n]["y"]}
+    views = [("in sample", fit, fit)]
+    for family in leave_out:
+        label, _, members = family.partition("=")
+        members = [n for n in members.split(",") if n in data]
+        views.append((f"out of source ({label})", [n for n in fit if n not in members], members))
+    rng = np.random.default_rng(0)
+    print(f"\n| source | fitted | AUC --against | AUC here | change [95 % interval, {resamples} resamples] |")
+    print("|---|---|---:|---:|---|")
+    for label, on, members in views:
+        before, after = fitted(on, other)[2], fitted(on, data)[2]
+        for n in (members if label != "in sample" else list(data)):
+            y = data[n]["y"]
+            a, b = before[n]["asmr"], after[n]["asmr"]
+            pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+            deltas = []
+            for _ in range(resamples):
+                i = np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])
+                deltas.append(_auc(b[i], y[i]) - _auc(a[i], y[i]))
+            lo, hi = np.percentile(deltas, [2.5, 97.5])
+            side = " (above 0)" if lo > 0 else " (below 0)" if hi < 0 else ""
+            view = label if label != "in sample" or n in fit else "never fitted"
+            print(f"| {n} | {view} | {_auc(a, y):.3f} | {_auc(b, y):.3f} | "
+                  f"{_auc(b, y) - _auc(a, y):+.3f} [{lo:+.3f}, {hi:+.3f}]{side} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--source", action="append", default=[], metavar="NAME=CORPUS,QUERIES[,MODE]", required=True)
@@ -116,6 +167,9 @@ def main() -> None:
     ap.add_argument("--reuse-rows", action="store_true",
                     help="reuse the features an earlier run saved under --work (refit only; not after a change "
                          "of the signals)")
+    ap.add_argument("--against", type=Path, default=None, metavar="DIR",
+                    help="another run's --work: compare asmr's AUC with its features, with bootstrap intervals")
+    ap.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples for --against")
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_PATH.name}")
     args = ap.parse_args()
     specs = dict(s.split("=", 1) for s in args.source)
@@ -129,16 +183,14 @@ def main() -> None:
         print(f"{name}: {len(data[name]['y'])} questions, {int((data[name]['y'] == 0).sum())} unanswerable",
               file=sys.stderr, flush=True)
 
-    def features(name):
-        return np.array([[r[f] for f in FEATURES] for r in data[name]["rows"]])
-
-    def fitted(on: list[str]) -> tuple[np.ndarray, dict, dict]:
+    def fitted(on: list[str], data=data) -> tuple[np.ndarray, dict, dict]:
         """Weights fitted on ``on``, every method's threshold chosen on ``on``, and every source's scores."""
-        x = np.vstack([features(n) for n in on])
+        features = {n: np.array([[r.get(f, 0.0) for f in FEATURES] for r in data[n]["rows"]]) for n in data}
+        x = np.vstack([features[n] for n in on])
         y = np.concatenate([data[n]["y"] for n in on])
         weight = np.concatenate([np.full(len(data[n]["y"]), len(y) / len(on) / len(data[n]["y"])) for n in on])
         w = fit_logistic(x, y, weight)
-        scores = {n: {"asmr": 1 / (1 + np.exp(-(w[0] + features(n) @ w[1:]))),
+        scores = {n: {"asmr": 1 / (1 + np.exp(-(w[0] + features[n] @ w[1:]))),
                       **{m: np.array([r[col] for r in data[n]["rows"]]) for m, col in METHODS.items() if m != "asmr"}}
                   for n in data}
         return w, {m: best_threshold([scores[n][m] for n in on], [data[n]["y"] == 1 for n in on])
@@ -174,6 +226,8 @@ def main() -> None:
             print(f"| {n} | {label} | {a['answerable'] + a['unanswerable']} ({a['unanswerable']}) | " +
                   " | ".join(f"{fmt(v[m]['roc_auc'])} | {fmt(v[m]['recall'])} / {fmt(v[m]['false_refusal_rate'])}"
                              for m in METHODS) + " |")
+    if args.against is not None:
+        compare(args.against, data, fit, args.leave_out, fitted, args.bootstrap)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     if args.write:
