@@ -342,6 +342,13 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
     ("该项目非常成功，获得了广泛好评。", "该项目十分成功，获得了广泛好评。", True),
     ("乘客须在下车后十分钟内换乘，第二程免费。", TRANSFER, False),
     ("乘客须在下车后1小时内换乘，第二程免费。", TRANSFER, True),
+    # superlatives read as the comparatives the antonym table holds
+    ("The Blue Line has the fewest stations of any line in the network.",
+     "The Blue Line has the most stations of any line in the network.", False),
+    ("Harrow is the smallest town of the county and its market centre.",
+     "Harrow is the largest town of the county and its market centre.", False),
+    ("Harrow is the biggest town of the county and its market centre.",
+     "Harrow is the largest town of the county and its market centre.", True),
     # an opposite in the place of a word that the sentence also holds elsewhere
     ("The depot lies south of the river, next to the South Gate.",
      "The depot lies north of the river, next to the South Gate.", False),

@@ -361,10 +361,28 @@ def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return stems, frozenset(forms)
 
 
+_IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
+
+
+def _comparative(word: str) -> str:
+    """A superlative as its comparative ("largest" → "larger", "most" → "more"), the form the antonym
+    table holds comparisons in; any other word as it is."""
+    if word in _IRREGULAR_DEGREE:
+        return _IRREGULAR_DEGREE[word]
+    return word[:-3] + "er" if len(word) > 5 and word.endswith("est") else word
+
+
 def _opposite(a: str, b: str) -> bool:
-    """Two words of opposite sense: an antonym pair, or one the other with a negating prefix."""
+    """Two words of opposite sense: an antonym pair (superlatives as their comparatives: "smallest"
+    for "largest"), or one the other with a negating prefix."""
     stems, forms = _opposites_of(a)
-    return b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems)
+    if b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems):
+        return True
+    a2, b2 = _comparative(a), _comparative(b)
+    if (a2, b2) == (a, b):
+        return False
+    stems = _opposites_of(a2)[0]
+    return any(b2.startswith(o) and len(b2) - len(o) <= 3 for o in stems)
 
 
 def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, float]:
