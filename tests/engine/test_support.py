@@ -425,9 +425,10 @@ def test_a_chinese_run_put_for_another_counts_as_a_name(embedder):
     col = FEATURES.index("flip_names")
     evidence = "2019年起，该队由李德明担任主教练，主场设在城东体育馆，球队先后三次进入全国联赛的季后赛。"
     x = pair_features(["2019年起，该队由赵远志担任主教练，主场设在城东体育馆，球队先后三次进入全国联赛的季后赛。",
+                       "2019年起，该队由Tom Reed担任主教练，主场设在城东体育馆，球队先后三次进入全国联赛的季后赛。",
                        "2019年起，该队由李德明担任主教练，主场坐落于城东体育馆。",
-                       "2019年起，该队由李德明担任主教练。"], [evidence] * 3, embedder=embedder)
-    assert x[0, col] > 0.5 and x[1, col] == 0.0 and x[2, col] == 0.0
+                       "2019年起，该队由李德明担任主教练。"], [evidence] * 4, embedder=embedder)
+    assert x[0, col] > 0.5 and x[1, col] > 0.5 and x[2, col] == 0.0 and x[3, col] == 0.0
 
 
 EVIDENCE = ("Title: Go Outside in the Rain\n\n\"Go Outside in the Rain\" is a R&B song by Milira released in "

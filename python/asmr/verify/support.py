@@ -590,6 +590,11 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 # key-fact check lets through where the unit has a "一" or a "1" elsewhere
                 measures += 1
                 cue_chars += a1 - a0
+            elif not (name or opposite) and min(a1 - a0, b1 - b0) >= MIN_PLACED_CHARS and set(ours).isdisjoint(other):
+                # a longer thing put for another, no character in common: a name or term in the place of
+                # a name the extractor does not read as one ("李德明" for "王建国", a name in Latin letters)
+                names += 1
+                cue_chars += a1 - a0
             elif name or opposite or not CJK_CHAR.match(ours) or not CJK_CHAR.match(other):
                 cue_chars += (a1 - a0) * (name or opposite)
             elif measure_of(ours) and measure_of(other):
@@ -599,11 +604,6 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             elif max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other):
                 swaps += 1
                 swapped += a1 - a0
-            elif min(a1 - a0, b1 - b0) >= MIN_PLACED_CHARS and set(ours).isdisjoint(other):
-                # a longer thing put for another, no character in common: a name or term in the place of
-                # a name the extractor does not read as one ("李德明" for "王建国")
-                names += 1
-                cue_chars += a1 - a0
         elif op == "delete":
             added += 1
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
