@@ -66,7 +66,6 @@ not no never none nobody nothing neither nor cannot can't won't don't doesn't di
 weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't without lack lacks lacking unable fail
 fails failed absent
 """.split())
-_CJK_NEG = re.compile(r"[不没无未非否别]")
 _ANTONYMS = {}
 for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), ("ris", "fall"), ("more", "less"),
                ("more", "fewer"), ("higher", "lower"), ("larger", "smaller"), ("bigger", "smaller"),
@@ -486,17 +485,10 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(t for _, t in ours)
             continue
-        if all(counted) and a1 < len(a) and b1 < len(b) and a[a1] == b[b1] and measure_of(mine[a1]):
-            # another amount of the same unit: "one hour" for "3 hours" (the key-fact check reads a
-            # "1" anywhere in the unit as stating "one hour")
-            amounts = (_amount(mine[a0:a1]), _amount(theirs[b0:b1]))
-            if None not in amounts and amounts[0] != amounts[1]:
-                measures += 1
-                measured.extend(a[a0:a1])
-            continue
         if all(counted) and not units[0] and not units[1]:
-            # another count ("five servers" for "three servers"): the key-fact check reads a number in words
-            # only with a unit, and a number in digits that the unit holds elsewhere passes it
+            # another amount of the same thing: "one hour" for "3 hours", "five servers" for "three
+            # servers" (the key-fact check reads a number in words only with a unit, and a number the
+            # unit holds anywhere, a "1" for "one hour", passes it)
             amounts = (_amount([w for w in mine[a0:a1] if number_word(w)]),
                        _amount([w for w in theirs[b0:b1] if number_word(w)]))
             if None not in amounts and amounts[0] != amounts[1]:
@@ -566,8 +558,9 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                   for m in re.finditer(re.escape(_CJK_PUNCT.sub("", f.text)), mine) if f.text]
     replaced = added = names = opposites = swaps = measures = cue_chars = swapped = negated = 0
     for op, a0, a1, b0, b1 in sm.get_opcodes():
-        if op != "equal" and max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and \
-                _cjk_negates(mine, a0, a1) != _cjk_negates(theirs, b0, b1):
+        if op == "equal":
+            continue
+        if max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and _cjk_negates(mine, a0, a1) != _cjk_negates(theirs, b0, b1):
             # a negation added, dropped or put for another word ("不能" for "可以"), where the rest is restated;
             # the negation characters of both sentences as a whole say nothing when another word holds one
             negated = 1
@@ -615,6 +608,9 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
 MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
 MIN_PLACED_CHARS = 3  # CJK: a run put for another this long on both sides, sharing no character, is a name
 _CJK_NEGATION = re.compile(r"[不没无未非否]")
+# A short run holding any of these is no swap: one word put for another around a negation-like
+# character ("非常" for "十分") is left to the negation reading, which knows the words that negate nothing.
+_CJK_NEG = re.compile(r"[不没无未非否别]")
 # Words that hold a negation character and negate nothing ("非常" very, "未来" future, "无论" whatever).
 _CJK_NOT_NEGATIONS = frozenset("非常 非洲 无论 不仅 不过 不断 不久 未来 否则 除非 无数 不少".split())
 
