@@ -408,6 +408,19 @@ def test_opposite_prefixes_make_opposites_without_a_word_list():
         assert not _opposite(a, b), (a, b)  # another word, or a stem too short to read ("in" + "put")
 
 
+def test_wordnet_antonyms_are_read_in_any_form():
+    from asmr.verify.support import _opposite
+
+    # pairs of WordNet's table and none of the hand-written one, inflected ("minors", "narrower"),
+    # WordNet's hyphenated compounds as one word ("offline"), and forms derived from a pair ("deaths")
+    for a, b in (("minors", "major"), ("offline", "online"), ("wife", "husbands"), ("deaths", "birth"),
+                 ("exit", "entry"), ("fathers", "mother"), ("narrower", "wider"), ("heavier", "lighter")):
+        assert _opposite(a, b) and _opposite(b, a), (a, b)
+    for a, b in (("bought", "purchased"), ("large", "big"), ("old", "former"), ("city", "town"),
+                 ("river", "lake"), ("wrote", "said")):
+        assert not _opposite(a, b), (a, b)  # synonyms and words of one kind are not opposites
+
+
 def test_a_name_counts_where_it_stands_for_other_words(embedder):
     """flip_names: a name put where the sentence has other words, not a name added beside a restatement."""
     col = FEATURES.index("flip_names")

@@ -16,7 +16,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
 - alignment: the claim against the evidence sentence sharing most of its words (claim words
   standing where the sentence has other words, names among them, claim words with no
   counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word
-  (or another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
+  (WordNet's antonyms, in any inflected form, and a short table of stems and Chinese pairs; or
+  another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
   restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
   the evidence does not state beside one it states word for word.
 
@@ -33,11 +34,13 @@ kernel call for all the cosines; the rest is string work on short texts.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from itertools import accumulate
 from typing import Sequence
 
@@ -360,6 +363,39 @@ def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return stems, frozenset(forms)
 
 
+# WordNet's detachment rules: the endings a noun, verb or adjective takes, and what its base form ends in
+_DETACHMENTS = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
+                ("men", "man"), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
+                ("ing", ""), ("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
+
+
+@lru_cache(maxsize=1)
+def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
+    """WordNet's English antonyms (word → its antonyms) and irregular forms (form → base forms), from
+    the table ``bench/wordnet_antonyms.py`` writes."""
+    data = json.loads(resources.files(__package__).joinpath("antonyms_en.json").read_text(encoding="utf-8"))
+    return ({w: frozenset(a) for w, a in data["antonyms"].items()},
+            {f: tuple(b) for f, b in data["forms"].items()})
+
+
+@lru_cache(maxsize=65536)
+def _wordnet_bases(word: str) -> frozenset[str]:
+    """The base forms of ``word`` that WordNet's antonym table holds ("lost" → "lose", "minors" →
+    "minor"), found as WordNet's own lemmatizer finds them: irregular forms, then endings detached."""
+    table, forms = _wordnet()
+    found = {word, *forms.get(word, ())}
+    found.update(word[:len(word) - len(end)] + base for end, base in _DETACHMENTS
+                 if word.endswith(end) and len(word) - len(end) + len(base) >= 2)
+    return frozenset(b for b in found if b in table)
+
+
+def _wordnet_opposite(a: str, b: str) -> bool:
+    """Whether WordNet holds a sense of ``a`` and one of ``b`` as antonyms."""
+    table = _wordnet()[0]
+    theirs = _wordnet_bases(b)
+    return bool(theirs) and any(not theirs.isdisjoint(table[x]) for x in _wordnet_bases(a))
+
+
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
 
 
@@ -375,7 +411,7 @@ def _opposite(a: str, b: str) -> bool:
     """Two words of opposite sense: an antonym pair (superlatives as their comparatives: "smallest"
     for "largest"), or one the other with a negating prefix."""
     stems, forms = _opposites_of(a)
-    if b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems):
+    if b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems) or _wordnet_opposite(a, b):
         return True
     a2, b2 = _comparative(a), _comparative(b)
     if (a2, b2) == (a, b):
