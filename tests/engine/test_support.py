@@ -352,6 +352,14 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
     # an opposite in the place of a word that the sentence also holds elsewhere
     ("The depot lies south of the river, next to the South Gate.",
      "The depot lies north of the river, next to the South Gate.", False),
+    # WordNet's opposites, which the hand-written table lacks, in the place of a word; its synonyms kept
+    ("The minor release ships every Friday after the review.",
+     "The major release ships every Friday after the review.", False),
+    ("The archive stays offline during the nightly backup.",
+     "The archive stays online during the nightly backup.", False),
+    ("The parish register records her death in 1820.", "The parish register records her birth in 1820.", False),
+    ("The large release ships every Friday after the review.",
+     "The big release ships every Friday after the review.", True),
 ])
 def test_the_verifier_rule_on_restated_and_contradicted_claims(model, embedder, claim, evidence, kept):
     """The shipped model with the verifier's key-fact check: what a reader of the issue's handbook sees."""
