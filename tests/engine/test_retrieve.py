@@ -363,6 +363,32 @@ def test_term_alignment_weighs_rare_terms_and_meets_word_forms():
     assert alignment([], weights[:0], units) == (0.5, 0.5)
 
 
+def test_the_kind_of_answer_asked_for_is_read_in_both_languages():
+    from asmr.retrieve.signals import answer_kinds, term_key
+
+    assert answer_kinds("Which river flows past the old mill?") == {term_key("river")}
+    assert answer_kinds("What is the height of the north tower?") == {term_key("height")}
+    assert answer_kinds("What did the committee decide in March?") == set()  # "what" asks, no kind named
+    assert answer_kinds("Who founded the guild?") == set()
+    assert "省" in answer_kinds("这座城市位于哪个省？")
+    assert "首都" in answer_kinds("这个国家的首都是哪里？")
+    assert answer_kinds("周明远是谁？") == set()  # without 的, the word before the question is its subject
+
+
+def test_kind_alignment_counts_a_missing_kind_word_less_than_a_missing_name():
+    import numpy as np
+
+    from asmr.retrieve.confidence import confidence_features
+    question = "Which river flows past the Korvane mill?"
+    unit = "The Veslin flows past the Korvane mill before it joins the sea."  # names the river, not "river"
+    f = confidence_features(question, np.array([0.5]), [unit], [], lambda tokens: [2.0] * len(tokens),
+                            RetrieveConfig())
+    assert f["term_alignment"] < f["kind_alignment"] < 1.0
+    g = confidence_features("Which river flows past the old mill?", np.array([0.5]), [unit], [],
+                            lambda tokens: [2.0] * len(tokens), RetrieveConfig())
+    assert g["kind_alignment"] > g["term_alignment"]
+
+
 def test_the_refusal_reason_names_the_unheld_words_as_asked():
     import numpy as np
 
@@ -376,42 +402,43 @@ def test_chinese_questions_have_terms_and_align():
     from asmr.retrieve.signals import alignment, question_terms, subject_phrases
 
     def idf_of(tokens):
-        return [3.0 if "兴" in t or "吕" in t else 1.0 for t in tokens]
-    terms, weights = question_terms("吕志兴现在效力于哪个球队？", idf_of)
-    assert "吕志兴" in terms and "哪个" not in terms
-    unit = "吕志兴是香港足球运动员，现时效力香港超级联赛球队和富大埔。"
-    other = "陈伟豪是香港足球运动员，现时效力香港超级联赛球队。"
+        return [3.0 if "兴" in t or "韩" in t else 1.0 for t in tokens]
+    question = "韩立兴现在效力于哪个球队？"
+    terms, weights = question_terms(question, idf_of)
+    assert "韩立兴" in terms and "哪个" not in terms
+    unit = "韩立兴是广州足球运动员，现时效力中国超级联赛球队广州城。"
+    other = "陈伟豪是广州足球运动员，现时效力中国超级联赛球队。"
     assert alignment(terms, weights, [unit])[0] > alignment(terms, weights, [other])[0]
-    assert subject_phrases(terms, weights, "吕志兴现在效力于哪个球队？", [other]) == 0.0
+    assert subject_phrases(terms, weights, question, [other]) == 0.0
 
 
 def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_holds():
-    """jieba does not know 魏舒 and cuts "魏舒史称什么" as 魏舒史 + 称: the memory, which has the pair 魏舒
+    """jieba does not know 郑舒 and cuts "郑舒史称什么" as 郑舒史 + 称: the memory, which has the pair 郑舒
     but never 舒史, says where the name ends. A name the memory lacks altogether stays asked."""
     from asmr.retrieve.signals import alignment, question_terms
     from asmr.text.words import cjk_bigrams
 
-    unit = "魏舒，中国春秋时晋国的武将、政治家，魏氏第五代领袖，史称魏献子。"
-    held_pairs = set(cjk_bigrams(["魏舒中国春秋时晋国的武将政治家魏氏第五代领袖史称魏献子"]))
+    unit = "郑舒，中国春秋时晋国的武将、政治家，郑氏第三代领袖，史称郑文子。"
+    held_pairs = set(cjk_bigrams(["郑舒中国春秋时晋国的武将政治家郑氏第三代领袖史称郑文子"]))
 
     def idf_of(tokens):
         return [1.0 if t in held_pairs else 5.0 for t in tokens]
-    terms, weights = question_terms("魏舒史称什么？", idf_of)
-    assert "魏舒" in terms and "魏舒史" not in terms
+    terms, weights = question_terms("郑舒史称什么？", idf_of)
+    assert "郑舒" in terms and "郑舒史" not in terms
     assert alignment(terms, weights, [unit])[0] == 1.0
     held_pairs = set(cjk_bigrams(["春秋时晋国的武将"]))  # a memory without the name
-    terms, weights = question_terms("魏舒史称什么？", idf_of)
-    assert "魏舒史" in terms and alignment(terms, weights, [unit[3:]])[0] == 0.0
+    terms, weights = question_terms("郑舒史称什么？", idf_of)
+    assert "郑舒史" in terms and alignment(terms, weights, [unit[3:]])[0] == 0.0
 
 
 def test_a_chinese_compound_is_held_by_a_unit_that_states_its_parts():
-    """jieba keeps 身高体重 ("height and weight") whole in a question; a unit that gives 身高 and 体重
+    """jieba keeps 工资福利 ("pay and benefits") whole in a question; a unit that gives 工资 and 福利
     apart states it, a unit with one part does not."""
     from asmr.retrieve.signals import held
-    terms = ["身高体重", "出生地"]
-    assert held(terms, "兰比尔身高2米11，体重118公斤，场上司职中锋。").tolist() == [True, False]
-    assert held(terms, "他身高2米11，出生地为底特律。").tolist() == [False, True]
-    assert held(["出生地"], "出生于上海").tolist() == [False]  # 出生 is held, 地 is no word of its own
+    terms = ["工资福利", "办公地"]
+    assert held(terms, "今年工资上调5%，福利维持不变，员工在总部上班。").tolist() == [True, False]
+    assert held(terms, "今年工资上调5%，办公地为深圳。").tolist() == [False, True]
+    assert held(["办公地"], "办公于深圳").tolist() == [False]  # 办公 is held, 地 is no word of its own
 
 
 def test_subject_phrases_needs_the_subject_and_the_asked_phrase_in_one_unit():

@@ -22,6 +22,7 @@ from ..text.words import tokenize
 from .signals import (
     alignment,
     held,
+    kind_weights,
     phrase_coverage,
     question_terms,
     subject_phrases,
@@ -31,8 +32,8 @@ from .signals import (
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
 # What confidence() weighs, in the order of the model's weights after the bias.
-FEATURES = ("top_similarity", "term_alignment", "pair_alignment", "phrase_coverage", "subject_phrases",
-            "speaker_gap", "turn_share")
+FEATURES = ("top_similarity", "term_alignment", "kind_alignment", "pair_alignment", "phrase_coverage",
+            "subject_phrases", "speaker_gap", "turn_share")
 
 
 Model = tuple[tuple[float, ...], float, dict[str, float]]  # weights, threshold, baselines' thresholds
@@ -111,13 +112,14 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     single, pair = alignment(terms, weights, candidates)
+    by_kind = alignment(terms, kind_weights(question, terms, weights), candidates)[0] if terms else single
     unheld = [t for t, h in zip(terms, np.any([held(terms, c) for c in candidates], axis=0)) if not h] \
         if terms and candidates else []
     as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
     unheld = [as_asked.get(t, t) for t in unheld]
     top = own_similarity if own_similarity is not None else float(sim.max()) if len(sim) else 0.0
     return {"top_similarity": readable * top + (1.0 - readable) * single,
-            "term_alignment": single, "pair_alignment": pair,
+            "term_alignment": single, "kind_alignment": by_kind, "pair_alignment": pair,
             "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
             "subject_phrases": subject_phrases(terms, weights, question, candidates),
             "speaker_gap": speaker_gap,

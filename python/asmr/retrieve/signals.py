@@ -5,6 +5,10 @@ question, never how a corpus was put together (titles and file names play no par
 
 - ``term_alignment``: how much of the question one unit says, each content term weighed by its
   idf in the memory (a name the memory never mentions weighs most, a word every unit has least);
+- ``kind_alignment``: the same with the term that names the kind of answer asked for ("which
+  *river*", "的*首都*是哪里": :func:`answer_kinds`) at half its weight, since a unit that states the
+  answer names the thing, not its kind (the fit weighs the two together: a kind word held counts
+  about a third of another word);
 - ``pair_alignment``: the same for the best two units together, since a two-hop question's
   terms are split between the unit that names the bridge and the unit that answers;
 - ``phrase_coverage``: the share of the question's three-word phrases that one unit states;
@@ -22,7 +26,9 @@ lexical speaker_gap: AUC 0.72 on adversarial chat questions, where the cosine ga
 "Where is her home?" is not held by "I live in Tallinn"); the kind of span the question asks for (number, date, name) held by an aligned unit, and
 the agreement of the dense and BM25 rankings; each helped one family of sources and hurt others. So did
 term alignment with idf weighed down for words common in their language (a name the memory lacks
-counts, a kind-of-answer word less): Chinese questions whose subject was swapped lost (docs/recall.md).
+counts, a kind-of-answer word less): Chinese questions whose subject was swapped lost; and the kind
+of answer weighed down in term alignment itself rather than beside it: HotpotQA lost out of source
+(docs/recall.md).
 
 English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "founded" meets
 "founding" and "went" meets "go"; Chinese questions are cut into words by jieba, and a word is
@@ -71,8 +77,8 @@ def _unit_keys(text: str) -> frozenset[str]:
 def _cjk_words(question: str) -> list[str]:
     """The content words of a question's CJK text (jieba's cut, question words and single characters out).
 
-    A word jieba guessed (not in its dictionary) that ends in a one-character question word ("赛艇" +
-    "队有" for "赛艇队 / 有多少") loses that character: "有" is no part of what is asked about."""
+    A word jieba guessed (not in its dictionary) that ends in a one-character question word ("划艇" +
+    "队有" for "划艇队 / 有多少") loses that character: "有" is no part of what is asked about."""
     import jieba  # its dictionary loads on first use (about a second, cached on disk after)
     jieba.setLogLevel(60)
     jieba.dt.initialize()
@@ -92,7 +98,7 @@ def _memory_words(words: list[str], idf_of) -> list[str]:
     """jieba's words, each cut back by a character where the memory says jieba overran a word.
 
     jieba's dictionary lacks most names, and its guess for unknown text can glue a name to a
-    neighbouring character ("魏舒" + "史称" cut as "魏舒史" + "称"); such a word holds a character
+    neighbouring character ("郑舒" + "史称" cut as "郑舒史" + "称"); such a word holds a character
     pair that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of
     three or more characters with a pair no unit has becomes the word one character shorter at either
     end whose pairs every one occurs in the memory. A dictionary word, and a word none of whose
@@ -111,6 +117,63 @@ def _memory_words(words: list[str], idf_of) -> list[str]:
             w = next((s for s in (w[:-1], w[1:]) if not absent.intersection(cjk_bigrams([s]))), w)
         out.append(w)
     return out
+
+
+# English words that ask for a thing by its kind ("which river", "what is the height of"), and the
+# Chinese ones after which ("什么 N") or before which ("的 N 是 什么") the kind stands
+_WH_DETERMINERS = frozenset(("what", "which", "whose"))
+_BE = frozenset(("is", "was", "are", "were"))
+_ARTICLES = frozenset(("the", "a", "an"))
+_AUXILIARIES = frozenset("do does did is are was were be been has have had can could should would will shall "
+                         "may might must".split())
+_CJK_ASKING_BEFORE = frozenset("什么 哪 哪个 哪些 哪种 哪一 哪一个 哪家 哪所 哪部 哪座 哪位 多少".split())
+_CJK_ASKING_AFTER = frozenset("是 为 叫 叫做 称为 名为 有".split())
+ANSWER_KIND_WEIGHT = 0.5  # in kind_alignment, a kind-of-answer term weighs this share of its idf
+
+
+def answer_kinds(question: str) -> set[str]:
+    """The terms of ``question`` that name the kind of thing it asks for rather than what it is about: the
+    noun a question word governs ("which *river*", "what is the *height* of", "哪个*省*", "的*首都*是哪里").
+    A unit that states the answer names the thing (a river's name, "8,848 m"), seldom its kind. Keys as
+    :func:`question_terms` gives them (English terms by :func:`term_key`)."""
+    kinds: set[str] = set()
+    words = tokenize(CJK_CHAR.sub(" ", question))
+    for i, w in enumerate(words):
+        if w not in _WH_DETERMINERS:
+            continue
+        j = i + 1
+        if j < len(words) and words[j] in _BE:  # "what is the N of"
+            j += 1
+            while j < len(words) and words[j] in _ARTICLES:
+                j += 1
+        run = []  # the words after the question word, up to the next function word
+        while j < len(words) and words[j] not in QUESTION_STOP_WORDS and not words[j].isdigit():
+            run.append(words[j])
+            j += 1
+        if run:
+            # before an auxiliary the run is the noun phrase, its last word the head ("which kernel *version*
+            # does"); otherwise a verb may follow the noun ("which *river* flows past"): the first word
+            head = run[-1] if j < len(words) and words[j] in _AUXILIARIES else run[0]
+            kinds.add(term_key(head))
+    if CJK_CHAR.search(question):
+        import jieba
+        jieba.setLogLevel(60)
+        jieba.dt.initialize()
+        cut = [w for w in jieba.lcut(question) if w.strip()]
+        for i, w in enumerate(cut):
+            if w in _CJK_ASKING_BEFORE and i + 1 < len(cut) and CJK_CHAR.match(cut[i + 1]):  # "什么 N"
+                kinds.add(cut[i + 1])
+            # "的 N 是 什么": the N of something; without the 的, the word before may be the subject itself
+            if (w in _CJK_ASKING_AFTER and i >= 2 and cut[i - 2] == "的" and i + 1 < len(cut)
+                    and cut[i + 1] in CJK_QUESTION_WORDS):
+                kinds.add(cut[i - 1])
+    return kinds
+
+
+def kind_weights(question: str, terms: list[str], weights: np.ndarray) -> np.ndarray:
+    """``weights`` (of :func:`question_terms`) with each kind-of-answer term at ANSWER_KIND_WEIGHT of its own."""
+    kinds = answer_kinds(question)
+    return np.array([w * (ANSWER_KIND_WEIGHT if t in kinds else 1.0) for t, w in zip(terms, weights)], np.float64)
 
 
 def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
@@ -135,7 +198,7 @@ def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
 @lru_cache(maxsize=1 << 14)
 def _cjk_parts(word: str) -> tuple[tuple[int, int, str], ...]:
     """The dictionary words of two or more characters inside a CJK ``word`` (not the word itself), as
-    (start, end, part): the pieces a compound is said in ("身高体重" as 身高 and 体重)."""
+    (start, end, part): the pieces a compound is said in ("工资福利" as 工资 and 福利)."""
     import jieba
     jieba.dt.initialize()
     n = len(word)
@@ -145,8 +208,8 @@ def _cjk_parts(word: str) -> tuple[tuple[int, int, str], ...]:
 
 def _cjk_held(word: str, text: str) -> bool:
     """A CJK word is held by a text that contains it, or that contains each part of one cut of it into
-    dictionary words: jieba keeps a compound whole in a question ("身高体重") that a unit states in
-    its parts ("身高2米11，体重118公斤"), and one substring test would call it missing."""
+    dictionary words: jieba keeps a compound whole in a question ("工资福利") that a unit states in
+    its parts ("工资上调5%，福利不变"), and one substring test would call it missing."""
     if word in text:
         return True
     reached = [True] + [False] * len(word)
