@@ -111,10 +111,10 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     the best cosine, since every turn of the person named holds the name."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
-    single, pair = alignment(terms, weights, candidates)
-    by_kind = alignment(terms, kind_weights(question, terms, weights), candidates)[0] if terms else single
-    unheld = [t for t, h in zip(terms, np.any([held(terms, c) for c in candidates], axis=0)) if not h] \
-        if terms and candidates else []
+    masks = [held(terms, c) for c in candidates] if terms else []
+    single, pair = alignment(terms, weights, candidates, masks)
+    by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, masks)[0] if terms else single
+    unheld = [t for t, h in zip(terms, np.any(masks, axis=0)) if not h] if terms and candidates else []
     as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
     unheld = [as_asked.get(t, t) for t in unheld]
     top = own_similarity if own_similarity is not None else float(sim.max()) if len(sim) else 0.0

@@ -226,14 +226,16 @@ def held(terms: list[str], text: str) -> np.ndarray:
     return np.array([_cjk_held(t, text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
 
 
-def alignment(terms: list[str], weights: np.ndarray, texts: list[str]) -> tuple[float, float]:
-    """(term_alignment, pair_alignment) of the question's ``terms`` over ``texts``.
+def alignment(terms: list[str], weights: np.ndarray, texts: list[str],
+              masks: list[np.ndarray] | None = None) -> tuple[float, float]:
+    """(term_alignment, pair_alignment) of the question's ``terms`` over ``texts`` (``masks``: each text's
+    :func:`held`, where already at hand).
 
     A question without content terms is neither aligned nor not: 0.5, 0.5."""
     if not terms or not texts or weights.sum() <= 0:
         return 0.5, 0.5
     total = float(weights.sum())
-    masks = [held(terms, t) for t in texts]
+    masks = [held(terms, t) for t in texts] if masks is None else masks
     single = np.array([weights[m].sum() / total for m in masks])
     pair = float(single.max())
     for i, j in combinations(range(min(_PAIR_UNITS, len(masks))), 2):
