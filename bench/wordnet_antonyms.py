@@ -18,23 +18,22 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "python" / "asmr" / "verify" / "antonyms_en.json"
 POS = ("adj", "adv", "noun", "verb")
-NOTICE = ("WordNet Release 3.0. Copyright 2006 by Princeton University. All rights reserved. "
-          "Permission to use, copy, modify and distribute this software and database and its "
-          "documentation for any purpose and without fee or royalty is hereby granted, provided that "
-          "you agree to comply with the following copyright notice and statements, including the "
-          "disclaimer, and that the same appear on ALL copies of the software, database and "
-          "documentation, including modifications that you make for internal use or for distribution. "
-          "THIS SOFTWARE AND DATABASE IS PROVIDED \"AS IS\" AND PRINCETON UNIVERSITY MAKES NO "
-          "REPRESENTATIONS OR WARRANTIES, EXPRESS OR IMPLIED. The name of Princeton University or "
-          "Princeton may not be used in advertising or publicity pertaining to distribution of the "
-          "software and/or database. Title to copyright in this software, database and any associated "
-          "documentation shall at all times remain with Princeton University and LICENSEE agrees to "
-          "preserve same.")
+
 
 
 def _lemma(word: str) -> str:
     """A data file's word as text: adjective position markers off ("galore(ip)"), lower case."""
     return word.split("(")[0].lower()
+
+
+def licence(folder: Path) -> str:
+    """WordNet's licence, word for word, as the header of its data files gives it."""
+    lines = []
+    for line in (folder / "data.adj").open(encoding="latin-1"):
+        if not line.startswith("  "):
+            break
+        lines.append(line.strip().split(" ", 1)[1].rstrip() if " " in line.strip() else "")
+    return "\n".join(lines).strip()
 
 
 def read_synsets(path: Path) -> dict[str, list[str]]:
@@ -56,41 +55,48 @@ def _word(lemma: str) -> str | None:
     return word if word.isalpha() else None
 
 
-def lexical_links(folder: Path, symbol: str) -> set[tuple[str, str]]:
-    """Every (word, word) pair that WordNet's word-to-word pointer ``symbol`` links (``!`` antonym,
-    ``+`` derivationally related form), between one-word lemmas, both ways."""
+Sense = tuple[str, str, int]  # a word in one of its senses: part of speech, synset offset, place in the synset
+
+
+def lexical_links(folder: Path, symbol: str) -> set[tuple[Sense, Sense]]:
+    """Every pair of word senses that WordNet's word-to-word pointer ``symbol`` links (``!`` antonym,
+    ``+`` derivationally related form), both ways."""
     letter = {"a": "adj", "s": "adj", "r": "adv", "n": "noun", "v": "verb"}
-    synsets = {pos: read_synsets(folder / f"data.{pos}") for pos in POS}
     pairs = set()
     for pos in POS:
         for line in (folder / f"data.{pos}").open(encoding="latin-1"):
             if line.startswith("  "):
                 continue
             f = line.split("|")[0].split()
-            n = int(f[3], 16)
-            at = 4 + 2 * n
+            at = 4 + 2 * int(f[3], 16)
             for k in range(int(f[at])):
                 sym, offset, p, st = f[at + 1 + 4 * k: at + 5 + 4 * k]
                 source, target = int(st[:2], 16), int(st[2:], 16)
-                if sym != symbol or not (source and target):
-                    continue
-                a = _word(synsets[pos][f[0]][source - 1])
-                b = _word(synsets[letter[p]][offset][target - 1])
-                if a and b and a != b:
+                if sym == symbol and source and target:
+                    a, b = (pos, f[0], source), (letter[p], offset, target)
                     pairs.update({(a, b), (b, a)})
     return pairs
 
 
 def antonym_pairs(folder: Path) -> set[tuple[str, str]]:
-    """WordNet's antonyms, and the forms derived from them: a word derivationally related to one side
-    of a pair ("die" to "death") is opposite to each word related to the other ("birth", "bear")."""
-    antonyms = lexical_links(folder, "!")
-    related: dict[str, set[str]] = {}
+    """WordNet's antonyms between one-word lemmas, and the forms derived from them, sense by sense: a
+    word derivationally related to the sense of one side of a pair ("death" to "die") is opposite to
+    each word related to the sense of the other ("birth"); another sense of the same word is not
+    ("presentation" is no opposite of "absent")."""
+    synsets = {pos: read_synsets(folder / f"data.{pos}") for pos in POS}
+
+    def word(sense: Sense) -> str | None:
+        return _word(synsets[sense[0]][sense[1]][sense[2] - 1])
+    related: dict[Sense, set[Sense]] = {}
     for a, b in lexical_links(folder, "+"):
         related.setdefault(a, {a}).add(b)
     pairs = set()
-    for a, b in antonyms:
-        pairs.update((x, y) for x in related.get(a, {a}) for y in related.get(b, {b}) if x != y)
+    for a, b in lexical_links(folder, "!"):
+        for x in related.get(a, {a}):
+            for y in related.get(b, {b}):
+                wx, wy = word(x), word(y)
+                if wx and wy and wx != wy:
+                    pairs.add((wx, wy))
     return pairs
 
 
@@ -112,10 +118,15 @@ def main() -> None:
             for base in bases:
                 if base in table and form != base and form.isalpha() and base not in forms.get(form, []):
                     forms.setdefault(form, []).append(base)
-    args.out.write_text(json.dumps({"source": "WordNet 3.0 (Debian wordnet-base 1:3.0), antonym pointers "
-                                              "between one-word lemmas; bench/wordnet_antonyms.py",
-                                    "notice": NOTICE, "antonyms": table, "forms": dict(sorted(forms.items()))},
-                                   ensure_ascii=False, indent=0, sort_keys=False) + "\n")
+    head = {"source": "WordNet 3.0 (Debian wordnet-base 1:3.0): antonym pointers between one-word lemmas, and "
+                      "the words derived from them; written by bench/wordnet_antonyms.py",
+            "licence": licence(args.wordnet)}
+    # one line per word, so that a change to the table reads as a change to its words
+    lines = [json.dumps(head, ensure_ascii=False)[:-1] + ","]
+    for name, entries in (("antonyms", table), ("forms", dict(sorted(forms.items())))):
+        body = ",\n".join(f"  {json.dumps(w)}: {json.dumps(v)}" for w, v in entries.items())
+        lines.append(f'"{name}": {{\n{body}\n}}' + ("," if name == "antonyms" else ""))
+    args.out.write_text("\n".join(lines) + "}\n", encoding="utf-8")
     print(f"{len(pairs) // 2} pairs over {len(table)} words, {len(forms)} irregular forms -> {args.out}")
 
 
