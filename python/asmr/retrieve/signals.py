@@ -74,16 +74,23 @@ def _unit_keys(text: str) -> frozenset[str]:
     return frozenset(term_key(w) for w in tokenize(CJK_CHAR.sub(" ", text)) if not CJK_CHAR.match(w))
 
 
+@lru_cache(maxsize=1 << 12)
+def _jieba_cut(question: str) -> tuple[str, ...]:
+    """jieba's words of ``question``, cut once for the terms and the kind of answer."""
+    import jieba  # its dictionary loads on first use (about a second, cached on disk after)
+    jieba.setLogLevel(60)
+    jieba.dt.initialize()
+    return tuple(jieba.lcut(question))
+
+
 def _cjk_words(question: str) -> list[str]:
     """The content words of a question's CJK text (jieba's cut, question words and single characters out).
 
     A word jieba guessed (not in its dictionary) that ends in a one-character question word ("划艇" +
     "队有" for "划艇队 / 有多少") loses that character: "有" is no part of what is asked about."""
-    import jieba  # its dictionary loads on first use (about a second, cached on disk after)
-    jieba.setLogLevel(60)
-    jieba.dt.initialize()
+    import jieba
     words = []
-    for w in jieba.lcut(question):
+    for w in _jieba_cut(question):
         if len(w) >= 2 and w[-1] in CJK_QUESTION_WORDS and not jieba.dt.FREQ.get(w):
             w = w[:-1]
         if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w) and w not in CJK_QUESTION_WORDS:
@@ -156,10 +163,7 @@ def answer_kinds(question: str) -> set[str]:
             head = run[-1] if j < len(words) and words[j] in _AUXILIARIES else run[0]
             kinds.add(term_key(head))
     if CJK_CHAR.search(question):
-        import jieba
-        jieba.setLogLevel(60)
-        jieba.dt.initialize()
-        cut = [w for w in jieba.lcut(question) if w.strip()]
+        cut = [w for w in _jieba_cut(question) if w.strip()]
         for i, w in enumerate(cut):
             if w in _CJK_ASKING_BEFORE and i + 1 < len(cut) and CJK_CHAR.match(cut[i + 1]):  # "什么 N"
                 kinds.add(cut[i + 1])
