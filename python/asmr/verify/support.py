@@ -408,8 +408,9 @@ def _comparative(word: str) -> str:
 
 
 def _opposite(a: str, b: str) -> bool:
-    """Two words of opposite sense: an antonym pair (superlatives as their comparatives: "smallest"
-    for "largest"), or one the other with a negating prefix."""
+    """Two words of opposite sense: an antonym pair of the stem table (superlatives as their
+    comparatives: "smallest" for "largest") or of WordNet's (:func:`_wordnet_opposite`), or one the
+    other with a negating prefix."""
     stems, forms = _opposites_of(a)
     if b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems) or _wordnet_opposite(a, b):
         return True
