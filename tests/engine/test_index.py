@@ -18,7 +18,7 @@ def test_vectorized_build_scores_like_bm25s():
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(300)]
     texts = [" ".join(rng.choice(words, size=rng.integers(0, 25))) for _ in range(500)]
-    texts += ["北京大学的学生", "", "w1 w1 w1 w1"]
+    texts += ["w3 北京", "", "w1 w1 w1 w1"]  # a Chinese word inside English text changes nothing
     ours = LexicalIndex.build(zip(np.arange(len(texts)) + 1000, texts))
     ref = bm25s.BM25(method="lucene")
     ref.index([tokenize(t) for t in texts], show_progress=False)
@@ -28,6 +28,41 @@ def test_vectorized_build_scores_like_bm25s():
     rows, scores = ours.search("w1", 3)
     assert rows[0] == 1000 + len(texts) - 1  # the text that repeats w1 four times
     assert (np.diff(scores) <= 0).all() and (rows >= 1000).all()
+
+
+def test_chinese_memory_scores_like_bm25s():
+    texts = ["北京大学的学生在图书馆读书", "上海的学生", "", "北京", "图书馆每天开放十二个小时，学生可以借书"]
+    ours = LexicalIndex.build(zip(range(len(texts)), texts))
+    ref = bm25s.BM25(method="lucene")
+    ref.index([tokenize(t) for t in texts], show_progress=False)
+    for q in ["北京", "学生", "图书馆开放"]:
+        np.testing.assert_allclose(ours._bm25.get_scores(tokenize(q)), ref.get_scores(tokenize(q)),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_mixed_memory_compares_lengths_within_a_writing_system():
+    """English units keep among themselves the length normalisation of an English-only memory:
+    long Chinese paragraphs (hundreds of bigrams) do not make every English unit look short."""
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(50)]
+    english = [" ".join(rng.choice(words, size=rng.integers(3, 30))) for _ in range(200)]
+    chinese = ["".join(rng.choice(list("山水花鸟风月云雨雪天地人日星海河湖江"), size=400)) for _ in range(60)]
+    alone = LexicalIndex.build(enumerate(english))
+    mixed = LexicalIndex.build(enumerate(english + chinese))
+    a = alone._bm25.get_scores(tokenize("w7"))
+    m = mixed._bm25.get_scores(tokenize("w7"))[:len(english)]
+    held = a > 0
+    assert held.sum() > 20
+    # one word: a score is its idf times a factor of term frequency and length; the idf differs
+    # between the memories, the factor must not
+    ratio = m[held] / a[held]
+    np.testing.assert_allclose(ratio, ratio[0], rtol=1e-5)
+    assert (m[~held] == 0).all()
+    # a single Chinese memory: the same paragraphs score as they do alone, up to the idf
+    zh_alone = LexicalIndex.build(enumerate(chinese))._bm25.get_scores(tokenize("山水"))
+    zh_mixed = mixed._bm25.get_scores(tokenize("山水"))[len(english):]
+    ratio = zh_mixed[zh_alone > 0] / zh_alone[zh_alone > 0]
+    np.testing.assert_allclose(ratio, ratio[0], rtol=1e-5)
 
 
 def test_lexical_save_load_and_active_filter(tmp_path):

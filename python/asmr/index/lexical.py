@@ -5,7 +5,9 @@ no spaces between words, so they become overlapping character bigrams (a lone
 character stays a unigram), which is how Lucene's CJK analyzer treats them.
 The index is built with NumPy in a few array passes instead of bm25s's per-document
 loop (about 6x faster at a million units); the scores it stores are the ones
-``bm25s.BM25(method="lucene").index`` computes, which a test checks.
+``bm25s.BM25(method="lucene").index`` computes, which a test checks, except that in a memory of
+Chinese and other text a unit's length is compared with the average of its own writing system
+(``_reference_lengths``).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import numpy as np
 
 from asmr_kernels import Postings
 
+from ..text.cjk import CJK_CHAR
 from ..text.words import ASCII_TOKEN_TABLE, token_bytes, tokenize
 
 _ROWS_FILE = "rows.npy"
@@ -132,7 +135,7 @@ class _VectorizedBM25(bm25s.BM25):
     def index_flat(self, doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[str, int]) -> None:
         n_docs, n_vocab = len(doc_ptr) - 1, len(vocab) + 1  # +1: bm25s's empty token
         doc_len = np.diff(doc_ptr).astype(np.float64)
-        avg_len = float(doc_len.mean()) if n_docs and doc_len.sum() > 0 else 1.0
+        ref_len = _reference_lengths(doc_ptr, token_ids, vocab, doc_len)
         # Tokens grouped by id, documents ascending inside a group (a stable sort of the ids, a radix
         # sort on 16-bit keys): runs of one (token, document) are its term frequency, and the pairs
         # come out in CSC order. Temporaries go as soon as they are used, and the scores are computed
@@ -157,7 +160,8 @@ class _VectorizedBM25(bm25s.BM25):
         for i in range(0, len(tf), 1 << 22):
             part = slice(i, i + (1 << 22))
             f = tf[part].astype(np.float64)
-            norm = self.k1 * ((1 - self.b) + self.b * doc_len[pair_doc[part]] / avg_len)
+            docs = pair_doc[part]
+            norm = self.k1 * ((1 - self.b) + self.b * doc_len[docs] / ref_len[docs])
             data[part] = idf[pair_tok[part]] * (f / (norm + f))
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
@@ -167,6 +171,33 @@ class _VectorizedBM25(bm25s.BM25):
         self.vocab_dict[""] = len(vocab)
         self.unique_token_ids_set = set(self.vocab_dict.values())
         self.nonoccurrence_array = None
+
+
+def _reference_lengths(doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[str, int],
+                       doc_len: np.ndarray) -> np.ndarray:
+    """Per document, the length BM25 compares its own with: the average length of the memory's
+    documents in the same writing system.
+
+    A Chinese paragraph is several hundred character bigrams where an English one of the same
+    content is a hundred words, so one average over a mixed memory would judge every English
+    unit short and every Chinese one long. Documents that are mostly CJK tokens average apart
+    from the others; a document of both scripts gets the two averages in its own proportion.
+    A memory of one writing system gets its plain average, as Lucene computes it.
+    """
+    n_docs = len(doc_len)
+    overall = float(doc_len.mean()) if n_docs and doc_len.sum() > 0 else 1.0
+    is_cjk = np.zeros(len(vocab) + 1, bool)  # +1: bm25s's empty token
+    is_cjk[[i for token, i in vocab.items() if not token.isascii() and CJK_CHAR.match(token)]] = True
+    if n_docs == 0 or not is_cjk.any():
+        return np.full(n_docs, overall)
+    running = np.zeros(len(token_ids) + 1, np.int64)
+    np.cumsum(is_cjk[token_ids], out=running[1:])
+    cjk_tokens = running[doc_ptr[1:]] - running[doc_ptr[:-1]]
+    share = np.divide(cjk_tokens, doc_len, out=np.zeros(n_docs), where=doc_len > 0)
+    mostly = share > 0.5
+    if not mostly.any() or not (~mostly & (doc_len > 0)).any():
+        return np.full(n_docs, overall)  # one writing system (empty documents count in its average)
+    return share * float(doc_len[mostly].mean()) + (1 - share) * float(doc_len[~mostly].mean())
 
 
 def _stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
