@@ -412,6 +412,24 @@ def test_chinese_questions_have_terms_and_align():
     assert subject_phrases(terms, weights, question, [other]) == 0.0
 
 
+def test_chinese_words_that_ask_by_their_form_are_no_terms():
+    """多久 / 多长时间 (how long), 几年 / 几个 (how many), 哪天 (which day), 这座 (this one) ask or point;
+    a unit that answers never holds them, so they must not count against it. 几乎 and 多年 name something."""
+    from asmr.retrieve.signals import alignment, asks, question_terms
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+    for question, expected in (("服务日志保存多久？", ["服务", "日志", "保存"]),
+                               ("服务日志保存多长时间？", ["服务", "日志", "保存"]),
+                               ("审计日志要保存几年？", ["审计", "日志", "保存"]),
+                               ("例会在哪天举行？", ["例会", "举行"])):
+        terms, weights = question_terms(question, idf_of)
+        assert terms == expected, question
+        assert alignment(terms, weights, ["服务日志和审计日志保存十四天，例会每周二举行。"])[0] == 1.0
+    assert all(asks(w) for w in ("多久", "有多深", "几分钟", "哪天", "这座", "多少"))
+    assert not any(asks(w) for w in ("几乎", "多年", "多元", "日志", "哪吒"))
+
+
 def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_holds():
     """jieba does not know 郑舒 and cuts "郑舒史称什么" as 郑舒史 + 称: the memory, which has the pair 郑舒
     but never 舒史, says where the name ends. A name the memory lacks altogether stays asked."""

@@ -51,7 +51,25 @@ CJK_QUESTION_WORDS = frozenset("""
 什么 哪 哪个 哪些 哪里 哪儿 哪位 哪一 哪年 哪一年 哪种 哪家 哪所 哪部 哪座 谁 多少 几 是 的 了 吗 呢 如何 怎么 怎样 为什么
 为何 何时 何地 何 什么时候 什么样 有 在 和 与 及 被 于 为 对 从 以 之 其 该 这 那 这个 那个 一个 哪一个 所 也 都 又 还 会 能
 可以 曾 曾经 主要 分别 叫 叫做 称为 名为 是否 有没有 多 之一 一 个 位 中 上 下 时 后 前 年 月 日
+多久 多长 多大 多高 多远 多深 时候
 """.split())
+# The words that ask by their form: 几 + a measure word ("几年", "几分钟": how many), 多 or 有多 + a
+# dimension ("多长时间", "有多深": how long, how deep), 哪 + a measure word ("哪天"); and 这 / 那 + a
+# measure word ("这座": this one), which point at the subject without naming it.
+_CJK_MEASURES = frozenset("个年天月日号点次分秒小周岁位名种类家座条本部届层场章项件句所只张块辆国里儿些样")
+_CJK_DIMENSIONS = frozenset("久长大高远深宽厚快")
+
+
+def asks(word: str) -> bool:
+    """Whether a Chinese word (as jieba cuts it) only asks, or only points, and names nothing."""
+    if word in CJK_QUESTION_WORDS:
+        return True
+    if word.startswith("有多"):
+        word = word[1:]
+    if len(word) < 2:
+        return False
+    head, second = word[0], word[1]
+    return ((head in "几哪这那" and second in _CJK_MEASURES) or (head == "多" and second in _CJK_DIMENSIONS))
 
 _PAIR_UNITS = 5  # the best units whose pairs pair_alignment tries
 
@@ -93,7 +111,7 @@ def _cjk_words(question: str) -> list[str]:
     for w in _jieba_cut(question):
         if len(w) >= 2 and w[-1] in CJK_QUESTION_WORDS and not jieba.dt.FREQ.get(w):
             w = w[:-1]
-        if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w) and w not in CJK_QUESTION_WORDS:
+        if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w) and not asks(w):
             words.append(w)
     return words
 
