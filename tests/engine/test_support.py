@@ -183,6 +183,18 @@ def test_chinese_durations_and_frequencies():
     assert missing_facts("日志保留两周。", "日志保留十四天。") == []
     assert missing_facts("任务需要半小时。", "任务需要30分钟。") == []
     assert [f.norm for f in missing_facts("日志保留三十周。", "日志保留三十天。")] == ["30 week"]
+    # 个月 is a month (个 is no unit of its own there), and a year is twelve of them
+    assert [f.norm for f in key_facts("审计日志保留12个月，3个小时后检查。")] == ["12 month", "3 h"]
+    assert missing_facts("审计日志保留12个月。", "审计日志保存一年。") == []
+    assert [f.norm for f in missing_facts("审计日志保留18个月。", "审计日志保存一年。")] == ["18 month"]
+
+
+def test_calendar_spans_compare_in_months_never_in_days():
+    assert missing_facts("Audit logs are kept for a year.", "Audit logs are kept for 12 months.") == []
+    assert missing_facts("The lease runs two decades.", "The lease runs 20 years.") == []
+    assert [f.norm for f in missing_facts("Kept for two years.", "Kept for 12 months.")] == ["2 year"]
+    # a month is not always 30 days
+    assert [f.norm for f in missing_facts("Kept for 30 days.", "Kept for a month.")] == ["30 day"]
 
 
 def test_english_in_non_ascii_text_is_read_alike():

@@ -79,7 +79,7 @@ _UNITS = (r"%|percent|per\s*cent|percentage\s+points?|kg|mg|lbs?|pounds?|tons?|t
           r"feet|ft|inch(?:es)?|meters?|metres?|kilometers?|kilometres?|gb|mb|kb|tb|pb|ghz|mhz|hz|kw|mw|"
           r"kwh|mah|ms|sec(?:onds?)?|min(?:utes?)?|hrs?|hours?|days?|weeks?|months?|years?|decades?|"
           r"centur(?:y|ies)|°c|°f|degrees?|dollars?|usd|eur|euros?|rmb|yuan|yen|people|persons?|times|"
-          r"元|人|个|次|岁|年|月|天|小时|分钟|秒|米|公里|千米|厘米|毫米|克|千克|公斤|吨|倍|家|位|名|项|台|辆|件")
+          r"元|人|个月|个小时|个星期|个|次|岁|年|月|天|小时|分钟|秒|米|公里|千米|厘米|毫米|克|千克|公斤|吨|倍|家|位|名|项|台|辆|件")
 _AFTER = re.compile(
     rf"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|百万|千万|万|亿|千)(?![A-Za-z])"
     rf"|(?P<short>[kKM])(?![A-Za-z]))?"
@@ -272,7 +272,7 @@ def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
 _UNITS_ALIAS = {"dollar": "usd", "euro": "eur", "yuan": "cny", "rmb": "cny", "元": "cny", "pound": "lb",
                 "lb": "lb", "lbs": "lb", "kilometer": "km", "kilometre": "km", "千米": "km", "公里": "km",
                 "meter": "m", "metre": "m", "米": "m", "second": "s", "sec": "s", "minute": "min", "hour": "h",
-                "hr": "h", "hrs": "h", "小时": "h", "分钟": "min", "秒": "s", "day": "day", "天": "day",
+                "hr": "h", "hrs": "h", "小时": "h", "个小时": "h", "个月": "month", "个星期": "week", "分钟": "min", "秒": "s", "day": "day", "天": "day",
                 "year": "year", "年": "year", "month": "month", "月": "month", "week": "week", "克": "g",
                 "千克": "kg", "公斤": "kg", "吨": "ton", "tonne": "ton", "倍": "times", "x": "times",
                 "人": "people", "person": "people", "time": "times", "°c": "c", "°f": "f", "degree": "deg"}
@@ -696,15 +696,18 @@ def _cjk_words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None
 
 
 _SECONDS = {"s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0, "week": 604800.0}
-_CALENDAR = ("month", "year", "decade", "century")  # not converted: a month is not always 30 days
+# Calendar units in months: a year is always twelve of them, but a month is not always 30 days, so
+# the two families are never converted into each other.
+_MONTHS_IN = {"month": 1.0, "year": 12.0, "decade": 120.0, "century": 1200.0}
+_CALENDAR = tuple(_MONTHS_IN)
 
 
 def _time_key(value: float, unit: str) -> tuple[str, str] | None:
-    """A span of time comparable across units: "2 week", "14 day" and "336 h" share one; None for
-    a unit that is not of time."""
+    """A span of time comparable across units: "2 week", "14 day" and "336 h" share one, and so do
+    "1 year" and "12 month"; None for a unit that is not of time."""
     if unit in _SECONDS:
         return "s", f"{value * _SECONDS[unit]:.6g}"
-    return (unit, f"{value:.6g}") if unit in _CALENDAR else None
+    return ("month", f"{value * _MONTHS_IN[unit]:.6g}") if unit in _MONTHS_IN else None
 
 
 def _frequency_key(norm: str) -> tuple[str, str] | None:
@@ -811,7 +814,7 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
 
     A number counts as stated when the evidence has the same value with the same or no unit
     (also written in words: "four weeks"), or the same span of time in another unit ("two
-    weeks" in "14 days"); a frequency when the evidence gives the same period in any form
+    weeks" in "14 days", "a year" in "12 months"; never days in months); a frequency when the evidence gives the same period in any form
     ("every day" in "daily backups", "per day", "/day"); "forever" only when the evidence says
     so too; a date when the evidence has a date at least as precise that agrees ("March 2021"
     is in "March 3, 2021", not the other way round); an entity when its text occurs in the
