@@ -74,8 +74,18 @@ def test_deterministic_and_bounded(gen):
 
 def test_markers_go_before_the_final_punctuation():
     assert cite("It is 5 GB.", "x") == "It is 5 GB [cite:x]."
-    assert cite("部署在周日。", "x", CITE_ZH) == "部署在周日 【引用:x】。"
+    assert cite("部署在周日。", "x", CITE_ZH) == "部署在周日【引用:x】。"  # Chinese: no space before it
+    assert cite("部署在周日", "x") == "部署在周日[cite:x]。"
     assert cite("No end", "x") == "No end [cite:x]."
+
+
+def test_sentences_join_without_a_space_after_a_full_width_end():
+    from asmr.decoding.markers import join_sentences
+
+    assert join_sentences(["部署在周日[cite:x]。", "备份每天一次[cite:y]。", "Logs rotate [cite:z]."]) == (
+        "部署在周日[cite:x]。备份每天一次[cite:y]。Logs rotate [cite:z].")
+    assert join_sentences(["A [cite:x].", "B [cite:y]."]) == "A [cite:x]. B [cite:y]."
+    assert join_sentences([]) == ""
 
 
 def test_no_sources_no_answer_and_bad_sources_refused(gen):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from asmr.text.cjk import SPACELESS_CHAR
 from asmr.text.sentences import SENTENCE_END
 
 # The longest id a marker may hold, in characters: the decoder's compile refuses a longer id and the
@@ -143,10 +144,22 @@ def marker_pattern(markers: Sequence[Marker] = DEFAULT_MARKERS) -> re.Pattern[st
 
 
 def cite(sentence: str, uid: str, marker: Marker = CITE) -> str:
-    """``sentence`` with the marker before its final punctuation: "Text [cite:ID]."."""
+    """``sentence`` with the marker before its final punctuation: "Text [cite:ID].", "文本[cite:ID]。"
+    (Chinese and Japanese put no space before it)."""
     body = sentence.rstrip()
     end = ""
     while body and body[-1] in SENTENCE_END:
         end = body[-1] + end
         body = body[:-1]
+    if body and SPACELESS_CHAR.match(body[-1]):
+        return f"{body}{marker.spell(uid)}{end or '。'}"
     return f"{body} {marker.spell(uid)}{end or '.'}"
+
+
+def join_sentences(sentences: Iterable[str]) -> str:
+    """Sentences as one text: a space between two, none after a full-width end ("。", "！", "？"), which
+    the scripts written without spaces put."""
+    out = ""
+    for s in sentences:
+        out += s if not out or out[-1] in "。！？" else " " + s
+    return out

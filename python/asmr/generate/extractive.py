@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asmr.decoding.markers import CITE, Marker, cite
+from asmr.decoding.markers import CITE, Marker, cite, join_sentences
 from asmr.embed.models import question_vectors
 from asmr.text.entities import mentions
 from asmr.text.sentences import split_sentences
@@ -165,7 +165,7 @@ class ExtractiveGenerator:
                     chosen.append((i, s))
         if asks_when(question):
             chosen = [(i, _dated(s, sources[i].text)) for i, s in chosen]
-        text = " ".join(cite(s, sources[i].id, marker) for i, s in chosen)
+        text = join_sentences(cite(s, sources[i].id, marker) for i, s in chosen)
         return Generation(text, self.name, time.perf_counter() - t0,
                           info={"candidates": len(ranked), "sentences": len(chosen), "parts": len(parts)})
 
