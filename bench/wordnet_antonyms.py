@@ -9,6 +9,11 @@ keeps the pairs of one-word lemmas, both ways, and the irregular forms of the ``
 base form is in it ("worse" → "bad", "lost" → "lose"), so the check can read inflected words without
 WordNet at run time. It is written to ``python/asmr/verify/antonyms_en.json`` (committed: the package
 needs no WordNet installed), with WordNet's licence notice, which allows copying with the notice kept.
+
+It also writes ``python/asmr/verify/synonyms_en.json``: WordNet's synsets (the words of one sense,
+"keep"/"retain", "begin"/"start") that hold two or more one-word lemmas, and the irregular forms of
+their words, so that a claim that puts a synonym for its source's word is not read as one thing put
+for another.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import json
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "python" / "asmr" / "verify" / "antonyms_en.json"
+SYNONYMS_OUT = OUT.with_name("synonyms_en.json")
 POS = ("adj", "adv", "noun", "verb")
 
 
@@ -104,6 +110,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--wordnet", type=Path, required=True, help="folder of WordNet 3.0's data.* and *.exc files")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--synonyms-out", type=Path, default=SYNONYMS_OUT)
     args = ap.parse_args()
     if not (args.wordnet / "data.adj").is_file():
         raise SystemExit(f"--wordnet {args.wordnet}: no data.adj there (the folder of WordNet's database files)")
@@ -111,13 +118,7 @@ def main() -> None:
     table: dict[str, list[str]] = {}
     for a, b in sorted(pairs):
         table.setdefault(a, []).append(b)
-    forms: dict[str, list[str]] = {}
-    for pos in POS:
-        for line in (args.wordnet / f"{pos}.exc").open(encoding="latin-1"):
-            form, *bases = line.split()
-            for base in bases:
-                if base in table and form != base and form.isalpha() and base not in forms.get(form, []):
-                    forms.setdefault(form, []).append(base)
+    forms = irregular_forms(args.wordnet, set(table))
     head = {"source": "WordNet 3.0 (Debian wordnet-base 1:3.0): antonym pointers between one-word lemmas, and "
                       "the words derived from them; written by bench/wordnet_antonyms.py",
             "licence": licence(args.wordnet)}
@@ -128,6 +129,41 @@ def main() -> None:
         lines.append(f'"{name}": {{\n{body}\n}}' + ("," if name == "antonyms" else ""))
     args.out.write_text("\n".join(lines) + "}\n", encoding="utf-8")
     print(f"{len(pairs) // 2} pairs over {len(table)} words, {len(forms)} irregular forms -> {args.out}")
+
+    groups = synonym_sets(args.wordnet)
+    words = {w for g in groups for w in g}
+    forms = irregular_forms(args.wordnet, words)
+    head = {"source": "WordNet 3.0 (Debian wordnet-base 1:3.0): synsets of two or more one-word lemmas; "
+                      "written by bench/wordnet_antonyms.py",
+            "licence": licence(args.wordnet)}
+    body = ",\n".join(f"  {json.dumps(g)}" for g in groups)
+    form_body = ",\n".join(f"  {json.dumps(w)}: {json.dumps(v)}" for w, v in sorted(forms.items()))
+    args.synonyms_out.write_text(json.dumps(head, ensure_ascii=False)[:-1] + f',\n"synsets": [\n{body}\n],\n'
+                                 f'"forms": {{\n{form_body}\n}}}}\n', encoding="utf-8")
+    print(f"{len(groups)} synsets over {len(words)} words, {len(forms)} irregular forms -> {args.synonyms_out}")
+
+
+def irregular_forms(folder: Path, words: set[str]) -> dict[str, list[str]]:
+    """The irregular forms (``*.exc``) whose base form is one of ``words``: form → base forms."""
+    forms: dict[str, list[str]] = {}
+    for pos in POS:
+        for line in (folder / f"{pos}.exc").open(encoding="latin-1"):
+            form, *bases = line.split()
+            for base in bases:
+                if base in words and form != base and form.isalpha() and base not in forms.get(form, []):
+                    forms.setdefault(form, []).append(base)
+    return forms
+
+
+def synonym_sets(folder: Path) -> list[list[str]]:
+    """Every synset's one-word lemmas, where it has two or more, sorted and without repeats."""
+    groups = set()
+    for pos in POS:
+        for lemmas in read_synsets(folder / f"data.{pos}").values():
+            words = sorted({w for w in map(_word, lemmas) if w})
+            if len(words) >= 2:
+                groups.add(tuple(words))
+    return [list(g) for g in sorted(groups)]
 
 
 if __name__ == "__main__":

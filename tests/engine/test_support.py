@@ -372,6 +372,12 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
     ("The parish register records her death in 1820.", "The parish register records her birth in 1820.", False),
     ("The large release ships every Friday after the review.",
      "The big release ships every Friday after the review.", True),
+    # WordNet's synonyms in the place of a word say what the sentence says; another role does not
+    ("Backups are retained for 30 days.", "Each backup is kept for 30 days in the cold storage bucket.", True),
+    ("The client stores each backup for 30 days.", "The server stores each backup for 30 days.", False),
+    # the same amount in other units; Chinese too
+    ("审计日志保留12个月。", "服务日志保存十四天，之后自动删除。审计日志保存一年。", True),
+    ("Audit logs are kept for 12 months.", "Audit logs are kept for a year.", True),
 ])
 def test_the_verifier_rule_on_restated_and_contradicted_claims(model, embedder, claim, evidence, kept):
     """The shipped model with the verifier's key-fact check: what a reader of the issue's handbook sees."""
@@ -439,6 +445,17 @@ def test_wordnet_antonyms_are_read_in_any_form():
     for a, b in (("bought", "purchased"), ("large", "big"), ("old", "former"), ("city", "town"),
                  ("river", "lake"), ("wrote", "said")):
         assert not _opposite(a, b), (a, b)  # synonyms and words of one kind are not opposites
+
+
+def test_wordnet_synonyms_are_read_in_any_form():
+    from asmr.verify.support import _opposite, _synonym
+
+    for a, b in (("retained", "kept"), ("began", "started"), ("purchased", "bought"), ("large", "big"),
+                 ("erased", "deleted")):
+        assert _synonym(a, b) and _synonym(b, a), (a, b)
+    for a, b in (("client", "server"), ("kept", "kept"), ("major", "minor"), ("daily", "weekly"), ("paris", "rome")):
+        assert not _synonym(a, b), (a, b)  # another thing, the same word, opposites
+    assert not any(_opposite(a, b) for a, b in (("retained", "kept"), ("began", "started")))
 
 
 def test_a_name_counts_where_it_stands_for_other_words(embedder):

@@ -396,6 +396,33 @@ def _wordnet_opposite(a: str, b: str) -> bool:
     return bool(theirs) and any(not theirs.isdisjoint(table[x]) for x in _wordnet_bases(a))
 
 
+@lru_cache(maxsize=1)
+def _synonym_table() -> tuple[dict[str, frozenset[int]], dict[str, tuple[str, ...]]]:
+    """WordNet's synsets as word → the synsets it is in, and irregular forms (form → base forms), from
+    the table ``bench/wordnet_antonyms.py`` writes."""
+    data = json.loads(resources.files(__package__).joinpath("synonyms_en.json").read_text(encoding="utf-8"))
+    senses: dict[str, set[int]] = {}
+    for k, words in enumerate(data["synsets"]):
+        for w in words:
+            senses.setdefault(w, set()).add(k)
+    return {w: frozenset(v) for w, v in senses.items()}, {f: tuple(b) for f, b in data["forms"].items()}
+
+
+@lru_cache(maxsize=65536)
+def _senses(word: str) -> frozenset[int]:
+    """The WordNet synsets of ``word``'s base forms ("kept" → those of "keep"), found as for antonyms."""
+    table, forms = _synonym_table()
+    found = {word, *forms.get(word, ())}
+    found.update(word[:len(word) - len(end)] + base for end, base in _DETACHMENTS
+                 if word.endswith(end) and len(word) - len(end) + len(base) >= 2)
+    return frozenset().union(*(table[b] for b in found if b in table))
+
+
+def _synonym(a: str, b: str) -> bool:
+    """Whether a sense of ``a`` and one of ``b`` are one WordNet synset ("retained" / "kept")."""
+    return a != b and not _senses(a).isdisjoint(_senses(b))
+
+
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
 
 
@@ -446,6 +473,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     added = len(claim_only) - replaced
     names = opposites = cue_words = 0
     new_names: set[str] = set()
+    capitals: set[str] = set()
     if claim_only and sentence_only:
         # names and codes; numbers, dates and durations are the key-fact check's
         capitals = {light_stem(w) for f in key_facts(claim.core) if f.kind in ("entity", "code")
@@ -455,11 +483,18 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     words = ev.sent_words[j]
     mine_only = set(claim.words) - words
     flipped: list[str] = []
+    reworded = 0
     if mine_only:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
         theirs = words.difference(claim.words)
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
+        if claim_only and sentence_only:
+            # a synonym of one of the sentence's own words says what the sentence says ("retained" for "kept")
+            unstated = {light_stem(a): a for a in mine_only if a.isascii()}
+            reworded = sum(1 for t in set(claim_only) if t in unstated and t not in capitals
+                           and any(_synonym(unstated[t], b) for b in theirs if b.isascii()))
+            replaced = max(replaced - reworded, 0)
     swaps, restated, measures, measured, placed, flips = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
     opposites += flips
     cue_words += sum(t in told for t in measured) + flips
@@ -518,7 +553,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             # another unit: "hourly" for "weekly", "3 minutes" for "3 hours"; with a number on both
             # sides, another amount ("one hour" for "2 minutes", where the key-fact check reads a "1"
             # anywhere in the unit as stating it), not the same one in other words ("two weeks", "14 days")
-            if units[0] != units[1] and (not all(counted) or _other_amount(mine[a0:a1], theirs[b0:b1])):
+            if units[0] != units[1] and not _same_amount(mine[a0:a1], theirs[b0:b1]) and (
+                    not all(counted) or _other_amount(mine[a0:a1], theirs[b0:b1])):
                 measures += 1
                 measured.extend(t for _, t in ours)
             continue
@@ -543,6 +579,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
                 t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
             continue
+        if all(any(_synonym(w, u) for u, _ in other) for w, _ in ours):
+            continue  # the same thing in other words: "retained" for "kept"
         swaps += 1
         swapped += a1 - a0
     rest = len(mine) - swapped
@@ -553,6 +591,12 @@ def _other_amount(mine: list[str], theirs: list[str]) -> bool:
     """Whether two runs of words state different amounts, as the key-fact check reads them."""
     a, b = " ".join(mine), " ".join(theirs)
     return bool(missing_facts(a, b) or missing_facts(b, a))
+
+
+def _same_amount(mine: list[str], theirs: list[str]) -> bool:
+    """Whether two runs of words both state an amount, and the same one ("12 months" and "a year")."""
+    a, b = " ".join(mine), " ".join(theirs)
+    return bool(key_facts(a)) and bool(key_facts(b)) and not _other_amount(mine, theirs)
 
 
 def _amount(words: list[str]) -> float | None:
@@ -615,11 +659,13 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 if None not in values and values[0] != values[1]:
                     measures += 1
                     cue_chars += a1 - a0
-            elif _CJK_NUMERAL.search(ours) and _CJK_NUMERAL.search(other) and _other_amount([ours], [other]):
+            elif _CJK_NUMERAL.search(ours) and _CJK_NUMERAL.search(other):
                 # another amount of time or measure in its place ("三天" for "一周内"), which the
-                # key-fact check lets through where the unit has a "一" or a "1" elsewhere
-                measures += 1
-                cue_chars += a1 - a0
+                # key-fact check lets through where the unit has a "一" or a "1" elsewhere; the same
+                # amount in other words ("12个月" for "一年") puts nothing for anything
+                if _other_amount([ours], [other]):
+                    measures += 1
+                    cue_chars += a1 - a0
             elif not (name or opposite) and min(a1 - a0, b1 - b0) >= MIN_PLACED_CHARS and set(ours).isdisjoint(other):
                 # a longer thing put for another, no character in common: a name or term in the place of
                 # a name the extractor does not read as one ("李德明" for "王建国", a name in Latin letters)
