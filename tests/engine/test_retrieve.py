@@ -369,10 +369,22 @@ def test_the_kind_of_answer_asked_for_is_read_in_both_languages():
     assert answer_kinds("Which river flows past the old mill?") == {term_key("river")}
     assert answer_kinds("What is the height of the north tower?") == {term_key("height")}
     assert answer_kinds("What did the committee decide in March?") == set()  # "what" asks, no kind named
+    assert answer_kinds("what's the height of the north tower") == {term_key("height")}  # "what's": "what is"
     assert answer_kinds("Who founded the guild?") == set()
     assert "省" in answer_kinds("这座城市位于哪个省？")
     assert "首都" in answer_kinds("这个国家的首都是哪里？")
     assert answer_kinds("周明远是谁？") == set()  # without 的, the word before the question is its subject
+
+
+def test_what_is_left_of_a_contraction_is_no_term():
+    from asmr.retrieve.signals import question_terms
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+    assert question_terms("what's the default port?", idf_of)[0] == question_terms("what is the default port?",
+                                                                                   idf_of)[0]
+    assert question_terms("Why doesn't the relay start?", idf_of)[0] == question_terms(
+        "Why does the relay not start?", idf_of)[0]
 
 
 def test_kind_alignment_counts_a_missing_kind_word_less_than_a_missing_name():

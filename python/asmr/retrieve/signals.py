@@ -147,7 +147,7 @@ def _memory_words(words: list[str], idf_of) -> list[str]:
 # English words that ask for a thing by its kind ("which river", "what is the height of"), and the
 # Chinese ones after which ("什么 N") or before which ("的 N 是 什么") the kind stands
 _WH_DETERMINERS = frozenset(("what", "which", "whose"))
-_BE = frozenset(("is", "was", "are", "were"))
+_BE = frozenset(("is", "was", "are", "were", "s"))  # "s": "what's"
 _ARTICLES = frozenset(("the", "a", "an"))
 _AUXILIARIES = frozenset("do does did is are was were be been has have had can could should would will shall "
                          "may might must".split())

@@ -75,7 +75,9 @@ a an the of in on at to for from by with about into over under and or but not no
 do does did done doing have has had having what which who whom whose when where why how that this these those it its
 there their they them he she his her him i we you your our my me us can could should would will shall may might must
 than then as if so such also any all each every some many much more most other same only very just
-within without before after during between through across""".split())
+within without before after during between through across
+s re ve ll t don doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn""".split())
+# the last line: what is left of a contraction ("what's", "don't") once the apostrophe splits the word
 
 # ---- the support check ----------------------------------------------------------------------------
 
