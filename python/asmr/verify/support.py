@@ -492,8 +492,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
         if claim_only and sentence_only:
             # a synonym of one of the sentence's own words says what the sentence says ("retained" for "kept")
             unstated = {light_stem(a): a for a in mine_only if a.isascii()}
+            senses = frozenset().union(*(_senses(b) for b in theirs if b.isascii())) if unstated else frozenset()
             reworded = sum(1 for t in set(claim_only) if t in unstated and t not in capitals
-                           and any(_synonym(unstated[t], b) for b in theirs if b.isascii()))
+                           and not _senses(unstated[t]).isdisjoint(senses))
             replaced = max(replaced - reworded, 0)
     swaps, restated, measures, measured, placed, flips = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
     opposites += flips
