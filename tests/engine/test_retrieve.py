@@ -387,6 +387,19 @@ def test_what_is_left_of_a_contraction_is_no_term():
         "Why does the relay not start?", idf_of)[0]
 
 
+def test_the_word_that_makes_how_ask_for_a_measure_is_no_term():
+    """"how long", "how often": a unit that answers states "within 30 days" or "weekly", never "long"."""
+    from asmr.retrieve.signals import alignment, question_terms
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+    terms, weights = question_terms("How long do I have to submit receipts?", idf_of)
+    assert terms == ["submit", "receipt"]
+    assert alignment(terms, weights, ["Receipts must be submitted within 30 days."])[0] == 1.0
+    assert question_terms("How often are backups taken?", idf_of)[0] == ["backup", "take"]
+    assert "long" in question_terms("Which long river flows past the mill?", idf_of)[0]  # not after "how"
+
+
 def test_kind_alignment_counts_a_missing_kind_word_less_than_a_missing_name():
     import numpy as np
 

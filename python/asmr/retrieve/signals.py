@@ -71,6 +71,11 @@ def asks(word: str) -> bool:
     head, second = word[0], word[1]
     return ((head in "几哪这那" and second in _CJK_MEASURES) or (head == "多" and second in _CJK_DIMENSIONS))
 
+# The words that make "how" ask for a measure ("how long", "how often", "how many"): what is asked,
+# which the unit that answers states as a value ("30 days", "weekly"), not as the word.
+HOW_DEGREES = frozenset("""long often far old many much big large tall high soon late early frequently fast quickly
+deep wide heavy small short""".split())
+
 _PAIR_UNITS = 5  # the best units whose pairs pair_alignment tries
 
 
@@ -203,9 +208,11 @@ def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
     index tokens (``Memory.inverse_document_frequencies``); a CJK word weighs as its rarest bigram."""
     keys: dict[str, list[str]] = {}  # term -> the index tokens it weighs as
     latin = CJK_CHAR.sub(" ", question)
+    before = ""
     for w in tokenize(latin):
-        if w not in QUESTION_STOP_WORDS:
+        if w not in QUESTION_STOP_WORDS and not (before == "how" and w in HOW_DEGREES):
             keys.setdefault(term_key(w), []).append(w)
+        before = w
     if CJK_CHAR.search(question):
         for w in _memory_words(_cjk_words(question), idf_of):
             keys.setdefault(w, cjk_bigrams([w]))
