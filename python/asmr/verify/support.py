@@ -378,15 +378,21 @@ def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
             {f: tuple(b) for f, b in data["forms"].items()})
 
 
-@lru_cache(maxsize=65536)
-def _wordnet_bases(word: str) -> frozenset[str]:
-    """The base forms of ``word`` that WordNet's antonym table holds ("lost" → "lose", "minors" →
-    "minor"), found as WordNet's own lemmatizer finds them: irregular forms, then endings detached."""
-    table, forms = _wordnet()
+def _candidate_bases(word: str, forms: dict[str, tuple[str, ...]]) -> set[str]:
+    """What ``word``'s base form may be, as WordNet's own lemmatizer tries it: the word, its irregular
+    base forms (``forms``), then the word with an ending detached."""
     found = {word, *forms.get(word, ())}
     found.update(word[:len(word) - len(end)] + base for end, base in _DETACHMENTS
                  if word.endswith(end) and len(word) - len(end) + len(base) >= 2)
-    return frozenset(b for b in found if b in table)
+    return found
+
+
+@lru_cache(maxsize=65536)
+def _wordnet_bases(word: str) -> frozenset[str]:
+    """The base forms of ``word`` that WordNet's antonym table holds ("lost" → "lose", "minors" →
+    "minor")."""
+    table, forms = _wordnet()
+    return frozenset(b for b in _candidate_bases(word, forms) if b in table)
 
 
 def _wordnet_opposite(a: str, b: str) -> bool:
@@ -412,10 +418,7 @@ def _synonym_table() -> tuple[dict[str, frozenset[int]], dict[str, tuple[str, ..
 def _senses(word: str) -> frozenset[int]:
     """The WordNet synsets of ``word``'s base forms ("kept" → those of "keep"), found as for antonyms."""
     table, forms = _synonym_table()
-    found = {word, *forms.get(word, ())}
-    found.update(word[:len(word) - len(end)] + base for end, base in _DETACHMENTS
-                 if word.endswith(end) and len(word) - len(end) + len(base) >= 2)
-    return frozenset().union(*(table[b] for b in found if b in table))
+    return frozenset().union(*(table[b] for b in _candidate_bases(word, forms) if b in table))
 
 
 def _synonym(a: str, b: str) -> bool:
