@@ -720,7 +720,7 @@ def test_a_ranking_the_model_cannot_read_does_not_outvote_bm25(tmp_path):
         share = r._memory_share()
         assert 0.0 < share < 0.5  # two of three documents are Chinese
         assert r.readable("上海位于哪条河的入海口？") == 0.0
-        assert r.readable("Which city is known for silk?") == pytest.approx(share)
+        assert r.readable("Which city is known for silk?") == pytest.approx(share)  # without its vector
         question = "上海位于哪条河的入海口？"
         qvec = r.embedder.embed([question])[0]
         rows, _ = r.seeds(question, qvec, 3)
@@ -731,6 +731,25 @@ def test_a_ranking_the_model_cannot_read_does_not_outvote_bm25(tmp_path):
         result = r.search(question)
         assert result.hits[0].unit_id.split("/")[3] == "shanghai"
         assert result.hits[0].score > 0
+
+
+def test_an_english_question_over_a_mixed_memory_trusts_the_dense_ranking_of_what_it_reads(tmp_path):
+    """The dense ranking counts by the readable share of the units it ranks first, not of the whole
+    memory: half the memory being Chinese does not halve an English question's semantic half."""
+    french = [Document(f"fr{i}", f"Lyon is a city in France known for silk and food, district {i}.", "text",
+                       title=f"Lyon {i}", source=f"fr{i}") for i in range(12)]
+    chinese = [Document(f"zh{i}", "北京是中华人民共和国的首都，有故宫和长城，人口众多，历史悠久。" * 3, "text",
+                        title=f"北京 {i}", source=f"zh{i}") for i in range(12)]
+    ingest(tmp_path / "mem", french + chinese, embedder="hash-64")
+    with Memory(tmp_path / "mem") as m:
+        r = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0))
+        assert r._memory_share() < 0.5
+        english = "Which city in France is known for silk?"
+        qvec = r.embedder.embed([english])[0]
+        assert r.readable(english) == pytest.approx(r._memory_share())
+        assert r.readable(english, qvec) == pytest.approx(1.0)  # its first ten dense units are all English
+        chinese_question = "北京有什么？"
+        assert r.readable(chinese_question, r.embedder.embed([chinese_question])[0]) == 0.0
 
 
 def test_recall_paths_name_usage_and_cooccurrence_edges(memory, tmp_path):

@@ -42,6 +42,13 @@ from .conflicts import resolve_conflicts
 from .types import Hit, PathStep, Result, RetrieveConfig
 
 
+# A memory whose sampled text the model reads to this share has its share stand in for the units'
+# a question's vector ranks first (``Retriever.readable``): one-language memories pay no lookup.
+WHOLE_MEMORY_READABLE = 0.99
+READABLE_UNITS = 10  # the dense ranking's first units whose readable share weighs it
+READABLE_HEAD = 300  # characters of a unit read for its share: a unit rarely changes language midway
+
+
 def _day_number(iso: str) -> float:
     """Days since 0001-01-01 of an ISO date or datetime (time zones ignored: a day is the resolution)."""
     try:
@@ -79,14 +86,40 @@ class Retriever:
         self._days: np.ndarray | None = None
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
         self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
+        self._unit_readable: tuple[int, dict[int, float]] = (-1, {})  # (generation, share by row)
         self._spread: SpreadSession | None = None
         self._speakers: dict[str, np.ndarray] | None = None
         self._addressed: np.ndarray | None = None
 
-    def readable(self, question: str) -> float:
+    def readable(self, question: str, qvec: np.ndarray | None = None) -> float:
         """How far the embedding model's cosines can be trusted for ``question``: the share of its
-        words in scripts the model reads, times that share of the memory's text."""
-        return readable_share(question, embedder_scripts(self.embedder)) * self._memory_share()
+        words in scripts the model reads, times that share in the units its vector ranks first.
+
+        Over a memory the model reads (nearly) all of, or without ``qvec``, the memory's share stands
+        in for the units'. In a memory of two languages an English question's dense ranking is led
+        by English units and is worth what it is in an English memory, while the memory's share would
+        halve it; over units the model cannot read, the ranking is noise and counts for nothing."""
+        scripts = embedder_scripts(self.embedder)
+        share = readable_share(question, scripts)
+        memory = self._memory_share()
+        if share == 0.0 or qvec is None or memory >= WHOLE_MEMORY_READABLE:
+            return share * memory
+        rows, _ = self.memory.search_dense(qvec[None], READABLE_UNITS)
+        units = self._unit_shares([int(r) for r in rows[0] if r >= 0], scripts)
+        return share * (sum(units) / len(units) if units else memory)
+
+    def _unit_shares(self, rows: list[int], scripts) -> list[float]:
+        """The readable share of each unit's first ``READABLE_HEAD`` characters (each unit weighs alike,
+        a long paragraph as much as a short one), remembered per row for this snapshot."""
+        generation = self.memory.generation
+        if self._unit_readable[0] != generation or len(self._unit_readable[1]) > 1_000_000:
+            self._unit_readable = (generation, {})
+        known = self._unit_readable[1]
+        missing = [r for r in rows if r not in known]
+        if missing:
+            for row, text in self.memory.contents_at_rows(missing).items():
+                known[row] = readable_share_of(script_words(text[:READABLE_HEAD]), scripts)
+        return [known[r] for r in rows if r in known]
 
     def _memory_share(self) -> float:
         """The readable share of the memory's text, from about 2,000 active units spread over it
@@ -102,11 +135,11 @@ class Retriever:
     def seeds(self, question: str, qvec: np.ndarray, n: int, readable: float | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
         """Top-n unit rows by reciprocal rank fusion of dense and BM25 results, with seed scores in (0, 1].
-        The dense ranking counts ``readable`` times (default ``self.readable(question)``; 1.0 is plain RRF).
+        The dense ranking counts ``readable`` times (default ``self.readable(question, qvec)``; 1.0 is plain RRF).
 
         RRF sums are nearly flat over the first ranks (1/61 against 1/66), which would start
         every seed at full strength; a seed's score falls with its fused rank instead."""
-        return self._seeds(question, qvec, n, self.readable(question) if readable is None else readable)[:2]
+        return self._seeds(question, qvec, n, self.readable(question, qvec) if readable is None else readable)[:2]
 
     def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float,
                own: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -176,7 +209,7 @@ class Retriever:
         """The top-k hits for a question whose vector is already known, and the confidence features
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
-        readable = self.readable(question)
+        readable = self.readable(question, qvec)
         persons = named_speakers(question, self.speakers())
         own = None  # the turns of the people the question names, and the question without their names
         if persons:
