@@ -99,14 +99,21 @@ class Retriever:
         in for the units'. In a memory of two languages an English question's dense ranking is led
         by English units and is worth what it is in an English memory, while the memory's share would
         halve it; over units the model cannot read, the ranking is noise and counts for nothing."""
+        return self._readable_and_dense(question, qvec, READABLE_UNITS)[0]
+
+    def _readable_and_dense(self, question: str, qvec: np.ndarray | None, depth: int
+                            ) -> tuple[float, np.ndarray | None]:
+        """``readable``, and the dense ranking (``depth`` rows) where it had to be searched for it, so
+        that the seeds do not search it again."""
         scripts = embedder_scripts(self.embedder)
         share = readable_share(question, scripts)
         memory = self._memory_share()
         if share == 0.0 or qvec is None or memory >= WHOLE_MEMORY_READABLE:
-            return share * memory
-        rows, _ = self.memory.search_dense(qvec[None], READABLE_UNITS)
-        units = self._unit_shares([int(r) for r in rows[0] if r >= 0], scripts)
-        return share * (sum(units) / len(units) if units else memory)
+            return share * memory, None
+        rows, _ = self.memory.search_dense(qvec[None], max(depth, READABLE_UNITS))
+        rows = rows[0][rows[0] >= 0]
+        units = self._unit_shares([int(r) for r in rows[:READABLE_UNITS]], scripts)
+        return share * (sum(units) / len(units) if units else memory), rows
 
     def _unit_shares(self, rows: list[int], scripts) -> list[float]:
         """The readable share of each unit's first ``READABLE_HEAD`` characters (each unit weighs alike,
@@ -139,19 +146,26 @@ class Retriever:
 
         RRF sums are nearly flat over the first ranks (1/61 against 1/66), which would start
         every seed at full strength; a seed's score falls with its fused rank instead."""
-        return self._seeds(question, qvec, n, self.readable(question, qvec) if readable is None else readable)[:2]
+        dense = None
+        if readable is None:
+            readable, dense = self._readable_and_dense(question, qvec, max(n, self.config.seed_pool))
+        return self._seeds(question, qvec, n, readable, dense_rows=dense)[:2]
 
     def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float,
-               own: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """seeds(), and the BM25 ranking it fused; the dense ranking counts ``readable`` times, and
-        ``own`` (the turns of the people the question names, and the question's vector without their
-        names) ranked by cosine ``speaker_seeds`` times."""
+               own: tuple[np.ndarray, np.ndarray] | None = None, dense_rows: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """seeds(), and the BM25 ranking it fused; the dense ranking (``dense_rows`` where the caller
+        already searched it) counts ``readable`` times, and ``own`` (the turns of the people the
+        question names, and the question's vector without their names) ranked by cosine
+        ``speaker_seeds`` times."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
         rankings = []
         if readable > 0.0:
-            dense_rows, _ = m.search_dense(qvec[None], depth)
-            rankings.append((dense_rows[0][dense_rows[0] >= 0], readable))
+            if dense_rows is None:
+                found, _ = m.search_dense(qvec[None], depth)
+                dense_rows = found[0][found[0] >= 0]
+            rankings.append((dense_rows[:depth], readable))
         lex_rows, _ = m.search_lexical(question, depth)
         rankings.append((lex_rows, 1.0))
         if own is not None and self.config.speaker_seeds > 0.0:
@@ -209,7 +223,7 @@ class Retriever:
         """The top-k hits for a question whose vector is already known, and the confidence features
         (no cache, no embedding: what search() runs, and what evaluations and benchmarks time)."""
         cfg, g, m = self.config, self.graph, self.memory
-        readable = self.readable(question, qvec)
+        readable, dense_rows = self._readable_and_dense(question, qvec, max(cfg.seeds, cfg.seed_pool))
         persons = named_speakers(question, self.speakers())
         own = None  # the turns of the people the question names, and the question without their names
         if persons:
@@ -217,7 +231,7 @@ class Retriever:
             # Among a person's turns their name says nothing: the question without it is compared.
             own = (np.unique(np.concatenate([speakers[p] for p in persons])),
                    question_vectors(self.embedder, [without_names(question, persons)])[0])
-        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable, own)
+        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable, own, dense_rows)
         if not len(seed_rows):
             return [], no_features()
         res = self._spread_session().run(seed_rows, seed_scores)
