@@ -65,12 +65,12 @@ cdef extern from "asmr/spread.h" namespace "asmr" nogil:
     SpreadWorkspace* spread_workspace_acquire() except +
     void spread_workspace_release(SpreadWorkspace* w)
     int64_t spread_dense_limit(int64_t nodes)
-    int64_t spread_one[I](int64_t n, const I* indptr, const I* indices, const float* weights,
-                          const int64_t* seeds, const float* scores, int64_t num_seeds, int depth,
-                          float decay, float restart, float edge_threshold, float node_threshold,
-                          SpreadWorkspace* w, int64_t* edges) except +
-    void spread_one_copy(const SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
-                         float* strength, int64_t* predecessor)
+    int64_t spread_one[I, S](int64_t n, const I* indptr, const I* indices, const float* weights,
+                             const S* seeds, const float* scores, int64_t num_seeds, int depth,
+                             float decay, float restart, float edge_threshold,
+                             float node_threshold, SpreadWorkspace* w, int64_t* edges) except +
+    int64_t spread_one_write(SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
+                             float* strength, int64_t* predecessor)
 
 cdef extern from "asmr/pair_cosine.h" nogil:
     void pair_cosine_kernel "asmr::pair_cosine"[TC, TU, I](int64_t num_pairs, int64_t d, const TC* claims, const TU* units,
@@ -421,13 +421,24 @@ cdef class SpreadSessionBase:
         """The reached nodes of one query (a SpreadQuery); seeds as in spread()."""
         if not self._bound:
             raise RuntimeError("SpreadSessionBase is not bound to a graph; use asmr_kernels.SpreadSession")
-        cdef const int64_t[::1] nodes
-        cdef const float[::1] scores
+        cdef const int32_t[::1] nodes32
+        cdef const int64_t[::1] nodes64
+        if getattr(seed_nodes, "dtype", None) == _I32:
+            try:
+                nodes32 = seed_nodes
+            except (ValueError, TypeError, BufferError):  # not contiguous: the general path
+                pass
+            else:
+                return self._run(nodes32, seed_scores)
         try:
-            nodes = seed_nodes
+            nodes64 = seed_nodes
         except (ValueError, TypeError, BufferError):  # not 1-D contiguous int64: the general path
             from .checks import index_array
-            nodes = index_array("seed_nodes", seed_nodes).astype(np.int64, copy=False)
+            nodes64 = index_array("seed_nodes", seed_nodes).astype(np.int64, copy=False)
+        return self._run(nodes64, seed_scores)
+
+    cdef _run(self, const index_t[::1] nodes, seed_scores):
+        cdef const float[::1] scores
         cdef int64_t k = nodes.shape[0], i
         if seed_scores is None:
             if self._ones.shape[0] < k:
@@ -460,38 +471,44 @@ cdef class SpreadSessionBase:
             v = scores[bad_score]
             what = "negative values" if v - v == 0.0 else "NaN or infinite values"
             raise ValueError(f"seed_scores contains {what} (first at flat position {bad_score}: {v})")
-        cdef const int64_t* sp = &nodes[0] if k else NULL
+        cdef const index_t* sp = &nodes[0] if k else NULL
         cdef const float* cp = &scores[0] if k else NULL
-        cdef int64_t total, edges = 0
+        cdef int64_t bound, count = 0, edges = 0
         cdef SpreadWorkspace* ws = NULL
         try:
             with nogil:
                 ws = spread_workspace_acquire()
                 if self._wide:
-                    total = spread_one(n, self._ip64, self._ix64, self._w, sp, cp, k, self._depth,
+                    bound = spread_one(n, self._ip64, self._ix64, self._w, sp, cp, k, self._depth,
                                        self._decay, self._restart, self._edge_threshold,
                                        self._node_threshold, ws, &edges)
                 else:
-                    total = spread_one(n, self._ip32, self._ix32, self._w, sp, cp, k, self._depth,
+                    bound = spread_one(n, self._ip32, self._ix32, self._w, sp, cp, k, self._depth,
                                        self._decay, self._restart, self._edge_threshold,
                                        self._node_threshold, ws, &edges)
-            node = _empty(total, _I64)
-            activation = _empty(total, _F32)
-            hop = _empty(total, _I32)
-            strength = _empty(total, _F32)
-            predecessor = _empty(total, _I64)
-            if total:
-                _copy_one(ws, node, activation, hop, strength, predecessor)
+            # The kernel writes straight into the result's arrays; it may fill
+            # fewer rows than the bound (nodes that faded out at the last step).
+            node = _empty(bound, _I64)
+            activation = _empty(bound, _F32)
+            hop = _empty(bound, _I32)
+            strength = _empty(bound, _F32)
+            predecessor = _empty(bound, _I64)
+            if bound:
+                count = _write_one(ws, node, activation, hop, strength, predecessor)
         finally:
             spread_workspace_release(ws)
+        if count < bound:
+            node, activation, hop = node[:count], activation[:count], hop[:count]
+            strength, predecessor = strength[:count], predecessor[:count]
         self.edges_touched = edges
         return self._query_type(node, activation, hop, strength, predecessor)
 
 
-cdef _copy_one(SpreadWorkspace* ws, int64_t[::1] node, float[::1] activation, int32_t[::1] hop,
-               float[::1] strength, int64_t[::1] predecessor):
+cdef int64_t _write_one(SpreadWorkspace* ws, int64_t[::1] node, float[::1] activation,
+                        int32_t[::1] hop, float[::1] strength, int64_t[::1] predecessor):
     with nogil:
-        spread_one_copy(ws, &node[0], &activation[0], &hop[0], &strength[0], &predecessor[0])
+        return spread_one_write(ws, &node[0], &activation[0], &hop[0], &strength[0],
+                                &predecessor[0])
 
 
 def pair_cosine(const claim_t[:, ::1] claims, const unit_t[:, ::1] units,

@@ -83,11 +83,12 @@ static_assert(sizeof(Entry) == 32, "two entries per cache line");
 ASMR_INLINE Entry fresh(int64_t key) { return Entry{key, -1, 0.f, -1.f, 0.f, -1}; }
 
 // Graphs of up to this many nodes map node -> slot through a dense array (4
-// bytes a node per workspace, 2 MB at most); larger ones through a hash table,
-// whose memory follows what a query touches. The array saves the hashing but
-// each lookup is a random read of it: on a 2-core EPYC VM the array was faster
-// up to 500,000 nodes and the table at 1,000,000 (10 edges a node).
-std::atomic<int64_t> dense_limit{int64_t(1) << 19};
+// bytes a node per workspace, 512 KB at most); larger ones through a hash
+// table, whose memory follows what a query touches. The array saves the
+// hashing but each lookup is a random read of it: on a 2-core Xeon VM (10
+// edges a node, 20 seeds, 2 steps) the array was faster at 30,000 nodes (11.5
+// against 12.8 us), even at 100,000 and slower from 200,000 (15 against 12).
+std::atomic<int64_t> dense_limit{int64_t(1) << 17};
 
 // node -> slot as one load from an array of -1; a query resets only the
 // entries it set.
@@ -104,38 +105,37 @@ struct DenseLookup {
     }
     return entries + s;
   }
-  ASMR_INLINE void prefetch(int64_t key) const { __builtin_prefetch(where + key); }
 };
 
+// The key is the slot's entry's: a cell is 8 bytes, so that the table of a
+// query stays small in cache.
 struct Cell {
-  int64_t key;  // -1 when empty
-  int64_t slot;
+  int32_t slot;
+  uint32_t generation;  // the cell is empty unless this is the table's current one
 };
 
 // node -> slot through open addressing (Fibonacci hashing, linear probing).
+// A query empties the table by moving to the next generation, so that its
+// reset costs nothing per touched node.
 struct HashLookup {
   Cell* __restrict__ cells;
-  uint32_t* __restrict__ cell_of;  // slot -> its cell, for the reset
   Entry* __restrict__ entries;
   uint64_t mask;
   int shift;
+  uint32_t generation;
 
   ASMR_INLINE Entry* get(int64_t key, int32_t& used) const {
     uint64_t h = (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift;
     for (;;) {
       Cell& c = cells[h];
-      if (c.key == key) return entries + c.slot;
-      if (c.key == -1) {
-        c = Cell{key, used};
-        cell_of[used] = static_cast<uint32_t>(h);
+      if (c.generation != generation) {
+        c = Cell{used, generation};
         entries[used] = fresh(key);
         return entries + used++;
       }
+      if (entries[c.slot].key == key) return entries + c.slot;
       h = (h + 1) & mask;
     }
-  }
-  ASMR_INLINE void prefetch(int64_t key) const {
-    __builtin_prefetch(cells + ((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift));
   }
 };
 
@@ -153,12 +153,17 @@ struct Frontier {
   PodBuffer<int32_t> active, order;
   PodBuffer<int64_t> rows;  // begin, end of each active node's row, this step
   int64_t edges = 0;        // edges read by the last query
+  // The last query's output is written by write_output: when it ran all its
+  // steps, the pass that ends the last one (emit_last) is still to be made.
+  int last_step = 0;  // 0: the output is f.order as it stands
+  float last_threshold = 0.f;
+  size_t last_first_slot = 0;  // the first slot that the last step added
   bool dense = true;
   PodBuffer<int32_t> where;  // dense lookup: -1, or the node's slot
   PodBuffer<Cell> cells;     // hash lookup
-  PodBuffer<uint32_t> cell_of;
   uint64_t mask = 0;
   int shift = 0;
+  uint32_t generation = 1;
 
   // Picks the lookup for a graph of n nodes; the frontier is empty.
   void begin(int64_t n) {
@@ -177,18 +182,19 @@ struct Frontier {
   void rehash(uint64_t capacity) {
     cells.clear();
     Cell* c = cells.extend(capacity);
-    for (uint64_t h = 0; h < capacity; ++h) c[h].key = -1;
+    for (uint64_t h = 0; h < capacity; ++h) c[h].generation = 0;
+    generation = 1;
     mask = capacity - 1;
     shift = 64 - __builtin_ctzll(capacity);
     for (size_t s = 0; s < entries.size(); ++s) {
       uint64_t h = (static_cast<uint64_t>(entries[s].key) * 0x9E3779B97F4A7C15ull) >> shift;
-      while (c[h].key != -1) h = (h + 1) & mask;
-      c[h] = Cell{entries[s].key, static_cast<int64_t>(s)};
-      cell_of[s] = static_cast<uint32_t>(h);
+      while (c[h].generation == generation) h = (h + 1) & mask;
+      c[h] = Cell{static_cast<int32_t>(s), generation};
     }
   }
 
-  // Makes room for `extra` more nodes (a hash table at most half full).
+  // Makes room for `extra` more nodes (a hash table at most a quarter full:
+  // half full, linear probing cost 1.5 us more a query).
   void reserve(size_t extra) {
     const size_t need = entries.size() + extra;
     entries.ensure(need);
@@ -197,10 +203,9 @@ struct Frontier {
     order.ensure(need);
     active.ensure(need);
     if (!dense) {
-      cell_of.ensure(need);
-      if (2 * need > cells.size()) {
+      if (4 * need > cells.size()) {
         uint64_t capacity = cells.size();
-        while (2 * need > capacity) capacity *= 2;
+        while (4 * need > capacity) capacity *= 2;
         rehash(capacity);
       }
     }
@@ -209,8 +214,9 @@ struct Frontier {
   void reset() {
     if (dense) {
       for (const Entry& e : entries) where[e.key] = -1;
-    } else {
-      for (size_t s = 0; s < entries.size(); ++s) cells[cell_of[s]].key = -1;
+    } else if (++generation == 0) {  // wrapped: no cell may look current
+      for (Cell& c : cells) c.generation = 0;
+      generation = 1;
     }
     entries.clear();
     seed.clear();
@@ -226,8 +232,17 @@ DenseLookup Frontier::lookup<DenseLookup>() {
 
 template <>
 HashLookup Frontier::lookup<HashLookup>() {
-  return HashLookup{cells.data(), cell_of.data(), entries.data(), mask, shift};
+  return HashLookup{cells.data(), entries.data(), mask, shift, generation};
 }
+
+// Where one query's reached nodes go: output_bound(f) rows at most.
+struct Output {
+  int64_t* __restrict__ node;
+  float* __restrict__ activation;
+  int32_t* __restrict__ hop;
+  float* __restrict__ strength;
+  int64_t* __restrict__ predecessor;
+};
 
 // Output of the queries one thread ran, in query order.
 struct Part {
@@ -251,39 +266,42 @@ struct Part {
     node.set_size(total); predecessor.set_size(total); activation.set_size(total);
     strength.set_size(total); hop.set_size(total);
   }
+  Output tail() {
+    const size_t base = node.size();
+    return Output{node.data() + base, activation.data() + base, hop.data() + base,
+                  strength.data() + base, predecessor.data() + base};
+  }
 };
 
-// Appends the reached nodes of the query in f to out, in the order they first
-// became active; returns their count.
-size_t emit(const Frontier& f, Part& out) {
-  const size_t count = f.order.size(), base = out.node.size();
-  out.ensure_more(count);
+// Writes the reached nodes of the query in f, in the order they first became
+// active; returns their count.
+size_t emit(const Frontier& f, const Output& o) {
+  const size_t count = f.order.size();
   const Entry* entries = f.entries.data();
   for (size_t k = 0; k < count; ++k) {
     const int32_t s = f.order[k];
-    out.node[base + k] = entries[s].key;
-    out.activation[base + k] = entries[s].cur;
-    out.hop[base + k] = entries[s].hop;
-    out.strength[base + k] = f.strength[s];
-    out.predecessor[base + k] = f.pred[s];
+    o.node[k] = entries[s].key;
+    o.activation[k] = entries[s].cur;
+    o.hop[k] = entries[s].hop;
+    o.strength[k] = f.strength[s];
+    o.predecessor[k] = f.pred[s];
   }
-  out.grow(count);
   return count;
 }
 
-// The pass that ends the last step, writing the output directly: the nodes
+// The pass that ends the last step, writing the output as it goes: the nodes
 // already in f.order keep their places, those first active now follow.
-size_t emit_last(Frontier& f, int step, float node_threshold, Part& out) {
-  const size_t used = f.entries.size(), num_old = f.order.size(), base = out.node.size();
-  out.ensure_more(used);
-  int64_t* __restrict__ node = out.node.data() + base;
-  float* __restrict__ activation = out.activation.data() + base;
-  int32_t* __restrict__ hop = out.hop.data() + base;
-  float* __restrict__ strength = out.strength.data() + base;
-  int64_t* __restrict__ predecessor = out.predecessor.data() + base;
+size_t emit_last(Frontier& f, int step, float node_threshold, size_t first_new,
+                 const Output& o) {
+  const size_t used = f.entries.size(), num_old = f.order.size();
+  int64_t* __restrict__ node = o.node;
+  float* __restrict__ activation = o.activation;
+  int32_t* __restrict__ hop = o.hop;
+  float* __restrict__ strength = o.strength;
+  int64_t* __restrict__ predecessor = o.predecessor;
   Entry* __restrict__ entries = f.entries.data();
   size_t k = num_old;
-  for (size_t s = 0; s < used; ++s) {
+  for (size_t s = 0; s < first_new; ++s) {
     Entry& r = entries[s];
     const float v = r.nxt < node_threshold ? 0.f : r.nxt;
     r.cur = v;
@@ -296,6 +314,19 @@ size_t emit_last(Frontier& f, int step, float node_threshold, Part& out) {
       ++k;
     }
   }
+  // Slots this step added were never active, and nothing reads them after:
+  // each is written at k and kept if active. Row k < s < used, so the writes
+  // stay within the bound.
+  for (size_t s = first_new; s < used; ++s) {
+    const Entry& r = entries[s];
+    const float v = r.nxt < node_threshold ? 0.f : r.nxt;
+    node[k] = r.key;
+    activation[k] = v;
+    hop[k] = step;
+    strength[k] = r.cand;
+    predecessor[k] = r.cand_pred;
+    k += v > 0.f;
+  }
   for (size_t j = 0; j < num_old; ++j) {
     const int32_t s = f.order[j];
     node[j] = entries[s].key;
@@ -304,17 +335,35 @@ size_t emit_last(Frontier& f, int step, float node_threshold, Part& out) {
     strength[j] = f.strength[s];
     predecessor[j] = f.pred[s];
   }
-  out.grow(k);
   return k;
+}
+
+// At most this many rows are written by write_output.
+size_t output_bound(const Frontier& f) {
+  return f.last_step > 0 ? f.entries.size() : f.order.size();
+}
+
+size_t write_output(Frontier& f, const Output& o) {
+  return f.last_step > 0 ? emit_last(f, f.last_step, f.last_threshold, f.last_first_slot, o)
+                         : emit(f, o);
+}
+
+template <typename I>
+ASMR_INLINE void prefetch_row(const I* indices, const float* weights, int64_t b, int64_t e) {
+  if (e > b) {
+    __builtin_prefetch(indices + b);
+    __builtin_prefetch(indices + e - 1);
+    __builtin_prefetch(weights + b);
+    __builtin_prefetch(weights + e - 1);
+  }
 }
 
 // kMask: edge_threshold > 0, so that an edge is kept by one comparison (a
 // kept edge then has a positive weight); otherwise only zero weights drop.
 template <typename L, bool kMask, typename I, typename S>
-size_t run_query_with(const I* indptr, const I* indices, const float* weights, const S* seeds,
-                      const float* scores, int64_t num_seeds, int depth, float decay,
-                      float restart, float edge_threshold, float node_threshold, Frontier& f,
-                      Part& out) {
+void run_query_with(const I* indptr, const I* indices, const float* weights, const S* seeds,
+                    const float* scores, int64_t num_seeds, int depth, float decay,
+                    float restart, float edge_threshold, float node_threshold, Frontier& f) {
   f.reserve(static_cast<size_t>(num_seeds));
   f.seed.ensure(static_cast<size_t>(num_seeds));
   int32_t used = 0;
@@ -340,13 +389,14 @@ size_t run_query_with(const I* indptr, const I* indices, const float* weights, c
   }
   int64_t edges = 0;
   // Rows of frontier nodes are random: their edges are fetched kAhead rows
-  // early, and the lookups of their targets kNear rows early, once the
-  // targets are in cache (a lookup misses about as often as a row read).
-  constexpr size_t kAhead = 12, kNear = 4;
+  // early. The lookups are not: a query's table and entries stay in L2, and
+  // prefetching them cost more instructions than it saved (Xeon, 1,000,000
+  // nodes: 2 us of 21 per query).
+  constexpr size_t kAhead = 12;
   for (int step = 1; step <= depth && !f.active.empty(); ++step) {
     // Rows of the active nodes first: their edge count bounds the nodes this
     // step can add, and reading indptr here starts the rows' cache misses.
-    const size_t num_active = f.active.size();
+    const size_t num_active = f.active.size(), first_slot = static_cast<size_t>(used);
     f.rows.clear();
     f.rows.ensure(2 * num_active);
     int64_t bound = 0;
@@ -366,19 +416,11 @@ size_t run_query_with(const I* indptr, const I* indices, const float* weights, c
     const float* __restrict__ strength = f.strength.data();
     // nxt is all zero here: new entries start at zero and the pass below resets it.
     for (int32_t s = 0; s < num_seed_slots; ++s) entries[s].nxt = restart * f.seed[s];
+    for (size_t k = 0; k < kAhead && k < num_active; ++k)
+      prefetch_row(indices, weights, rows[2 * k], rows[2 * k + 1]);
     for (size_t k = 0; k < num_active; ++k) {
-      if (k + kAhead < num_active) {
-        const int64_t b = rows[2 * (k + kAhead)], e = rows[2 * (k + kAhead) + 1];
-        if (e > b) {
-          __builtin_prefetch(indices + b);
-          __builtin_prefetch(indices + e - 1);
-          __builtin_prefetch(weights + b);
-          __builtin_prefetch(weights + e - 1);
-        }
-      }
-      if (k + kNear < num_active)
-        for (int64_t e = rows[2 * (k + kNear)], end = rows[2 * (k + kNear) + 1]; e < end; ++e)
-          map.prefetch(static_cast<int64_t>(indices[e]));
+      if (k + kAhead < num_active)
+        prefetch_row(indices, weights, rows[2 * (k + kAhead)], rows[2 * (k + kAhead) + 1]);
       const int32_t u = active[k];
       const int64_t un = entries[u].key;
       const float xu = decay * entries[u].cur;
@@ -398,9 +440,12 @@ size_t run_query_with(const I* indptr, const I* indices, const float* weights, c
       }
     }
     f.entries.set_size(static_cast<size_t>(used));
-    if (step == depth) {  // the last step writes the output as it goes
+    if (step == depth) {  // the pass that ends it writes the output
       f.edges = edges;
-      return emit_last(f, step, node_threshold, out);
+      f.last_step = step;
+      f.last_threshold = node_threshold;
+      f.last_first_slot = first_slot;
+      return;
     }
     int32_t* __restrict__ next = f.active.data();  // rewritten in place: the loop above is done
     int32_t* __restrict__ order = f.order.data();
@@ -426,30 +471,43 @@ size_t run_query_with(const I* indptr, const I* indices, const float* weights, c
     f.order.set_size(num_order);
   }
   f.edges = edges;
-  return emit(f, out);
 }
 
-// Runs one query over a graph of n nodes in f; the reached nodes stay there,
-// in f.order (see emit).
+// Runs one query over a graph of n nodes in f; its output is then written by
+// write_output, output_bound(f) rows at most.
 template <typename I, typename S>
-size_t run_query(int64_t n, const I* indptr, const I* indices, const float* weights,
-                 const S* seeds, const float* scores, int64_t num_seeds, int depth, float decay,
-                 float restart, float edge_threshold, float node_threshold, Frontier& f,
-                 Part& out) {
+void run_query(int64_t n, const I* indptr, const I* indices, const float* weights,
+               const S* seeds, const float* scores, int64_t num_seeds, int depth, float decay,
+               float restart, float edge_threshold, float node_threshold, Frontier& f) {
   f.reset();
   f.begin(n);
-  const bool mask = edge_threshold > 0.f;
+  f.last_step = 0;
   auto run = [&](auto with) {
-    const size_t count = with(indptr, indices, weights, seeds, scores, num_seeds, depth, decay,
-                              restart, edge_threshold, node_threshold, f, out);
-    out.edges += f.edges;
-    return count;
+    with(indptr, indices, weights, seeds, scores, num_seeds, depth, decay, restart,
+         edge_threshold, node_threshold, f);
   };
+  const bool mask = edge_threshold > 0.f;
   if (f.dense)
-    return mask ? run(run_query_with<DenseLookup, true, I, S>)
-                : run(run_query_with<DenseLookup, false, I, S>);
-  return mask ? run(run_query_with<HashLookup, true, I, S>)
-              : run(run_query_with<HashLookup, false, I, S>);
+    mask ? run(run_query_with<DenseLookup, true, I, S>)
+         : run(run_query_with<DenseLookup, false, I, S>);
+  else
+    mask ? run(run_query_with<HashLookup, true, I, S>)
+         : run(run_query_with<HashLookup, false, I, S>);
+}
+
+// Runs one query and appends its reached nodes to out; returns their count.
+template <typename I, typename S>
+size_t run_query_into(int64_t n, const I* indptr, const I* indices, const float* weights,
+                      const S* seeds, const float* scores, int64_t num_seeds, int depth,
+                      float decay, float restart, float edge_threshold, float node_threshold,
+                      Frontier& f, Part& out) {
+  run_query(n, indptr, indices, weights, seeds, scores, num_seeds, depth, decay, restart,
+            edge_threshold, node_threshold, f);
+  out.ensure_more(output_bound(f));
+  const size_t count = write_output(f, out.tail());
+  out.grow(count);
+  out.edges += f.edges;
+  return count;
 }
 
 // Frontiers and parts are pooled across calls: their memory is then already
@@ -512,7 +570,7 @@ void spread_push(int64_t n, const I* indptr, const I* indices, const float* weig
     for (int64_t q = 0; q < num_queries; ++q) {
       const auto t0 = std::chrono::steady_clock::now();
       sizes[q] = static_cast<int64_t>(
-          run_query(n, indptr, indices, weights, seed_nodes + seed_ptr[q], seed_scores + seed_ptr[q],
+          run_query_into(n, indptr, indices, weights, seed_nodes + seed_ptr[q], seed_scores + seed_ptr[q],
                     seed_ptr[q + 1] - seed_ptr[q], depth, decay, restart, edge_threshold,
                     node_threshold, w.frontier, w.part));
       result->elapsed_ns[q] = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -559,28 +617,21 @@ void spread_workspace_release(SpreadWorkspace* w) {
   if (w != nullptr) release(std::unique_ptr<Workspace>(w));
 }
 
-template <typename I>
+template <typename I, typename S>
 int64_t spread_one(int64_t n, const I* indptr, const I* indices, const float* weights,
-                   const int64_t* seeds, const float* scores, int64_t num_seeds, int depth,
+                   const S* seeds, const float* scores, int64_t num_seeds, int depth,
                    float decay, float restart, float edge_threshold, float node_threshold,
                    SpreadWorkspace* w, int64_t* edges) {
-  w->part.clear();
-  const size_t count = run_query(n, indptr, indices, weights, seeds, scores, num_seeds, depth,
-                                 decay, restart, edge_threshold, node_threshold, w->frontier,
-                                 w->part);
-  *edges = w->part.edges;
-  return static_cast<int64_t>(count);
+  run_query(n, indptr, indices, weights, seeds, scores, num_seeds, depth, decay, restart,
+            edge_threshold, node_threshold, w->frontier);
+  *edges = w->frontier.edges;
+  return static_cast<int64_t>(output_bound(w->frontier));
 }
 
-void spread_one_copy(const SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
-                     float* strength, int64_t* predecessor) {
-  const Part& p = w->part;
-  const size_t m = p.node.size();
-  std::memcpy(node, p.node.data(), m * sizeof(int64_t));
-  std::memcpy(activation, p.activation.data(), m * sizeof(float));
-  std::memcpy(hop, p.hop.data(), m * sizeof(int32_t));
-  std::memcpy(strength, p.strength.data(), m * sizeof(float));
-  std::memcpy(predecessor, p.predecessor.data(), m * sizeof(int64_t));
+int64_t spread_one_write(SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
+                         float* strength, int64_t* predecessor) {
+  return static_cast<int64_t>(
+      write_output(w->frontier, Output{node, activation, hop, strength, predecessor}));
 }
 
 SpreadResult::~SpreadResult() {
@@ -591,9 +642,12 @@ SpreadResult::~SpreadResult() {
   template void spread_push<I>(int64_t, const I*, const I*, const float*, int64_t,            \
                                const int64_t*, const I*, const float*, int, float, float, float, \
                                float, int, SpreadResult*);                                   \
-  template int64_t spread_one<I>(int64_t, const I*, const I*, const float*, const int64_t*,     \
-                                 const float*, int64_t, int, float, float, float, float,         \
-                                 SpreadWorkspace*, int64_t*);
+  template int64_t spread_one<I, int32_t>(int64_t, const I*, const I*, const float*,            \
+                                          const int32_t*, const float*, int64_t, int, float,   \
+                                          float, float, float, SpreadWorkspace*, int64_t*);    \
+  template int64_t spread_one<I, int64_t>(int64_t, const I*, const I*, const float*,            \
+                                          const int64_t*, const float*, int64_t, int, float,   \
+                                          float, float, float, SpreadWorkspace*, int64_t*);
 ASMR_INSTANTIATE(int32_t)
 ASMR_INSTANTIATE(int64_t)
 #undef ASMR_INSTANTIATE

@@ -45,6 +45,9 @@ def _session_equals_spread(data, graph, depth, decay, restart, edge_threshold, n
         want = spread(g, [0, k], np.array(nodes, np.int64), np.array(scores, np.float32), **kw).query(0)
         assert_same_query(session.run(np.array(nodes, np.int64), np.array(scores, np.float32)), want)
         assert_same_query(session.run(nodes, scores), want)  # lists take the general path
+        nodes32 = np.array(nodes, np.int32)
+        assert_same_query(session.run(nodes32, np.array(scores, np.float32)), want)  # int32: typed too
+        assert_same_query(session.run(np.repeat(nodes32, 2)[::2], scores), want)  # strided: general path
 
 
 @pytest.mark.parametrize("kind", SPREAD_LOOKUPS)

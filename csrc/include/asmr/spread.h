@@ -59,7 +59,7 @@ void spread_push(int64_t n, const I* indptr, const I* indices, const float* weig
                  SpreadResult* out);
 
 // A workspace maps node -> slot through a dense array of 4 bytes a node for
-// graphs of up to `spread_dense_limit()` nodes (2^19 unless changed), and
+// graphs of up to `spread_dense_limit()` nodes (2^17 unless changed), and
 // through a hash table beyond. Sets the limit when nodes >= 0 (for tests) and
 // returns the one in force before.
 int64_t spread_dense_limit(int64_t nodes);
@@ -67,16 +67,18 @@ int64_t spread_dense_limit(int64_t nodes);
 // One query on the calling thread, for latency: no OpenMP region and no batch
 // bookkeeping. The workspace comes from the pool the batched calls share
 // (acquire / release, a mutex each); spread_one runs the query in it and
-// returns the number of reached nodes, which stay there until spread_one_copy
-// writes them, in the order of spread_push. Seeds are validated by the caller.
+// returns a bound on the number of reached nodes, and spread_one_write writes
+// them, in the order of spread_push, straight into the caller's arrays of
+// that many entries, and returns their count (call it once per spread_one).
+// Seeds (int32 or int64) are validated by the caller.
 SpreadWorkspace* spread_workspace_acquire();
 void spread_workspace_release(SpreadWorkspace* w);
-template <typename I>
+template <typename I, typename S>
 int64_t spread_one(int64_t n, const I* indptr, const I* indices, const float* weights,
-                   const int64_t* seeds, const float* scores, int64_t num_seeds, int depth,
+                   const S* seeds, const float* scores, int64_t num_seeds, int depth,
                    float decay, float restart, float edge_threshold, float node_threshold,
                    SpreadWorkspace* w, int64_t* edges);
-void spread_one_copy(const SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
-                     float* strength, int64_t* predecessor);
+int64_t spread_one_write(SpreadWorkspace* w, int64_t* node, float* activation, int32_t* hop,
+                         float* strength, int64_t* predecessor);
 
 }  // namespace asmr
