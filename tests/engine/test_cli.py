@@ -460,3 +460,12 @@ def test_graph_learn_show_forget(tmp_path, docs, capsys):
     with pytest.raises(SystemExit):  # only learned edges can be forgotten
         main(["graph", "forget", "--kind", "entity", "--memory", str(mem)])
     assert asmr(capsys, "search", "installer", "--memory", mem, "--no-learned-edges")[0] == 0
+
+
+def test_the_confidence_threshold_help_names_the_fitted_default(capsys):
+    from asmr.retrieve.confidence import DEFAULT_THRESHOLD
+
+    with pytest.raises(SystemExit):
+        main(["search", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"{DEFAULT_THRESHOLD} for all-MiniLM-L6-v2" in out

@@ -115,6 +115,14 @@ def document_args(p, effective_default: str, chat: bool = False) -> None:
                    help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
 
 
+def _fitted_threshold() -> float:
+    """The default model's refusal threshold, read from its file (no numpy import for --help)."""
+    import json
+
+    path = Path(__file__).resolve().parents[1] / "retrieve" / "confidence_model.json"
+    return json.loads(path.read_text())["threshold"]
+
+
 def retrieve_args(p) -> None:
     """The retrieval flags (search, ask, chat, eval retrieval, serve); ``retrieve_config`` reads them."""
     g = p.add_argument_group("retrieval settings (defaults: asmr.retrieve.RetrieveConfig)")
@@ -123,8 +131,8 @@ def retrieve_args(p) -> None:
     g.add_argument("--depth", type=int, default=None, help="spreading hops (default 2)")
     g.add_argument("--edge-threshold", type=float, default=None, help="edges below it are not followed (0.65)")
     g.add_argument("--confidence-threshold", type=float, default=None, metavar="P",
-                   help="below this confidence the result is 'not found' (default 0.75, calibrated for "
-                        "all-MiniLM-L6-v2)")
+                   help="below this confidence the result is 'not found' (default: the threshold fitted "
+                        f"for the memory's embedder, {_fitted_threshold()} for all-MiniLM-L6-v2)")
     g.add_argument("--mix", default=None, metavar="SIM,PATH,CENT",
                    help="score weights of similarity, path strength, centrality (default 0.5,0.5,0)")
     g.add_argument("--no-learned-edges", dest="learned_edges", action="store_false",
