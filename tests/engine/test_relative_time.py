@@ -129,3 +129,17 @@ def test_annotate_writes_the_date_after_the_words():
     assert annotate("Today I started", MONDAY) == "Today I started"  # the turn already shows its day
     assert annotate("Today I started", MONDAY, skip_reference_day=False) == "Today (2023-05-08) I started"
     assert annotate("no time here", MONDAY) == "no time here"
+
+
+@pytest.mark.parametrize("text", ["I moved to Porto yesterday, and last year I lived in Graz.",
+                                  "我昨天搬家了，三天后出发，两年前住在杭州。"])
+def test_annotating_twice_writes_each_date_once(text):
+    # a document is annotated when read; exported as JSONL and ingested again, it is read again
+    once = annotate(text, MONDAY)
+    assert once != text and annotate(once, MONDAY) == once
+
+
+def test_a_count_after_man_is_a_condition_not_a_date():
+    # 满一年后: once a year (of service) is complete, whenever that is
+    assert resolve("员工入职满一年后享有五天年假，满十二个月后再评估。", MONDAY) == []
+    assert one("我三天后出发").label == "2023-05-11"

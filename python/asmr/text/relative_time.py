@@ -80,11 +80,14 @@ def annotate(text: str, reference: date | datetime, *, skip_reference_day: bool 
     """``text`` with each resolved expression followed by its absolute form in parentheses:
     "I moved yesterday" -> "I moved yesterday (2023-05-07)". With ``skip_reference_day``,
     expressions that mean the reference day itself ("today") are left as they are (the caller
-    already shows that date)."""
+    already shows that date). An expression already followed by its form is left as it is, so that
+    a text annotated once (a document exported as JSONL and ingested again) is not annotated twice."""
     day = reference.date() if isinstance(reference, datetime) else reference
     parts, pos = [], 0
     for r in resolve(text, day):
         if skip_reference_day and r.start == r.end == day:
+            continue
+        if text.startswith(f" ({r.label})", r.span[1]):
             continue
         parts.append(text[pos:r.span[1]])
         parts.append(f" ({r.label})")
@@ -228,8 +231,9 @@ _RULES += [
     (re.compile(r"([上这本下])" + _ZH_WEEK), lambda m, r: _week(r, _ZH_SIDE[m.group(1)])),
     (re.compile(r"([上这本下])个?月"), lambda m, r: _month(r, _ZH_SIDE[m.group(1)])),
     # a count of at most three digits, not the end of a longer number ("1987年后" is after the year
-    # 1987), and not 前后 ("221年前后": around the year 221)
-    (re.compile(rf"(?<![\d{_ZH_NUMERALS}])(\d{{1,3}}|[{_ZH_NUMERALS}]{{1,3}})"
+    # 1987), not after 满 ("入职满一年后": once a year of service is complete, a condition and no
+    # date), and not 前后 ("221年前后": around the year 221)
+    (re.compile(rf"(?<![\d{_ZH_NUMERALS}满])(\d{{1,3}}|[{_ZH_NUMERALS}]{{1,3}})"
                 r"(天|日|周|个?星期|个?礼拜|个月|年)(?:以|之)?([前后])(?!后)"),
      lambda m, r: _shift(r, _ZH_UNIT[m.group(2)], _zh_count(m.group(1)) * (-1 if m.group(3) == "前" else 1))),
 ]
