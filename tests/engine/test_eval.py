@@ -323,7 +323,7 @@ def test_eval_answers_builds_the_mode_it_is_asked_for(tmp_path, capsys, monkeypa
     assert code == 0 and out["methods"]["dense_rag"]["unanswerable"] == 2 + 2
     # the memory is in the cache, never beside the corpus (a data folder may be read-only or shared)
     assert sorted(data.iterdir()) == before
-    made, = (tmp_path / "cache" / "eval-answers").iterdir()
+    made, = (tmp_path / "cache" / "eval-corpus").iterdir()
     assert made.name.startswith("corpus-") and made.name.endswith("-sentence-0.5-0") and made.is_dir()
 
 
@@ -418,3 +418,18 @@ def test_the_swap_pool_holds_names_not_capitalised_words():
     pool = _Pool([("a", "On-call\nThe on-call engineer pages Rhonix. Planned maintenance happens weekly. "
                         "The planned window is set by Bill Gates. Travel is paid. We travel to Paris.")])
     assert pool.entities == ["Bill Gates", "Paris", "Rhonix"]
+
+
+def test_eval_retrieval_and_eval_answers_share_a_memory_without_holding_the_corpus_twice(tmp_path, capsys):
+    c, q = write(tmp_path)
+    mem = tmp_path / "m"
+    assert main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory", str(mem),
+                 "--embedder", "hash-64", "--methods", "bm25", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(mem),
+                 "--methods", "asmr", "--generator", "extractive", "--no-progress", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    with Memory(mem) as m:
+        assert m.count_units("active") == sum(len(m.units_of("eval", r["pid"])) for r in CORPUS)
+    # the citations are scored against the copy they cite
+    assert out["methods"]["asmr"]["citation_recall"] > 0

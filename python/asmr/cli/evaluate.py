@@ -8,6 +8,9 @@ from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, fail, generator
                      retrieve_config)
 
 DEFAULT_ATTRIBUTION = Path("..") / "shared" / "data" / "attributionbench_dev.jsonl"
+# The kb a --corpus goes into, for eval retrieval and eval answers alike: one memory serves both
+# without holding the corpus twice.
+CORPUS_KB = "eval"
 
 
 def add_eval(sub) -> None:
@@ -176,7 +179,7 @@ def cmd_eval_retrieval(args) -> int:
         return fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
     with Writer(memory, embedder=args.embedder, progress=None if not args.json else False) as w:
-        w.ingest(iter_jsonl(args.corpus), kb="eval")
+        w.ingest(iter_jsonl(args.corpus), kb=CORPUS_KB)
     with Memory(memory) as m:
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
@@ -256,7 +259,7 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
             where = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}" if mode == "removed" else
                          f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}")
             with Writer(where, embedder=args.embedder, progress=False) as w:
-                w.ingest(made.documents(iter_jsonl(args.corpus)), kb="eval")
+                w.ingest(made.documents(iter_jsonl(args.corpus)), kb=CORPUS_KB)
         rows = rows_over(where, made.queries)
         report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
                                                           set(made.qids), embedder=model)
@@ -421,7 +424,9 @@ def answers_memory_dir(corpus: Path, suffix: str = "") -> Path:
     from ..generate.local import cache_dir
 
     where = hashlib.blake2b(str(corpus.resolve()).encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
-    return cache_dir() / "eval-answers" / f"{corpus.stem}-{where}{suffix}"
+    # "eval-corpus": the folder's memories hold the corpus under CORPUS_KB; those of "eval-answers",
+    # from before, under the default kb, and are not reused (the corpus would be held twice)
+    return cache_dir() / "eval-corpus" / f"{corpus.stem}-{where}{suffix}"
 
 
 def cmd_eval_answers(args) -> int:
@@ -432,7 +437,7 @@ def cmd_eval_answers(args) -> int:
     from ..generate import GeneratorError, get_generator
     from ..store import Memory
     from ..store.schema import DB_FILE, never_committed
-    from ..store.writer import ingest
+    from ..store.writer import DEFAULT_KB, ingest
     from ..units.read import read_path
 
     methods = [x.strip() for x in args.methods.split(",") if x.strip()]
@@ -478,7 +483,7 @@ def cmd_eval_answers(args) -> int:
         memory_dir = memory_dir or answers_memory_dir(args.corpus, (
             f"-{made.mode}-{args.unanswerable}-{args.seed}" if made is not None and made.changes_memory else ""))
         docs = iter_jsonl(args.corpus)
-        ingest(memory_dir, list(made.documents(docs) if made is not None else docs),
+        ingest(memory_dir, list(made.documents(docs) if made is not None else docs), kb=CORPUS_KB,
                embedder=args.embedder, progress=not args.no_progress)
     if args.limit:
         queries = queries[:args.limit]
@@ -498,7 +503,7 @@ def cmd_eval_answers(args) -> int:
                     bar.set_description(name)
                 bar.update(1)
         try:
-            report = AnswerEval(m, generator, embedder=embedder).run(
+            report = AnswerEval(m, generator, embedder=embedder, kb=DEFAULT_KB if args.synth else CORPUS_KB).run(
                 queries, methods, progress=progress, redundancy_mode=args.redundancy)
         except GeneratorError as exc:
             return fail(str(exc), EXIT_BAD_INPUT)
