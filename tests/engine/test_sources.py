@@ -201,6 +201,33 @@ def test_handbook_ids_are_the_ones_ingest_gives(handbook, tmp_path):
     assert len(load_retrieval_queries(tmp_path / "out" / "queries.jsonl")) == len(queries)
 
 
+@pytest.fixture(scope="module")
+def handbook_zh():
+    return handbook_source(EXAMPLES / "zh")
+
+
+def test_the_chinese_handbook_holds_the_answers_of_its_questions(handbook_zh):
+    # a second handbook, in Chinese, written apart from the first and never fitted on
+    docs, queries = handbook_zh
+    by_id = {d.doc_id: d for d in docs}
+    corpus = "\n".join(d.text for d in docs)
+    answerable = [q for q in queries if q["answerable"]]
+    unanswerable = [q for q in queries if not q["answerable"]]
+    assert len(answerable) >= 30 and len(unanswerable) >= 15
+    assert {"not_covered", "adversarial", "sentence_removed", "removed_by_revision"} <= {
+        q["category"] for q in unanswerable}
+    assert {q["lang"] for q in queries if q["category"] == "cross_lingual"} == {"en"}
+    for q in answerable:
+        text = " ".join(by_id[p].text for p in q["gold_pids"])
+        assert any(a in text for a in q["answers"]), q
+        assert not any(stale in text for stale in q.get("stale_answers", [])), q
+    for q in unanswerable:
+        if "removed_answer" in q:
+            assert q["removed_answer"] not in corpus, q
+    # its relative times are dated once: 满一年后 is a condition of service, no date
+    assert "(20" not in by_id["hr.attendance"].text
+
+
 def test_cut_sentence_refuses_a_sentence_that_is_not_there(handbook):
     docs, _ = handbook
     with pytest.raises(ValueError, match="not found"):
