@@ -455,6 +455,22 @@ def test_chinese_words_that_ask_by_their_form_are_no_terms():
     assert not any(asks(w) for w in ("几乎", "多年", "多元", "日志", "哪吒"))
 
 
+def test_chinese_modal_negation_and_quantity_words_are_no_terms():
+    """The Chinese for should / must / need, not, each, at least, before and after ask nothing of a unit, as
+    their English counterparts (QUESTION_STOP_WORDS) do not."""
+    from asmr.retrieve.signals import alignment, question_terms
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+    for question, expected in (("员工应该在几点以前提交报销单？", ["员工", "提交", "报销"]),
+                               ("没有预约的车辆需要等多久？", ["预约", "车辆"]),
+                               ("每个订单至少要包含几件货物？", ["订单", "包含", "货物"])):
+        terms, weights = question_terms(question, idf_of)
+        assert terms == expected, (question, terms)
+    assert alignment(*question_terms("员工应该在几点以前提交报销单？", idf_of),
+                     ["员工在下午五点前提交报销单。"])[0] == 1.0
+
+
 def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_holds():
     """jieba does not know 郑舒 and cuts "郑舒史称什么" as 郑舒史 + 称: the memory, which has the pair 郑舒
     but never 舒史, says where the name ends. A name the memory lacks altogether stays asked."""

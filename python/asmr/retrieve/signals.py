@@ -46,12 +46,18 @@ import numpy as np
 from ..text.cjk import CJK_CHAR
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize
 
-# Chinese words that ask, or that say nothing on their own: no terms of a question.
+# Chinese words that ask, or that say nothing on their own: no terms of a question. The last two
+# lines are what QUESTION_STOP_WORDS holds in English: modal verbs (应该 should, 需要 / 必须 must),
+# negation (没有), quantifiers (每个 each, 一些 some, 至少 at least), before / after / within
+# (以前, 以后, 以内), conjunctions and pronouns. A unit that answers "员工应该在几点以前提交？" says "员工
+# 在五点前提交", seldom 应该 or 以前.
 CJK_QUESTION_WORDS = frozenset("""
 什么 哪 哪个 哪些 哪里 哪儿 哪位 哪一 哪年 哪一年 哪种 哪家 哪所 哪部 哪座 谁 多少 几 是 的 了 吗 呢 如何 怎么 怎样 为什么
 为何 何时 何地 何 什么时候 什么样 有 在 和 与 及 被 于 为 对 从 以 之 其 该 这 那 这个 那个 一个 哪一个 所 也 都 又 还 会 能
 可以 曾 曾经 主要 分别 叫 叫做 称为 名为 是否 有没有 多 之一 一 个 位 中 上 下 时 后 前 年 月 日
 多久 多长 多大 多高 多远 多深 时候
+应该 应当 必须 需要 须要 能够 可能 将要 没有 不是 不能 不会 每个 每一 一些 许多 很多 更多 最多 至少 其他 其它 只有
+仅仅 非常 以前 之前 以后 之后 期间 之间 以内 之内 然后 如果 所以 任何 所有 全部 他们 她们 它们 我们 你们 自己
 """.split())
 # The words that ask by their form: 几 + a measure word ("几年", "几分钟": how many), 多 or 有多 + a
 # dimension ("多长时间", "有多深": how long, how deep), 哪 + a measure word ("哪天"); and 这 / 那 + a
