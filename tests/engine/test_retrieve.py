@@ -158,6 +158,14 @@ def test_config_is_frozen_and_echoed():
     assert cfg.to_dict()["seeds"] == 5 and cfg.to_dict()["graph"]["semantic_k"] == 10
 
 
+def test_the_conflict_cosine_is_the_embedders_unless_given():
+    # E5's unrelated passages score about 0.75 where MiniLM's score 0.04: one cosine cannot serve both
+    assert RetrieveConfig().conflict_similarity is None
+    assert RetrieveConfig().for_embedder("all-MiniLM-L6-v2").conflict_similarity == 0.85
+    assert RetrieveConfig().for_embedder("multilingual-e5-small").conflict_similarity == 0.94
+    assert RetrieveConfig(conflict_similarity=0.6).for_embedder("multilingual-e5-small").conflict_similarity == 0.6
+
+
 def test_newer_statement_wins_and_older_is_a_marked_alternative(tmp_path):
     mem = tmp_path / "m"
     ingest(mem, [Document("policy", "The API rate limit is 600 requests per minute per key.", "text",

@@ -33,6 +33,20 @@ _SCRIPTS = {DEFAULT_EMBEDDER: frozenset({"latin"}),  # trained on English: other
             MULTILINGUAL_EMBEDDER: ALL_SCRIPTS}
 
 
+# Cosines are not on one scale across models: two unrelated passages score about 0.04 with MiniLM and
+# 0.75 with E5. The cosine above which two recalled units of different dates are one rule reworded
+# (``retrieve.conflicts``) is MiniLM's 0.85, which unrelated English passages pass once in 50,000 pairs
+# (300 HotpotQA paragraphs); E5 reaches that share at 0.938, and unrelated Chinese paragraphs (300 of
+# CMRC's) reach 0.912 at one in a thousand. At 0.85 E5 took most recalled pairs for revisions and
+# ordered them by date.
+_CONFLICT_SIMILARITY = {MULTILINGUAL_EMBEDDER: 0.94}
+
+
+def conflict_similarity_of(name: str) -> float:
+    """The cosine at which units of the embedder called ``name`` may be one statement reworded."""
+    return _CONFLICT_SIMILARITY.get(name, 0.85)
+
+
 def scripts_of(name: str) -> frozenset[str] | None:
     """The scripts the embedder called ``name`` reads (``ALL_SCRIPTS``: every one; ``hash-<dim>`` is lexical)."""
     return _SCRIPTS.get(name, ALL_SCRIPTS)

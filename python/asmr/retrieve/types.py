@@ -5,6 +5,7 @@ import math
 import numbers
 from dataclasses import asdict, dataclass, field, fields, replace
 
+from ..embed.models import conflict_similarity_of
 from ..graph import GraphConfig
 from .confidence import FEATURES as CONFIDENCE_FEATURES, fitted_model
 
@@ -117,7 +118,9 @@ class RetrieveConfig:
     phrase_units: int = 5  # best recalled units searched for the question's phrases (phrase_coverage)
     alignment_units: int = 5  # best recalled units, and
     alignment_lexical: int = 3  # best BM25 units, read against the question (term and pair alignment, answer kind)
-    conflict_similarity: float = 0.85  # recalled units this alike, with different dates, conflict
+    # recalled units this alike (cosine), with different dates, conflict; None takes the embedding
+    # model's (``embed.models.conflict_similarity_of``: 0.85 for MiniLM), filled in by ``for_embedder``
+    conflict_similarity: float | None = None
     # Bridging: the documents that the best hits name (and the question does not) are searched for the
     # question's other half; each of those hits adds its best such units, scored bridge_decay times its own.
     # 3 / 1 / 0.9 chosen on the generated KB's multi-hop questions and the HotpotQA sample together.
@@ -141,14 +144,16 @@ class RetrieveConfig:
         return asdict(self)
 
     def for_embedder(self, name: str) -> "RetrieveConfig":
-        """This config with the confidence weights and threshold it leaves open (None) set to those
-        fitted for the embedding model ``name``."""
-        if self.confidence_weights is not None and self.confidence_threshold is not None:
+        """This config with what it leaves open (None) set for the embedding model ``name``: the confidence
+        weights and threshold fitted for it, and the cosine of its units that may conflict."""
+        if None not in (self.confidence_weights, self.confidence_threshold, self.conflict_similarity):
             return self
         weights, threshold, _ = fitted_model(name)
         return replace(self, confidence_weights=weights if self.confidence_weights is None else self.confidence_weights,
                        confidence_threshold=threshold if self.confidence_threshold is None
-                       else self.confidence_threshold)
+                       else self.confidence_threshold,
+                       conflict_similarity=conflict_similarity_of(name) if self.conflict_similarity is None
+                       else self.conflict_similarity)
 
 
 # What each field may be. 0 turns a count off where it limits optional work (bridging, the cache,
@@ -161,7 +166,7 @@ _RULES = {
     "cache_size": _count(0), "confidence_threshold": _or_none(_number(0, 1)),
     "confidence_weights": _or_none(_weights),
     "phrase_units": _count(0), "alignment_units": _count(0), "alignment_lexical": _count(0),
-    "conflict_similarity": _number(), "bridge_from": _count(0), "bridge_hits": _count(0),
+    "conflict_similarity": _or_none(_number()), "bridge_from": _count(0), "bridge_hits": _count(0),
     "bridge_decay": _number(0), "bridge_units": _count(0),
     "speaker_bridge": lambda v: None if isinstance(v, bool) else "must be true or false", "graph": _graph,
 }
