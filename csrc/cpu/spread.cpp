@@ -87,7 +87,7 @@ ASMR_INLINE Entry fresh(int64_t key) { return Entry{key, -1, 0.f, -1.f, 0.f, -1}
 // table, whose memory follows what a query touches. The array saves the
 // hashing but each lookup is a random read of it: on a 2-core Xeon VM (10
 // edges a node, 20 seeds, 2 steps) the array was faster at 30,000 nodes (11.5
-// against 12.8 us), even at 100,000 and slower from 200,000 (15 against 12).
+// against 12.8 us), about even at 100,000 and slower from 200,000 (15 against 12).
 std::atomic<int64_t> dense_limit{int64_t(1) << 17};
 
 // node -> slot as one load from an array of -1; a query resets only the
