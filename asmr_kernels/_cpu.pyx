@@ -359,10 +359,7 @@ def spread(const index_t[::1] indptr, const index_t[::1] indices, const float[::
             _vec_i64(res.elapsed_ns), int(res.edges_touched))
 
 
-# np.empty and the dtypes, looked up once: a single-query call allocates five small arrays,
-# and the lookups cost as much as the allocations.
-_empty = np.empty
-_I64, _I32, _F32 = np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.float32)
+_I32 = np.dtype(np.int32)  # looked up once: SpreadSession.run compares a seed array's dtype with it
 
 
 def dense_spread_limit(int64_t nodes=-1):
