@@ -228,6 +228,27 @@ def test_text_the_embedder_cannot_read_gets_no_semantic_edges(tmp_path, monkeypa
         assert _edges(again) == _edges(build_graph(m, cfg))
 
 
+def test_a_models_cosines_are_read_on_the_default_models_scale(memory, monkeypatch):
+    """E5 scores unrelated passages about 0.75 where MiniLM scores 0.03: the semantic floor and the
+    edge weights read each model's cosines mapped onto MiniLM's scale, so one floor means one thing."""
+    from asmr.embed import models
+    from asmr.embed.models import conflict_similarity_of, on_default_scale
+    e5 = "multilingual-e5-small"
+    raw = np.array([0.70, 0.80, 0.87, 0.95, 1.0], np.float32)
+    mapped = on_default_scale(e5, raw)
+    assert mapped.dtype == np.float32 and np.all(np.diff(mapped) > 0) and mapped[0] < 0.05 and mapped[-1] == 1.0
+    assert on_default_scale("all-MiniLM-L6-v2", raw) is raw and on_default_scale("hash-64", raw) is raw
+    assert float(on_default_scale(e5, np.float32(conflict_similarity_of(e5)))) == pytest.approx(0.85, abs=2e-3)
+    cfg = GraphConfig(semantic_floor=0.3)
+    with Memory(memory) as m:
+        assert m.embed_model == "hash-64"
+        semantic = [w for *_, kind, w in _edges(build_graph(m, cfg)) if kind == "semantic"]
+        assert semantic
+        monkeypatch.setitem(models._COSINE_KNOTS, "hash-64", ((0.0, 1.0), (0.0, 0.5)))  # every cosine halved: fewer edges above the floor, lighter
+        halved = [w for *_, kind, w in _edges(build_graph(m, cfg)) if kind == "semantic"]
+        assert len(halved) < len(semantic) and max(halved, default=0) < max(semantic)
+
+
 def _cooccur_docs():
     """Nadia Orlov and Kestrel Bay are named together by three documents; "Acme" by nearly all."""
     both = ["Nadia Orlov surveyed Kestrel Bay for Acme.", "Acme hired Nadia Orlov after Kestrel Bay flooded.",

@@ -33,18 +33,33 @@ _SCRIPTS = {DEFAULT_EMBEDDER: frozenset({"latin"}),  # trained on English: other
             MULTILINGUAL_EMBEDDER: ALL_SCRIPTS}
 
 
-# Cosines are not on one scale across models: two unrelated passages score about 0.04 with MiniLM and
-# 0.75 with E5. The cosine above which two recalled units of different dates are one rule reworded
-# (``retrieve.conflicts``) is MiniLM's 0.85, which unrelated English passages pass once in 50,000 pairs
-# (300 HotpotQA paragraphs); E5 reaches that share at 0.938, and unrelated Chinese paragraphs (300 of
-# CMRC's) reach 0.912 at one in a thousand. At 0.85 E5 took most recalled pairs for revisions and
-# ordered them by date.
-_CONFLICT_SIMILARITY = {MULTILINGUAL_EMBEDDER: 0.94}
+# Cosines are not on one scale across models: two unrelated passages score about 0.03 with MiniLM and
+# 0.75 with E5. What reads a cosine of two units against a fixed line (the graph's semantic floor and
+# version cosine, its edge weights, the conflict cosine) reads it on MiniLM's scale: another model's
+# cosine is mapped there through these knots (its cosine, MiniLM's), matched by quantile on each unit's
+# ten nearest neighbours among the 1,159 units of the HotpotQA tuning sample (both models over the same
+# units; MiniLM reads only English, so English is where the scales can be matched). Unrelated pairs
+# agree: MiniLM's 0.85, passed by one random pair in 50,000, is E5's 0.938 at that rate, and 0.944 here.
+# E5's Chinese neighbours sit higher (median 0.89 on the CMRC trial against 0.82 in English), so a
+# Chinese memory keeps more of its edges.
+_COSINE_KNOTS = {MULTILINGUAL_EMBEDDER: (
+    (0.753, 0.800, 0.823, 0.851, 0.872, 0.896, 0.910, 0.924, 0.944, 0.955, 0.970, 1.0),
+    (0.026, 0.260, 0.368, 0.500, 0.600, 0.700, 0.750, 0.800, 0.850, 0.900, 0.950, 1.0))}
+# Recalled units of different dates at least this alike, on MiniLM's scale, may be one rule reworded.
+_CONFLICT_SIMILARITY = 0.85
+
+
+def on_default_scale(name: str, cosines: np.ndarray) -> np.ndarray:
+    """Cosines of units of the embedder called ``name`` on all-MiniLM-L6-v2's scale (the same for it,
+    and for an embedder without knots)."""
+    knots = _COSINE_KNOTS.get(name)
+    return cosines if knots is None else np.interp(cosines, *knots).astype(np.asarray(cosines).dtype)
 
 
 def conflict_similarity_of(name: str) -> float:
     """The cosine at which units of the embedder called ``name`` may be one statement reworded."""
-    return _CONFLICT_SIMILARITY.get(name, 0.85)
+    knots = _COSINE_KNOTS.get(name)
+    return _CONFLICT_SIMILARITY if knots is None else round(float(np.interp(_CONFLICT_SIMILARITY, knots[1], knots[0])), 3)
 
 
 def scripts_of(name: str) -> frozenset[str] | None:

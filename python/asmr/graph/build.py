@@ -61,7 +61,7 @@ import numpy as np
 
 from asmr_kernels import CSRGraph
 
-from ..embed.models import scripts_of
+from ..embed.models import on_default_scale, scripts_of
 from ..text.entities import title_key, unit_entities
 from ..text.scripts import ALL_SCRIPTS, readable_share
 from ..text.words import tokenize
@@ -76,8 +76,8 @@ USAGE_FIELDS = ("usage", "usage_beta", "usage_cap", "usage_min_count", "usage_ha
 # Share of the active units (new plus retired) up to which a build reuses the last graph's parts.
 INCREMENTAL_MAX_CHANGE = 0.25
 # raise when the same config would give another graph (3: no semantic edge of unread text;
-# 4: co-occurrence edges, and the usage fields left out of the key)
-BUILDER_VERSION = 4
+# 4: co-occurrence edges, and the usage fields left out of the key; 5: cosines on the default model's scale)
+BUILDER_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -535,7 +535,8 @@ def _rows_with_words(memory, keys: set[str]) -> np.ndarray | None:
 
 
 def _semantic_pairs(memory, active_rows: np.ndarray, config: GraphConfig, previous: GraphParts | None):
-    """(src, dst, cosine) of each active unit and its ``semantic_k`` nearest above the floor."""
+    """(src, dst, cosine) of each active unit and its ``semantic_k`` nearest above the floor, the cosines
+    on the default model's scale (``embed.models.on_default_scale``)."""
     k = config.semantic_k
     empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
     if memory.dense is None or len(active_rows) < 2 or k <= 0:
@@ -556,7 +557,7 @@ def _semantic_pairs(memory, active_rows: np.ndarray, config: GraphConfig, previo
         nbr, cs = memory.dense.search(np.asarray(memory.vectors[part]), fetch, active=memory.active,
                                       ef_search=max(config.semantic_ef_search, fetch))
         r = np.repeat(part, nbr.shape[1])
-        n, c = nbr.ravel(), cs.ravel()
+        n, c = nbr.ravel(), on_default_scale(memory.embed_model, cs.ravel())  # one floor for every model
         ok = (n >= 0) & (n != r) & (c >= config.semantic_floor)
         src.append(r[ok])
         dst.append(n[ok])

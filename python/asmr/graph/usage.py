@@ -24,6 +24,7 @@ from datetime import datetime
 
 import numpy as np
 
+from ..embed.models import on_default_scale
 from ..store.usage import UsageLog
 from .build import GraphConfig, UnitGraph, _strongest, npmi
 
@@ -92,7 +93,8 @@ def usage_edges(memory, config: GraphConfig, log: UsageLog, now: float | None = 
     both = np.array([p[2] for p in pairs])
     score = npmi(both, [units.get(p[0], p[2]) for p in pairs], [units.get(p[1], p[2]) for p in pairs],
                  total + 1.0)
-    cos = np.einsum("ij,ij->i", np.asarray(memory.vectors[a]), np.asarray(memory.vectors[b])) \
+    cos = on_default_scale(memory.embed_model, np.einsum("ij,ij->i", np.asarray(memory.vectors[a]),
+                                                         np.asarray(memory.vectors[b]))) \
         if memory.dim else np.zeros(len(a))
     w = np.minimum(config.alpha * np.maximum(cos, 0) + config.usage_beta * score
                    + config.gamma * config.prior.get("usage", 0.0), config.usage_cap).astype(np.float32)
