@@ -198,6 +198,14 @@ def test_handbook_ids_are_the_ones_ingest_gives(handbook, tmp_path):
     corpus = {d.doc_id: d for d in iter_jsonl(tmp_path / "out" / "corpus.jsonl")}
     assert set(corpus) == {d.doc_id for d in docs}
     assert not any(t.startswith("---") for t in (d.text for d in corpus.values()))
+    # pages of Markdown and HTML are chunked as `asmr ingest` chunks the files: the same units
+    assert {d.fmt for d in corpus.values()} == {"markdown"}
+    from asmr.units.read import chunk_document
+
+    def chunks(doc):
+        return [(c.content, c.section_path) for c in chunk_document(doc).chunks]
+    for d in docs:
+        assert chunks(corpus[d.doc_id]) == chunks(d), d.doc_id
     assert len(load_retrieval_queries(tmp_path / "out" / "queries.jsonl")) == len(queries)
 
 

@@ -275,6 +275,21 @@ def test_jsonl_documents(tmp_path):
     assert [c.kind for c in assert_exact(first)] == ["paragraph"]
 
 
+def test_a_jsonl_record_in_markdown_is_chunked_as_a_markdown_file_is(tmp_path):
+    """A page exported to JSONL keeps its headings: its units carry their section path as the file's do."""
+    page = "# Operations FAQ\n\n## Where do logs go?\n\nLogs are kept for 14 days.\n"
+    path = jsonl(tmp_path, [json.dumps({"pid": "faq", "title": "FAQ", "text": page, "format": "markdown"}),
+                            json.dumps({"pid": "plain", "title": "FAQ", "text": page})])
+    markdown, plain = iter_jsonl(path)
+    assert (markdown.fmt, plain.fmt) == ("markdown", "text")
+    md_file = write(tmp_path / "faq.md", page)
+    from_file = [(c.content, c.section_path) for c in chunk_document(read_path(md_file)).chunks]
+    assert [(c.content, c.section_path) for c in chunk_document(markdown).chunks] == from_file
+    logs = next(c for c in chunk_document(markdown).chunks if "14 days" in c.content)
+    assert logs.section_path[-1] == "Where do logs go?"
+    assert not any(c.section_path for c in chunk_document(plain).chunks)
+
+
 def test_jsonl_turns_are_rendered_as_chat_ingest_renders_them(tmp_path):
     path = jsonl(tmp_path, [
         json.dumps({"pid": "t1", "title": "Ada, 2023-05-08", "text": "I moved to Porto yesterday.",
@@ -298,6 +313,7 @@ def test_jsonl_turns_are_rendered_as_chat_ingest_renders_them(tmp_path):
     ('{"pid": "a", "text": "x", "type": "blog"}', "document type 'blog'"),
     ('{"pid": "a", "text": "x", "effective_date": "soon"}', "effective date 'soon'"),
     ('{"pid": "../a", "text": "x"}', "document id '../a'"),
+    ('{"pid": "a", "text": "x", "format": "html"}', '"format" must be one of text, markdown'),
 ])
 def test_jsonl_bad_lines_name_file_and_line(tmp_path, line, reason):
     path = jsonl(tmp_path, [json.dumps({"pid": "ok", "text": "fine"}), line])

@@ -119,13 +119,16 @@ def handbook_source(root: str | Path) -> tuple[list[Document], list[dict]]:
 
 def write_source(docs: list[Document], queries: list[dict], out_dir: str | Path) -> None:
     """``out_dir/corpus.jsonl`` (one document a line: pid, title, text without front matter, type,
-    effective_date where known) and ``out_dir/queries.jsonl``."""
+    effective_date where known, format "markdown" for a page of Markdown or HTML) and
+    ``out_dir/queries.jsonl``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "corpus.jsonl", "w", encoding="utf-8", newline="\n") as f:
         for d in docs:
             body = d.text[front_matter(d.text)[1]:].lstrip("\n") if d.fmt == "markdown" else d.text
             record = {"pid": d.doc_id, "title": d.title, "text": body, "type": d.doc_type}
+            if d.fmt in ("markdown", "html"):  # HTML was read as Markdown: chunked as a user's ingest would
+                record["format"] = "markdown"
             if d.effective_date:
                 record["effective_date"] = d.effective_date
             f.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -370,11 +370,14 @@ def chunk_document(doc: Document, *, stored: Collection[str] = (), **options) ->
 
 # -- JSONL corpora --------------------------------------------------------------------------
 
+JSONL_FORMATS = ("text", "markdown")  # what a JSONL record's "format" may say
+
 def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None = None,
                on_error: Callable[[InputError], None] | None = None, start: int = 0, stop: int | None = None,
                first_line: int = 1, default_date: str | None = None) -> Iterator[Document]:
-    """Documents from a JSONL corpus: one ``{"pid"|"id", "title", "text", "type"?, "effective_date"?}``
-    object a line. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
+    """Documents from a JSONL corpus: one ``{"pid"|"id", "title", "text", "type"?, "effective_date"?,
+    "format"?}`` object a line; ``"format": "markdown"`` chunks the text as Markdown (headings give
+    units their section path, as ``asmr ingest`` of a ``.md`` file does), the default ``"text"`` as plain text. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
     raised, or passed to ``on_error`` and the line skipped.
 
     A record with a ``"speaker"`` is one turn of a conversation (as ``asmr eval synth --chat``
@@ -468,7 +471,10 @@ def _jsonl_document(line: str, where: str, doc_type: str | None, errors: str = "
         if not isinstance(date, str):
             raise _input_error(where, '"effective_date" must be a string')
         check_date(where, date)
-    doc = Document(doc_id=doc_id, text=text, fmt="text", title=title, doc_type=kind, effective_date=date,
+    fmt = record.get("format", "text")
+    if fmt not in JSONL_FORMATS:
+        raise _input_error(where, f'"format" must be one of {", ".join(JSONL_FORMATS)}, got {fmt!r}')
+    doc = Document(doc_id=doc_id, text=text, fmt=fmt, title=title, doc_type=kind, effective_date=date,
                    source=where)
     if record.get("speaker") is not None:  # a turn: resolved against its date when rendered
         return replace(doc, text=_turn_text(record["speaker"], text, date, where, errors))
