@@ -2,6 +2,7 @@
 constructions, and reports that keep answerable and unanswerable questions apart (hash embedder,
 tiny corpora)."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -222,6 +223,45 @@ def test_swap_mode_asks_a_real_entity_and_keeps_the_memory(tmp_path):
     assert make("swap", queries, docs, 0.9, seed=3) == made
 
 
+def test_other_questions_over_the_same_memory_get_their_own_memory_without_their_answers(tmp_path, capsys):
+    """Another --queries over the same --memory removes other passages: the memory made for the first
+    questions (which still holds the second ones' passages) must not be reused for them."""
+    c, _ = write(tmp_path)
+    answerable = [q for q in QUERIES if q.get("gold_pids")]
+    memories = []
+    for i, asked in enumerate((answerable[:2], answerable[2:])):
+        q = tmp_path / f"q{i}.jsonl"
+        q.write_text("".join(json.dumps(r) + "\n" for r in asked))
+        code = main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                     "--embedder", "hash-64", "--methods", "bm25", "--unanswerable", "0.5", "--json"])
+        report = json.loads(capsys.readouterr().out)
+        assert code == 0
+        where = report["params"]["unanswerable"]["memory"]
+        memories.append(where)
+        with Memory(where) as m:
+            held = {doc for _, doc in m.documents()}
+        gone = {d.doc_id for d in iter_jsonl(c)} - held
+        assert gone and gone <= {p for r in asked for p in r["gold_pids"]}, gone  # only its own passages
+    assert memories[0] != memories[1]
+
+
+def test_eval_answers_removes_passages_in_a_memory_of_its_own(tmp_path, capsys):
+    """--unanswerable removed over a --memory that holds the whole corpus: the passages are left out of
+    a memory beside it (the one eval retrieval makes), never ingested around in the given one."""
+    c, q = write(tmp_path, queries=[r for r in QUERIES if r.get("gold_pids")])
+    args = ["--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"), "--embedder", "hash-64",
+            "--unanswerable", "0.5"]
+    assert main(["eval", "retrieval", *args, "--methods", "bm25", "--json"]) == 0
+    made = Path(json.loads(capsys.readouterr().out)["params"]["unanswerable"]["memory"])
+    assert main(["eval", "answers", *args, "--methods", "dense_rag", "--no-progress", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["methods"]["dense_rag"]["unanswerable"] == 2
+    assert out["memory"] == str(made)  # the one eval retrieval made, reused
+    assert sorted(p.name for p in tmp_path.glob("m-unanswerable-*")) == [made.name]
+    with Memory(tmp_path / "m") as m, Memory(made) as cut:
+        assert len(m.documents()) == len(CORPUS) and len(cut.documents()) < len(CORPUS)
+
+
 def test_every_mode_is_reported_apart(tmp_path, capsys):
     code, report = retrieval(tmp_path, capsys, "--methods", "bm25", "--unanswerable", "0.5",
                              "--unanswerable-mode", "all")
@@ -324,7 +364,8 @@ def test_eval_answers_builds_the_mode_it_is_asked_for(tmp_path, capsys, monkeypa
     # the memory is in the cache, never beside the corpus (a data folder may be read-only or shared)
     assert sorted(data.iterdir()) == before
     made, = (tmp_path / "cache" / "eval-corpus").iterdir()
-    assert made.name.startswith("corpus-") and made.name.endswith("-sentence-0.5-0") and made.is_dir()
+    assert made.name.startswith("corpus-") and "-unanswerable-sentence-0.5-0-" in made.name and made.is_dir()
+    assert out["memory"] == str(made)
 
 
 def test_sentence_mode_never_empties_a_passage(tmp_path):

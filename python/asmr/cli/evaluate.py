@@ -232,6 +232,19 @@ def _print_categories(report: dict) -> None:
         print(f"{head}: " + ", ".join(parts))
 
 
+def _constructed(memory: Path, mode: str, args, documents) -> Path:
+    """The memory made beside ``memory`` for unanswerable questions of ``mode`` (``documents``: what it
+    holds), named by a digest of its documents: other questions (another --queries over the same
+    --memory) remove other passages, and ingest never deletes what a reused memory holds."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=4)
+    for d in sorted(documents, key=lambda d: d.doc_id):
+        h.update(f"{d.doc_id}\0{len(d.text)}\0".encode())
+        h.update(d.text.encode("utf-8", "surrogatepass"))
+    return Path(f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}-{h.hexdigest()}")
+
+
 def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> None:
     """Adds refusal to an ``eval retrieval`` report where some questions have no answer: ``refusal``
     (asmr's) and ``refusal_by_method`` over the first construction together with the file's own
@@ -255,11 +268,11 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
             "fraction": args.unanswerable, "seed": args.seed, "mode": args.unanswerable_mode, "modes": {}}
     for mode, made in built.items():
         where = memory
-        if made.changes_memory:  # beside the main memory, reused when present
-            where = Path(f"{memory}-unanswerable-{args.unanswerable}-{args.seed}" if mode == "removed" else
-                         f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}")
+        if made.changes_memory:  # beside the main memory, reused when it was built from the same documents
+            documents = list(made.documents(iter_jsonl(args.corpus)))
+            where = _constructed(memory, mode, args, documents)
             with Writer(where, embedder=args.embedder, progress=False) as w:
-                w.ingest(made.documents(iter_jsonl(args.corpus)), kb=CORPUS_KB)
+                w.ingest(documents, kb=CORPUS_KB)
         rows = rows_over(where, made.queries)
         report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
                                                           set(made.qids), embedder=model)
@@ -478,13 +491,15 @@ def cmd_eval_answers(args) -> int:
         except (ValueError, OSError) as exc:
             return fail(str(exc), EXIT_BAD_INPUT)
         # A memory of its own for each construction: one built without some passages, or with some
-        # sentences cut, must not be reused for another. In the cache, not beside the corpus: a data
-        # folder may be read-only or shared.
-        memory_dir = memory_dir or answers_memory_dir(args.corpus, (
-            f"-{made.mode}-{args.unanswerable}-{args.seed}" if made is not None and made.changes_memory else ""))
-        docs = iter_jsonl(args.corpus)
-        ingest(memory_dir, list(made.documents(docs) if made is not None else docs), kb=CORPUS_KB,
-               embedder=args.embedder, progress=not args.no_progress)
+        # sentences cut, must not be reused for another (``_constructed``: the name eval retrieval gives
+        # it beside the same --memory). In the cache, not beside the corpus: a data folder may be
+        # read-only or shared.
+        documents = list(iter_jsonl(args.corpus))
+        if made is not None and made.changes_memory:
+            documents = list(made.documents(documents))
+            memory_dir = _constructed(memory_dir or answers_memory_dir(args.corpus), made.mode, args, documents)
+        memory_dir = memory_dir or answers_memory_dir(args.corpus)
+        ingest(memory_dir, documents, kb=CORPUS_KB, embedder=args.embedder, progress=not args.no_progress)
     if args.limit:
         queries = queries[:args.limit]
     with Memory(memory_dir) as m:
@@ -510,6 +525,7 @@ def cmd_eval_answers(args) -> int:
         finally:
             if bar is not None:
                 bar.close()
+    report["memory"] = str(memory_dir)  # which memory answered: one of its own for removed or cut passages
     if args.out:
         write_report(report, args.out)
     slim = {k: v for k, v in report.items() if k != "outcomes"}
