@@ -262,6 +262,21 @@ def test_eval_answers_removes_passages_in_a_memory_of_its_own(tmp_path, capsys):
         assert len(m.documents()) == len(CORPUS) and len(cut.documents()) < len(CORPUS)
 
 
+def test_a_memory_that_holds_another_corpus_is_said_to(tmp_path, capsys):
+    code, report = retrieval(tmp_path, capsys, "--methods", "bm25")
+    assert code == 0 and report["params"]["other_documents"] == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    c, q = write(other, corpus=[{"pid": "zed", "title": "Zed", "text": "Zed Moor is a potter from Tromso."}],
+                 queries=[{"qid": "z", "question": "Where is Zed Moor from?", "answers": ["Tromso"],
+                           "gold_pids": ["zed"]}])
+    code = main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--embedder", "hash-64", "--methods", "bm25", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["params"]["other_documents"] == len(CORPUS)
+    assert f"holds {len(CORPUS)} documents that are not in {c}" in captured.err
+
+
 def test_every_mode_is_reported_apart(tmp_path, capsys):
     code, report = retrieval(tmp_path, capsys, "--methods", "bm25", "--unanswerable", "0.5",
                              "--unanswerable-mode", "all")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, fail, generator_args, memory_arg, retrieve_args,
@@ -181,8 +182,10 @@ def cmd_eval_retrieval(args) -> int:
     with Writer(memory, embedder=args.embedder, progress=None if not args.json else False) as w:
         w.ingest(iter_jsonl(args.corpus), kb=CORPUS_KB)
     with Memory(memory) as m:
+        others = _other_documents(m, args.corpus)
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
+    report["params"]["other_documents"] = others
     _refusal(report, args, memory, queries, built, config)
     if args.json:
         print(json.dumps(report, indent=2))
@@ -230,6 +233,19 @@ def _print_categories(report: dict) -> None:
             if said:  # a method that neither recalls nor refuses here has nothing to show
                 parts.append(f"{name} " + " ".join(said))
         print(f"{head}: " + ", ".join(parts))
+
+
+def _other_documents(memory, corpus: Path) -> int:
+    """How many documents ``memory`` holds beside those of ``corpus`` (a memory reused for another
+    corpus keeps the first one's); said on stderr, since they are recalled too."""
+    from ..units.read import iter_jsonl
+
+    ours = {(CORPUS_KB, d.doc_id) for d in iter_jsonl(corpus)}
+    others = sum(1 for key in memory.documents() if key not in ours)
+    if others:
+        print(f"asmr eval: note: memory {memory.directory} holds {others} documents that are not in {corpus}; "
+              "they are recalled too (use a new --memory for this corpus alone)", file=sys.stderr)
+    return others
 
 
 def _constructed(memory: Path, mode: str, args, documents) -> Path:
@@ -500,6 +516,9 @@ def cmd_eval_answers(args) -> int:
             memory_dir = _constructed(memory_dir or answers_memory_dir(args.corpus), made.mode, args, documents)
         memory_dir = memory_dir or answers_memory_dir(args.corpus)
         ingest(memory_dir, documents, kb=CORPUS_KB, embedder=args.embedder, progress=not args.no_progress)
+        if made is None or not made.changes_memory:
+            with Memory(memory_dir) as m:
+                _other_documents(m, args.corpus)
     if args.limit:
         queries = queries[:args.limit]
     with Memory(memory_dir) as m:
