@@ -277,6 +277,22 @@ def test_a_memory_that_holds_another_corpus_is_said_to(tmp_path, capsys):
     assert f"holds {len(CORPUS)} documents that are not in {c}" in captured.err
 
 
+def test_a_memory_made_for_unanswerable_questions_reads_with_the_main_memorys_model(tmp_path, capsys):
+    """Without --embedder, the memory made beside a memory of hash-32 vectors is of hash-32 vectors too
+    (it was of the default model: its questions were scored by another model's cosines and weights)."""
+    c, q = write(tmp_path, queries=[r for r in QUERIES if r.get("gold_pids")])
+    base = ["--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m")]
+    assert main(["eval", "retrieval", *base, "--embedder", "hash-32", "--methods", "bm25", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["eval", "retrieval", *base, "--methods", "bm25", "--unanswerable", "0.5", "--json"]) == 0
+    made = json.loads(capsys.readouterr().out)["params"]["unanswerable"]["memory"]
+    assert main(["eval", "answers", *base, "--methods", "dense_rag", "--no-progress", "--unanswerable", "0.5",
+                 "--unanswerable-mode", "sentence", "--json"]) == 0
+    cut = json.loads(capsys.readouterr().out)["memory"]
+    with Memory(made) as m, Memory(cut) as n:
+        assert m.embed_model == n.embed_model == "hash-32"
+
+
 def test_every_mode_is_reported_apart(tmp_path, capsys):
     code, report = retrieval(tmp_path, capsys, "--methods", "bm25", "--unanswerable", "0.5",
                              "--unanswerable-mode", "all")

@@ -287,7 +287,7 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
         if made.changes_memory:  # beside the main memory, reused when it was built from the same documents
             documents = list(made.documents(iter_jsonl(args.corpus)))
             where = _constructed(memory, mode, args, documents)
-            with Writer(where, embedder=args.embedder, progress=False) as w:
+            with Writer(where, embedder=model, progress=False) as w:  # the main memory's model, given or not
                 w.ingest(documents, kb=CORPUS_KB)
         rows = rows_over(where, made.queries)
         report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
@@ -465,6 +465,7 @@ def cmd_eval_answers(args) -> int:
     from ..eval.answers import METHODS, AnswerEval, answer_queries, queries_from_synth, write_report
     from ..generate import GeneratorError, get_generator
     from ..store import Memory
+    from ..store.memory import stored_model
     from ..store.schema import DB_FILE, never_committed
     from ..store.writer import DEFAULT_KB, ingest
     from ..units.read import read_path
@@ -511,11 +512,13 @@ def cmd_eval_answers(args) -> int:
         # it beside the same --memory). In the cache, not beside the corpus: a data folder may be
         # read-only or shared.
         documents = list(iter_jsonl(args.corpus))
+        base = memory_dir or answers_memory_dir(args.corpus)
+        embedder = args.embedder or stored_model(base)[0]  # a memory made beside it reads with its model
         if made is not None and made.changes_memory:
             documents = list(made.documents(documents))
-            memory_dir = _constructed(memory_dir or answers_memory_dir(args.corpus), made.mode, args, documents)
-        memory_dir = memory_dir or answers_memory_dir(args.corpus)
-        ingest(memory_dir, documents, kb=CORPUS_KB, embedder=args.embedder, progress=not args.no_progress)
+            memory_dir = _constructed(base, made.mode, args, documents)
+        memory_dir = memory_dir or base
+        ingest(memory_dir, documents, kb=CORPUS_KB, embedder=embedder, progress=not args.no_progress)
         if made is None or not made.changes_memory:
             with Memory(memory_dir) as m:
                 _other_documents(m, args.corpus)
