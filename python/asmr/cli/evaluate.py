@@ -174,19 +174,19 @@ def cmd_eval_retrieval(args) -> int:
                              f"choose from {','.join(METHODS)}")
         queries = load_queries(args.queries)
         modes = _unanswerable_modes(args)
-        docs = list(iter_jsonl(args.corpus)) if set(modes) - {"removed"} else []
-        built = {mode: make(mode, queries, docs, args.unanswerable, args.seed) for mode in modes}
+        documents = list(iter_jsonl(args.corpus))  # read once: ingested, and cut for unanswerable questions
+        built = {mode: make(mode, queries, documents, args.unanswerable, args.seed) for mode in modes}
     except (ValueError, OSError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
     with Writer(memory, embedder=args.embedder, progress=None if not args.json else False) as w:
-        w.ingest(iter_jsonl(args.corpus), kb=CORPUS_KB)
+        w.ingest(documents, kb=CORPUS_KB)
     with Memory(memory) as m:
-        others = _other_documents(m, args.corpus)
+        others = _other_documents(m, documents, args.corpus)
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
     report["params"]["other_documents"] = others
-    _refusal(report, args, memory, queries, built, config)
+    _refusal(report, args, memory, queries, built, documents, config)
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK
@@ -235,12 +235,10 @@ def _print_categories(report: dict) -> None:
         print(f"{head}: " + ", ".join(parts))
 
 
-def _other_documents(memory, corpus: Path) -> int:
-    """How many documents ``memory`` holds beside those of ``corpus`` (a memory reused for another
-    corpus keeps the first one's); said on stderr, since they are recalled too."""
-    from ..units.read import iter_jsonl
-
-    ours = {(CORPUS_KB, d.doc_id) for d in iter_jsonl(corpus)}
+def _other_documents(memory, documents, corpus: Path) -> int:
+    """How many documents ``memory`` holds beside ``documents`` (those of ``corpus``: a memory reused for
+    another corpus keeps the first one's); said on stderr, since they are recalled too."""
+    ours = {(CORPUS_KB, d.doc_id) for d in documents}
     others = sum(1 for key in memory.documents() if key not in ours)
     if others:
         print(f"asmr eval: note: memory {memory.directory} holds {others} documents that are not in {corpus}; "
@@ -261,7 +259,7 @@ def _constructed(memory: Path, mode: str, args, documents) -> Path:
     return Path(f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}-{h.hexdigest()}")
 
 
-def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> None:
+def _refusal(report: dict, args, memory: Path, queries, built: dict, documents: list, config) -> None:
     """Adds refusal to an ``eval retrieval`` report where some questions have no answer: ``refusal``
     (asmr's) and ``refusal_by_method`` over the first construction together with the file's own
     no-answer questions; ``refusal_modes``, each construction (and the file's own, ``natural``)
@@ -269,7 +267,6 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
     from ..embed import get_embedder
     from ..eval.retrieval import BASELINES, refusal_by_category, refusal_by_method, refusal_features
     from ..store import Memory, Writer
-    from ..units.read import iter_jsonl
 
     natural = {q.qid for q in queries if not q.answerable}
     model = report["params"]["embedder"]
@@ -285,10 +282,10 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, config) -> 
     for mode, made in built.items():
         where = memory
         if made.changes_memory:  # beside the main memory, reused when it was built from the same documents
-            documents = list(made.documents(iter_jsonl(args.corpus)))
-            where = _constructed(memory, mode, args, documents)
+            kept = list(made.documents(documents))
+            where = _constructed(memory, mode, args, kept)
             with Writer(where, embedder=model, progress=False) as w:  # the main memory's model, given or not
-                w.ingest(documents, kb=CORPUS_KB)
+                w.ingest(kept, kb=CORPUS_KB)
         rows = rows_over(where, made.queries)
         report["refusal_modes"][mode] = refusal_by_method([r for r in rows if r["qid"] not in natural],
                                                           set(made.qids), embedder=model)
@@ -521,7 +518,7 @@ def cmd_eval_answers(args) -> int:
         ingest(memory_dir, documents, kb=CORPUS_KB, embedder=embedder, progress=not args.no_progress)
         if made is None or not made.changes_memory:
             with Memory(memory_dir) as m:
-                _other_documents(m, args.corpus)
+                _other_documents(m, documents, args.corpus)
     if args.limit:
         queries = queries[:args.limit]
     with Memory(memory_dir) as m:

@@ -59,7 +59,9 @@ def on_default_scale(name: str, cosines: np.ndarray) -> np.ndarray:
 def conflict_similarity_of(name: str) -> float:
     """The cosine at which units of the embedder called ``name`` may be one statement reworded."""
     knots = _COSINE_KNOTS.get(name)
-    return _CONFLICT_SIMILARITY if knots is None else round(float(np.interp(_CONFLICT_SIMILARITY, knots[1], knots[0])), 3)
+    if knots is None:
+        return _CONFLICT_SIMILARITY
+    return round(float(np.interp(_CONFLICT_SIMILARITY, knots[1], knots[0])), 3)  # the map read backwards
 
 
 def scripts_of(name: str) -> frozenset[str] | None:

@@ -372,12 +372,14 @@ def chunk_document(doc: Document, *, stored: Collection[str] = (), **options) ->
 
 JSONL_FORMATS = ("text", "markdown")  # what a JSONL record's "format" may say
 
+
 def iter_jsonl(path: str | Path, *, errors: str = "strict", doc_type: str | None = None,
                on_error: Callable[[InputError], None] | None = None, start: int = 0, stop: int | None = None,
                first_line: int = 1, default_date: str | None = None) -> Iterator[Document]:
     """Documents from a JSONL corpus: one ``{"pid"|"id", "title", "text", "type"?, "effective_date"?,
     "format"?}`` object a line; ``"format": "markdown"`` chunks the text as Markdown (headings give
-    units their section path, as ``asmr ingest`` of a ``.md`` file does), the default ``"text"`` as plain text. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
+    units their section path, as ``asmr ingest`` of a ``.md`` file does), the default ``"text"`` as
+    plain text. Blank lines are skipped; anything else wrong is an InputError naming ``path:line``,
     raised, or passed to ``on_error`` and the line skipped.
 
     A record with a ``"speaker"`` is one turn of a conversation (as ``asmr eval synth --chat``
