@@ -14,8 +14,9 @@ no answer (``gold_pids: []`` or ``"answerable": false``). Each source's memory i
 For every question it computes recall's confidence features (``asmr.eval.retrieval.refusal_features``)
 and the baselines' scores (``baseline_score``: the cosine of the question and the best unit dense or
 hybrid RAG would show, over ``--baseline-k`` units). On the ``--fit`` sources, each weighing as much as
-the others whatever its size, it fits the logistic weights of ``asmr.retrieve.confidence`` (Newton's
-method, a little L2), and chooses every method's threshold by one rule (``best_threshold``: the
+the others whatever its size, it fits the logistic weights of ``asmr.retrieve.confidence`` (a little
+L2; each weight of the sign ``SIGNS`` gives it: a signal that the memory states the answer never lowers
+confidence), and chooses every method's threshold by one rule (``best_threshold``: the
 largest mean, over the fitted sources, of refusal recall minus false refusals). Then, per
 source, for asmr, dense and hybrid: ROC AUC, and refusal recall, false refusals and precision at the
 threshold, each row marked in-sample or out-of-source. ``--write`` puts weights and thresholds into
@@ -42,22 +43,33 @@ from asmr.embed import DEFAULT_EMBEDDER, get_embedder
 from asmr.eval.retrieval import load_queries, refusal_features, roc_auc
 from asmr.eval.unanswerable import MODES, make
 from asmr.retrieve import RetrieveConfig
-from asmr.retrieve.confidence import FEATURES, MODEL_PATH
+from asmr.retrieve.confidence import FEATURES, MODEL_PATH, SIGNS
 from asmr.store import Memory, Writer
 from asmr.units.read import iter_jsonl
 
 METHODS = {"asmr": "confidence", "dense": "dense_score", "hybrid": "hybrid_score"}
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
+def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, signs: tuple[int, ...] | None = None,
+                 l2: float = 1e-2) -> np.ndarray:
+    """The bias and weights of the weighted logistic regression of ``y`` on ``x`` (a little L2), each
+    weight of the sign ``signs`` gives its column (+1 at least 0, -1 at most 0, 0 free; default all free)."""
+    from scipy.optimize import minimize  # the bench extra's
+
     a = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(a.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-a @ w))
-        grad = a.T @ (weight * (p - y)) + l2 * w
-        hess = (a * (weight * p * (1 - p))[:, None]).T @ a + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hess, grad)
-    return w
+    signs = signs if signs is not None else (0,) * x.shape[1]
+    bounds = [(None, None)] + [(0.0, None) if s > 0 else (None, 0.0) if s < 0 else (None, None) for s in signs]
+
+    def loss(w):
+        z = a @ w
+        p = 1 / (1 + np.exp(-z))
+        nll = weight @ (y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z))
+        return nll + 0.5 * l2 * w @ w, a.T @ (weight * (p - y)) + l2 * w
+    fit = minimize(loss, np.zeros(a.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds,
+                   options={"maxiter": 2000, "gtol": 1e-8})
+    if not fit.success:
+        raise SystemExit(f"the logistic fit did not converge: {fit.message}")
+    return fit.x
 
 
 def source_rows(name: str, spec: str, work: Path, embedder: str | None, seed: int, k: int,
@@ -189,7 +201,7 @@ def main() -> None:
         x = np.vstack([features[n] for n in on])
         y = np.concatenate([data[n]["y"] for n in on])
         weight = np.concatenate([np.full(len(data[n]["y"]), len(y) / len(on) / len(data[n]["y"])) for n in on])
-        w = fit_logistic(x, y, weight)
+        w = fit_logistic(x, y, weight, tuple(SIGNS[f] for f in FEATURES))
         scores = {n: {"asmr": 1 / (1 + np.exp(-(w[0] + features[n] @ w[1:]))),
                       **{m: np.array([r[col] for r in data[n]["rows"]]) for m, col in METHODS.items() if m != "asmr"}}
                   for n in data}
@@ -245,7 +257,7 @@ def main() -> None:
         else:  # another model's cosines are on another scale: its own weights and thresholds
             if list(model["features"]) != list(FEATURES):
                 raise SystemExit(f"{MODEL_PATH}: fit the default embedder's model for these features first")
-            model.setdefault("embedders", {})[args.embedder] = {"features": list(FEATURES), **fitted}
+            model.setdefault("embedders", {}).setdefault(args.embedder, {}).update(features=list(FEATURES), **fitted)
         MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {MODEL_PATH}")
 

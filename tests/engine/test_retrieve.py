@@ -3,6 +3,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from asmr.cli import main
@@ -358,17 +359,14 @@ def test_term_alignment_weighs_rare_terms_and_meets_word_forms():
     terms, weights = question_terms("When is a Yarade incident escalated if it does not recover?", idf_of)
     assert "when" not in terms and term_key("yarade") in terms  # question words are no terms
     units = ["Yarade is recovered within 5 minutes or the incident is escalated.", "Brelova caches for 45 minutes."]
-    single, pair = alignment(terms, weights, units)
-    assert single == 1.0
+    assert alignment(terms, weights, units) == 1.0
     # the rare subject weighs most: a unit without it aligns less than one without a common word
-    without_subject, _ = alignment(terms, weights, ["The incident is escalated if it does not recover."])
-    without_common, _ = alignment(terms, weights, ["Yarade is recovered within 5 minutes."])
+    without_subject = alignment(terms, weights, ["The incident is escalated if it does not recover."])
+    without_common = alignment(terms, weights, ["Yarade is recovered within 5 minutes."])
     assert without_subject < without_common
-    # two units that share the question's terms between them: pair alignment sees both
-    single, pair = alignment(terms, weights, ["Yarade runs on Tuesdays.", "An incident is escalated if it does "
-                                                 "not recover."])
-    assert pair == 1.0 > single
-    assert alignment([], weights[:0], units) == (0.5, 0.5)
+    # the question's terms split between two units: no one unit states them
+    assert alignment(terms, weights, ["Yarade runs on Tuesdays.", "An incident is escalated if it does not recover."]) < 1
+    assert alignment([], weights[:0], units) == 0.5
 
 
 def test_the_kind_of_answer_asked_for_is_read_in_both_languages():
@@ -403,7 +401,7 @@ def test_the_word_that_makes_how_ask_for_a_measure_is_no_term():
         return [2.0] * len(tokens)
     terms, weights = question_terms("How long do I have to submit receipts?", idf_of)
     assert terms == ["submit", "receipt"]
-    assert alignment(terms, weights, ["Receipts must be submitted within 30 days."])[0] == 1.0
+    assert alignment(terms, weights, ["Receipts must be submitted within 30 days."]) == 1.0
     assert question_terms("How often are backups taken?", idf_of)[0] == ["backup", "take"]
     assert "long" in question_terms("Which long river flows past the mill?", idf_of)[0]  # not after "how"
 
@@ -441,7 +439,7 @@ def test_chinese_questions_have_terms_and_align():
     assert "韩立兴" in terms and "哪个" not in terms
     unit = "韩立兴是广州足球运动员，现时效力中国超级联赛球队广州城。"
     other = "陈伟豪是广州足球运动员，现时效力中国超级联赛球队。"
-    assert alignment(terms, weights, [unit])[0] > alignment(terms, weights, [other])[0]
+    assert alignment(terms, weights, [unit]) > alignment(terms, weights, [other])
     assert subject_phrases(terms, weights, question, [other]) == 0.0
 
 
@@ -458,7 +456,7 @@ def test_chinese_words_that_ask_by_their_form_are_no_terms():
                                ("例会在哪天举行？", ["例会", "举行"])):
         terms, weights = question_terms(question, idf_of)
         assert terms == expected, question
-        assert alignment(terms, weights, ["服务日志和审计日志保存十四天，例会每周二举行。"])[0] == 1.0
+        assert alignment(terms, weights, ["服务日志和审计日志保存十四天，例会每周二举行。"]) == 1.0
     assert all(asks(w) for w in ("多久", "有多深", "几分钟", "哪天", "这座", "多少"))
     assert not any(asks(w) for w in ("几乎", "多年", "多元", "日志", "哪吒"))
 
@@ -476,7 +474,7 @@ def test_chinese_modal_negation_and_quantity_words_are_no_terms():
         terms, weights = question_terms(question, idf_of)
         assert terms == expected, (question, terms)
     assert alignment(*question_terms("员工应该在几点以前提交报销单？", idf_of),
-                     ["员工在下午五点前提交报销单。"])[0] == 1.0
+                     ["员工在下午五点前提交报销单。"]) == 1.0
 
 
 def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_holds():
@@ -492,10 +490,10 @@ def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_hold
         return [1.0 if t in held_pairs else 5.0 for t in tokens]
     terms, weights = question_terms("郑舒史称什么？", idf_of)
     assert "郑舒" in terms and "郑舒史" not in terms
-    assert alignment(terms, weights, [unit])[0] == 1.0
+    assert alignment(terms, weights, [unit]) == 1.0
     held_pairs = set(cjk_bigrams(["春秋时晋国的武将"]))  # a memory without the name
     terms, weights = question_terms("郑舒史称什么？", idf_of)
-    assert "郑舒史" in terms and alignment(terms, weights, [unit[3:]])[0] == 0.0
+    assert "郑舒史" in terms and alignment(terms, weights, [unit[3:]]) == 0.0
 
 
 def test_a_chinese_compound_is_held_by_a_unit_that_states_its_parts():
@@ -520,27 +518,12 @@ def test_subject_phrases_needs_the_subject_and_the_asked_phrase_in_one_unit():
     assert subject_phrases(terms, weights, "Ivrix?", ["Ivrix keeps logs."]) == 0.5  # no phrase asked
 
 
-def test_phrase_coverage_counts_the_question_s_phrases_that_one_unit_states():
-    from asmr.retrieve.signals import phrase_coverage
-
-    q = "Who finished runner-up in the 1999 Lindenfeld Regatta?"
-    # phrases: (finish, runner), (runner, up), ... word forms meet through the lemmatiser and stemmer
-    assert phrase_coverage(q, ["Irvine was runner-up in the 1999 Lindenfeld Regatta."]) > 0.7
-    # the same words scattered over two units state no phrase of the question
-    assert phrase_coverage(q, ["Irvine was the runner-up.", "The regatta of 1999 sailed from Lindenfeld."]) == 0.0
-    assert phrase_coverage(q, []) == 0.0
-    # a past form that no suffix makes meets its base form
-    assert phrase_coverage("When did Ulment go into production?", ["Ulment went into production in 2016."]) == 0.5
-    assert phrase_coverage("Ivrix owners?", ["Ivrix owners are listed."]) == 0.5  # too short for a phrase
-    assert phrase_coverage("Who is it that they were with?", ["who is it"]) == 0.5  # only stop words
-
-
 # One value out of range for every field of RetrieveConfig.
 OUT_OF_RANGE = {
     "k": 0, "seeds": 0, "seed_pool": 0, "rrf_k": -1, "seed_rank_scale": 0.0, "depth": 9,
     "edge_threshold": float("nan"), "decay": -0.5, "mix": (0.0, 0.0, 0.0), "recency": -0.1, "fact_boost": -0.1,
     "fact_pool": 0, "cache_size": -1, "confidence_threshold": 1.5, "confidence_weights": (1.0, 2.0),
-    "phrase_units": -1, "alignment_units": -1, "alignment_lexical": -1,
+    "alignment_units": -1, "alignment_lexical": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
     "bridge_units": -1, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
 }
@@ -600,6 +583,34 @@ def test_each_embedder_gets_the_confidence_fitted_for_its_cosines(tmp_path):
     assert confidence_model.fitted_model("hash-64") == confidence_model.fitted_model("all-MiniLM-L6-v2")
     config = RetrieveConfig(confidence_threshold=0.3).for_embedder("hash-64")
     assert config.confidence_threshold == 0.3 and config.confidence_weights == confidence_model.DEFAULT_WEIGHTS
+
+
+def test_shipped_confidence_weights_take_the_signs_of_their_features():
+    from asmr.retrieve import confidence as confidence_model
+
+    for name, (weights, _, _) in [("default", confidence_model._DEFAULT_MODEL),
+                                  *confidence_model._EMBEDDER_MODELS.items()]:
+        for feature, w in zip(confidence_model.FEATURES, weights[1:]):
+            assert w * confidence_model.SIGNS[feature] >= 0, (name, feature, w)
+
+
+def test_the_confidence_fit_keeps_each_weight_to_its_sign():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "calibrate_confidence.py"
+    spec = importlib.util.spec_from_file_location("calibrate_confidence", path)
+    calibrate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibrate)
+    rng = np.random.default_rng(0)
+    stated = rng.normal(size=2000)
+    together = stated + rng.normal(scale=0.3, size=2000)  # moves with it, and alone says less
+    y = (stated - 0.5 * together + rng.normal(scale=0.5, size=2000) > 0).astype(float)
+    x, weight = np.column_stack([stated, together]), np.ones(2000)
+    free = calibrate.fit_logistic(x, y, weight)
+    assert free[2] < -0.5  # fitted free, the second takes a weight against the first
+    signed = calibrate.fit_logistic(x, y, weight, (1, 1))
+    assert signed[1] > 0 and signed[2] == 0.0
+    assert calibrate.fit_logistic(x, y, weight, (0, -1))[2] == pytest.approx(free[2], abs=1e-3)
 
 
 # Conflicts without dates: one slot, two values

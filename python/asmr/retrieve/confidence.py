@@ -2,13 +2,13 @@
 
 ``confidence`` is a logistic function of the best unit's similarity to the question (as far as the
 embedding model reads the question's script; for the rest, its lexical stand-in, term alignment) and of what
-``signals`` reads off the best units against the question (term and pair alignment, phrase
-coverage, subject phrases), of the speaker gap of questions about people of a conversation, and of
+``signals`` reads off the best units against the question (term and kind alignment, subject
+phrases), of the speaker gap of questions about people of a conversation, and of
 what the best units are: the share that are chat turns (``turn_share``). A question put to a
 conversation is answered by a short turn that seldom repeats its words, so the same alignment means
 more there than in a document; without this share one threshold refused most answerable questions
-over chat logs. Its weights
-and threshold load from ``confidence_model.json``, written by ``bench/calibrate_confidence.py``.
+over chat logs. Its weights (each of the sign ``SIGNS`` gives it) and threshold load from
+``confidence_model.json``, written by ``bench/calibrate_confidence.py``.
 """
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from .signals import (
     alignment,
     held,
     kind_weights,
-    phrase_coverage,
     question_terms,
     subject_phrases,
     term_key,
@@ -32,8 +31,17 @@ from .signals import (
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
 # What confidence() weighs, in the order of the model's weights after the bias.
-FEATURES = ("top_similarity", "term_alignment", "kind_alignment", "pair_alignment", "phrase_coverage",
-            "subject_phrases", "speaker_gap", "turn_share")
+FEATURES = ("top_similarity", "term_alignment", "kind_alignment", "subject_phrases", "speaker_gap", "turn_share")
+# Which way each feature may move confidence, and so the sign its fitted weight must take: +1 (more
+# of the question stated, a closer unit) only raises it, -1 (the people asked about said less of it)
+# only lowers it, 0 (what kind of units were recalled, not how well they match) either way. Fitted
+# free, signals that move together took weights of opposite signs whose balance followed the mix of
+# tuning sources: the alignment of the best two units weighed -5.2 when the multi-hop source was left
+# out of the fit, and the refusal's ROC AUC on that source fell below the plain cosine's. Held to their
+# signs, that alignment and the coverage of the question's three-word phrases weighed 0 in the fits on
+# all sources, and were dropped (bench/README.md, "Weights held to their signs").
+SIGNS = {"top_similarity": 1, "term_alignment": 1, "kind_alignment": 1, "subject_phrases": 1,
+         "speaker_gap": -1, "turn_share": 0}
 
 
 Model = tuple[tuple[float, ...], float, dict[str, float]]  # weights, threshold, baselines' thresholds
@@ -112,15 +120,14 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     masks = [held(terms, c) for c in candidates] if terms else []
-    single, pair = alignment(terms, weights, candidates, masks)
-    by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, masks)[0] if terms else single
+    single = alignment(terms, weights, candidates, masks)
+    by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, masks) if terms else single
     unheld = [t for t, h in zip(terms, np.any(masks, axis=0)) if not h] if terms and candidates else []
     as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
     unheld = [as_asked.get(t, t) for t in unheld]
     top = own_similarity if own_similarity is not None else float(sim.max()) if len(sim) else 0.0
     return {"top_similarity": readable * top + (1.0 - readable) * single,
-            "term_alignment": single, "kind_alignment": by_kind, "pair_alignment": pair,
-            "phrase_coverage": phrase_coverage(question, texts[:cfg.phrase_units]),
+            "term_alignment": single, "kind_alignment": by_kind,
             "subject_phrases": subject_phrases(terms, weights, question, candidates),
             "speaker_gap": speaker_gap,
             "turn_share": turn_share(texts[:cfg.alignment_units]),

@@ -9,9 +9,6 @@ question, never how a corpus was put together (titles and file names play no par
   *river*", "的*首都*是哪里": :func:`answer_kinds`) at half its weight, since a unit that states the
   answer names the thing, not its kind (the fit weighs the two together: a kind word held counts
   about a third of another word);
-- ``pair_alignment``: the same for the best two units together, since a two-hop question's
-  terms are split between the unit that names the bridge and the unit that answers;
-- ``phrase_coverage``: the share of the question's three-word phrases that one unit states;
 - ``subject_phrases``: whether a unit that holds the question's rarest term also states the
   question's word pairs;
 - ``speaker_gap`` (``pipeline``, from the vectors): for a question that names people who speak in
@@ -28,7 +25,9 @@ the agreement of the dense and BM25 rankings; each helped one family of sources 
 term alignment with idf weighed down for words common in their language (a name the memory lacks
 counts, a kind-of-answer word less): Chinese questions whose subject was swapped lost; and the kind
 of answer weighed down in term alignment itself rather than beside it: HotpotQA lost out of source
-(docs/recall.md).
+(docs/recall.md). The alignment of the best two units together and the share of the question's
+three-word phrases one unit states weighed 0 once every weight was held to its sign
+(``confidence.SIGNS``), and were dropped.
 
 English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "founded" meets
 "founding" and "went" meets "go"; Chinese questions are cut into words by jieba, and a word is
@@ -39,7 +38,6 @@ and their Chinese counterparts) are no terms.
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
 
 import numpy as np
 
@@ -81,9 +79,6 @@ def asks(word: str) -> bool:
 # which the unit that answers states as a value ("30 days", "weekly"), not as the word.
 HOW_DEGREES = frozenset("""long often far old many much big large tall high soon late early frequently fast quickly
 deep wide heavy small short""".split())
-
-_PAIR_UNITS = 5  # the best units whose pairs pair_alignment tries
-
 
 @lru_cache(maxsize=1 << 16)
 def term_key(word: str) -> str:
@@ -262,47 +257,24 @@ def held(terms: list[str], text: str) -> np.ndarray:
 
 
 def alignment(terms: list[str], weights: np.ndarray, texts: list[str],
-              masks: list[np.ndarray] | None = None) -> tuple[float, float]:
-    """(term_alignment, pair_alignment) of the question's ``terms`` over ``texts`` (``masks``: each text's
-    :func:`held`, where already at hand).
+              masks: list[np.ndarray] | None = None) -> float:
+    """The term alignment of the question's ``terms`` (``weights``) over ``texts``: the best share of their
+    weight that one text holds (``masks``: each text's :func:`held`, where already at hand).
 
-    A question without content terms is neither aligned nor not: 0.5, 0.5."""
+    A question without content terms is neither aligned nor not: 0.5."""
     if not terms or not texts or weights.sum() <= 0:
-        return 0.5, 0.5
-    total = float(weights.sum())
-    masks = [held(terms, t) for t in texts] if masks is None else masks
-    single = np.array([weights[m].sum() / total for m in masks])
-    pair = float(single.max())
-    for i, j in combinations(range(min(_PAIR_UNITS, len(masks))), 2):
-        pair = max(pair, float(weights[masks[i] | masks[j]].sum() / total))
-    return float(single.max()), pair
-
-
-def _phrase_word(word: str) -> str:
-    return word if CJK_CHAR.match(word) else term_key(word)
-
-
-def phrase_coverage(question: str, texts: list[str], n: int = 3) -> float:
-    """The share of the question's phrases (runs of ``n`` words as ``term_key`` gives them, CJK text as
-    its bigrams, not all question words) that one of ``texts`` states: a unit that answers a question
-    mostly says it in the question's words, a memory without the answer holds the parts of a phrase in
-    different units or not at all. 0.5 for a question too short to have one."""
-    words = [_phrase_word(w) for w in tokenize(question)]
-    asked = {g for g in zip(*(words[i:] for i in range(n)))
-             if not set(g) <= QUESTION_STOP_WORDS | CJK_QUESTION_WORDS}
-    if not asked:
         return 0.5
-    vocab = set(words)
-    stated = set()
-    for text in texts:  # a word the question lacks breaks every phrase it is in: it need not be kept
-        found = [s if (s := _phrase_word(w)) in vocab else None for w in tokenize(text)]
-        stated.update(g for g in zip(*(found[i:] for i in range(n))) if g in asked)
-    return len(stated) / len(asked)
+    masks = [held(terms, t) for t in texts] if masks is None else masks
+    return float(max(weights[m].sum() for m in masks) / weights.sum())
+
+
+def _content_word(word: str) -> str:
+    return word if CJK_CHAR.match(word) else term_key(word)
 
 
 def _content_sequence(text: str) -> list[str]:
     """``text``'s words as ``term_key`` gives them (CJK as bigrams), question words left out."""
-    return [k for w in tokenize(text) if (k := _phrase_word(w)) not in QUESTION_STOP_WORDS
+    return [k for w in tokenize(text) if (k := _content_word(w)) not in QUESTION_STOP_WORDS
             and w not in QUESTION_STOP_WORDS and k not in CJK_QUESTION_WORDS]
 
 
