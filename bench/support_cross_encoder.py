@@ -322,18 +322,18 @@ def feature_comparison(data, n_ab, tests, folds: np.ndarray, done: np.ndarray, a
     test_x = {src: cs.claim_features(claims, emb) for src, claims in tests.items()}
     emb.save()
     y, groups, strata = data["y"], data["group"], data["strata"]
-    neg = np.array([f in cs.NONPOSITIVE for f in FEATURES])
+    signs = cs.signs_of(FEATURES)
     oof = np.empty(len(y))
     pred = np.zeros(len(y), np.int64)
     for f in range(args.max_folds or args.folds):
         tr, te = folds != f, folds == f
         g_tr = [g for g, t in zip(groups, tr) if t]
         s_tr = [s for s, t in zip(strata, tr) if t]
-        mean, scale, w, b, _, thr, _ = cs.fit_select(x[tr], y[tr], g_tr, s_tr, args.seed, neg)
+        mean, scale, w, b, _, thr, _ = cs.fit_select(x[tr], y[tr], g_tr, s_tr, args.seed, signs)
         oof[te] = cs.predict(x[te], mean, scale, w, b)
         pred[te] = oof[te] >= thr
     ab = np.flatnonzero(done[:n_ab])
-    mean, scale, w, b, l2, _, _ = cs.fit_select(x, y, groups, strata, args.seed, neg)
+    mean, scale, w, b, l2, _, _ = cs.fit_select(x, y, groups, strata, args.seed, signs)
     hard = cs.best_threshold(y[done], oof[done])
     model = SupportModel(features=FEATURES, mean=mean, scale=scale, weights=w, bias=b, hard=hard, soft=hard,
                          embedder="all-MiniLM-L6-v2", meta={})
@@ -341,7 +341,7 @@ def feature_comparison(data, n_ab, tests, folds: np.ndarray, done: np.ndarray, a
     # The counterpart of --final fold: the fold-1 fit, its threshold from its own inner out-of-fold predictions.
     tr = folds != 0
     mean, scale, w, b, _, thr, _ = cs.fit_select(x[tr], y[tr], [g for g, t in zip(groups, tr) if t],
-                                                 [s for s, t in zip(strata, tr) if t], args.seed, neg)
+                                                 [s for s, t in zip(strata, tr) if t], args.seed, signs)
     fold_model = SupportModel(features=FEATURES, mean=mean, scale=scale, weights=w, bias=b, hard=thr, soft=thr,
                               embedder="all-MiniLM-L6-v2", meta={})
     claims_fold1 = {src: cs.claims_kept(tests[src], fold_model.predict(test_x[src]), fold_model) for src in tests}
