@@ -547,3 +547,38 @@ def test_shipped_model_beats_chance_on_a_dev_sample(model, embedder):
     p = model.score([r["claim"] for r in rows], ["\n\n".join(r["references"]) for r in rows], embedder=embedder)
     y = np.array([r["attribution_label"] == "attributable" for r in rows])
     assert len(rows) > 30 and np.mean((p >= model.hard) == y) > 0.6
+
+
+def test_the_support_fit_holds_each_weight_to_the_sign_of_its_cue():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "calibrate_support.py"
+    spec = importlib.util.spec_from_file_location("calibrate_support", path)
+    calibrate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibrate)
+    signs = calibrate.signs_of(["cos_max", "missing_number", "claim_len_log"])
+    assert list(signs) == [1, -1, 0]
+    rng = np.random.default_rng(1)
+    stated = rng.normal(size=3000)
+    also = stated + rng.normal(scale=0.3, size=3000)  # a second cue for support, moving with the first
+    y = (stated - 0.5 * also + rng.normal(scale=0.5, size=3000) > 0).astype(float)
+    x = np.column_stack([stated, also])
+    free, _ = calibrate.fit_logistic(x, y, 1.0)
+    assert free[1] < -0.5  # fitted free, the second cue speaks against support
+    held, _ = calibrate.fit_logistic(x, y, 1.0, np.array([1, 1]))
+    assert held[0] > 0 and held[1] == 0.0
+    # with an offset (the contradiction part's fit): no bias, and the bound still holds
+    w, b = calibrate.fit_logistic(x, y, 1.0, np.array([-1, -1]), offset=np.zeros(3000))
+    assert b == 0.0 and (w <= 0).all()
+
+
+def test_the_shipped_support_weights_take_the_signs_of_their_cues():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "calibrate_support.py"
+    spec = importlib.util.spec_from_file_location("calibrate_support", path)
+    calibrate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibrate)
+    model = json.loads(DEFAULT_MODEL_PATH.read_text(encoding="utf-8"))
+    for feature, w, sign in zip(model["features"], model["weights"], calibrate.signs_of(model["features"])):
+        assert w * sign >= 0, (feature, w)
