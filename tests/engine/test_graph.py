@@ -117,9 +117,11 @@ def test_versions_in_other_documents_and_changelogs_get_temporal_edges(tmp_path)
                  source="manual"),
         Document("faq", "Use --listen-port to move the server off port 80.", "text", title="FAQ",
                  source="faq"),
+        Document("other-changes", "Version 7.1 of the proxy dropped --listen-port.", "text",
+                 title="Proxy changes", doc_type="changelog", effective_date="2026-04-01", source="proxy"),
     ], embedder="hash-64")
     with Memory(tmp_path) as m:
-        docs = ("old", "new", "same-day", "other", "changes", "manual", "faq")
+        docs = ("old", "new", "same-day", "other", "changes", "manual", "faq", "other-changes")
         row = {d: m.units_of("kb", d)[0].row for d in docs}
         cos = lambda a, b: float(m.vectors[row[a]] @ m.vectors[row[b]])  # noqa: E731
         alike = min(cos("old", "new"), cos("new", "same-day"), cos("old", "other"), cos("new", "other"))
@@ -134,6 +136,10 @@ def test_versions_in_other_documents_and_changelogs_get_temporal_edges(tmp_path)
             assert g.edge(row["changes"], row[d])[0] == "temporal"
             assert g.edge(row[d], row["changes"])[0] == "temporal"
         assert g.edge(row["manual"], row["faq"]) is None  # two non-changelog units go through the entity node
+        # Two changelogs naming one name are not one thing's history: no temporal edge between them.
+        assert g.edge(row["other-changes"], row["manual"])[0] == "temporal"
+        assert g.edge(row["changes"], row["other-changes"]) is None
+        assert g.edge(row["other-changes"], row["changes"]) is None
         strict = build_graph(m, GraphConfig(temporal_similarity=1.01, changelog_edges=False))
         assert strict.edge(row["old"], row["new"])[0] == "semantic"
         assert strict.edge(row["changes"], row["manual"]) is None

@@ -14,7 +14,8 @@ nodes ``num_rows ..`` are entities. Edge kinds, each with its own evidence:
 - ``temporal``: two versions of one statement (semantic neighbours of different
   documents, nearly alike, naming a common entity node, with different effective
   dates), and a changelog unit and the units of other documents that name what
-  it names. A unit and its
+  it names (not another changelog's: two change notes naming one system are not one
+  statement's history, and activation through them reached other systems' notes). A unit and its
   own predecessor need no edge: the predecessor is superseded, so it has none,
   and the store's ``superseded_by`` pointer gives it (``Hit.previous_version``);
 - ``cooccur``: a unit and an entity it does not name that co-occurs, across documents, with the ones
@@ -76,8 +77,9 @@ USAGE_FIELDS = ("usage", "usage_beta", "usage_cap", "usage_min_count", "usage_ha
 # Share of the active units (new plus retired) up to which a build reuses the last graph's parts.
 INCREMENTAL_MAX_CHANGE = 0.25
 # raise when the same config would give another graph (3: no semantic edge of unread text;
-# 4: co-occurrence edges, and the usage fields left out of the key; 5: cosines on the default model's scale)
-BUILDER_VERSION = 5
+# 4: co-occurrence edges, and the usage fields left out of the key; 5: cosines on the default model's scale;
+# 6: no temporal edge between two changelogs)
+BUILDER_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -360,9 +362,10 @@ def build_graph(memory, config: GraphConfig | None = None, previous: GraphParts 
         for row in rows:
             edges.add_pair(row, num_rows + i, "entity", specificity=specificity)
         if changelog and not changelog.isdisjoint(rows):
-            # Temporal: a changelog unit and the other documents' units that name what it names.
+            # Temporal: a changelog unit and the other documents' units that name what it names, but
+            # not another changelog's (templated notes of other systems came one full-weight hop away).
             for c in rows & changelog:
-                for row in rows:
+                for row in rows - changelog:
                     if doc_of_row[row] != doc_of_row[c]:
                         edges.add_pair(c, row, "temporal", specificity=specificity)
 
