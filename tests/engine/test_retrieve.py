@@ -245,6 +245,29 @@ def test_a_unit_stating_the_questions_key_facts_gains_up_to_fact_boost(tmp_path)
             RetrieveConfig(**bad)
 
 
+
+def test_the_unit_that_states_a_code_of_the_question_starts_the_spread(tmp_path):
+    mem = tmp_path / "m"
+    # Many pages about teams and leads, and one list of error codes that names none of those words.
+    docs = [Document(f"teams.t{i}", f"Team T{i} owns system S{i}; the lead of the team is person P{i}.", "text",
+                     title=f"Team T{i}", source=f"t{i}") for i in range(12)]
+    docs.append(Document("runbooks.quorix", "ERR-5600 means an expired token. ERR-8338 means a lost database "
+                         "connection. ERR-2464 means an upstream timeout.", "text", title="Codes", source="q"))
+    ingest(mem, docs, embedder="hash-64")
+    question = "Name the lead of the team behind the system that throws ERR-8338."
+    with Memory(mem) as m:
+        def seeds(**config):
+            hits = Retriever(m, get_embedder("hash-64"), RetrieveConfig(seeds=2, **config)).search(question).hits
+            return {h.unit_id.split("/")[-2] for h in hits if h.seed}
+        assert "runbooks.quorix" not in seeds(fact_seeds=0)  # fused with the dense ranking, it is no seed
+        assert "runbooks.quorix" in seeds()
+        # a name is no anchor: every page of a person names them
+        hits = Retriever(m, get_embedder("hash-64"), RetrieveConfig(seeds=2)).search("Who leads team T3?").hits
+        assert len([h for h in hits if h.seed]) == 2
+    with pytest.raises(ValueError, match="fact_seeds"):
+        RetrieveConfig(fact_seeds=-1)
+
+
 # Two hops through a common name: the system's page names its team, whose page names the lead.
 # "Ochre Kestrel" is named by so many units that its entity edges are too weak to spread through.
 SYSTEMS = ["Ivrix batches inventory counts", "Rhonova reconciles payroll exports", "Novant audits tax filings",
@@ -523,7 +546,7 @@ OUT_OF_RANGE = {
     "k": 0, "seeds": 0, "seed_pool": 0, "rrf_k": -1, "seed_rank_scale": 0.0, "depth": 9,
     "edge_threshold": float("nan"), "decay": -0.5, "mix": (0.0, 0.0, 0.0), "recency": -0.1, "fact_boost": -0.1,
     "fact_pool": 0, "cache_size": -1, "confidence_threshold": 1.5, "confidence_weights": (1.0, 2.0),
-    "alignment_units": -1, "alignment_lexical": -1,
+    "alignment_units": -1, "alignment_lexical": -1, "fact_seeds": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
     "bridge_units": -1, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
 }

@@ -68,6 +68,11 @@ def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
     return counts
 
 
+# The key facts that name one thing exactly, and that the dense model barely tells apart: a unit that
+# states them is where the question starts (names, numbers and dates are stated by too many units:
+# every turn of a chat log holds its speaker's name).
+ANCHOR_KINDS = frozenset({"code", "version"})
+
 class Retriever:
     """Recall over one memory snapshot. ``embedder`` must be the memory's own model."""
 
@@ -232,6 +237,10 @@ class Retriever:
             own = (np.unique(np.concatenate([speakers[p] for p in persons])),
                    question_vectors(self.embedder, [without_names(question, persons)])[0])
         seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable, own, dense_rows)
+        facts = key_facts(question) if cfg.fact_boost or cfg.fact_seeds else []
+        anchors = [f for f in facts if f.kind in ANCHOR_KINDS] if cfg.fact_seeds else []
+        if anchors and len(lex_rows):
+            seed_rows, seed_scores = self._fact_seeds(anchors, lex_rows[:cfg.fact_seeds], seed_rows, seed_scores)
         if not len(seed_rows):
             return [], no_features()
         res = self._spread_session().run(seed_rows, seed_scores)
@@ -248,7 +257,7 @@ class Retriever:
             + cfg.mix[2] * cent
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
-        facts = key_facts(question) if cfg.fact_boost else []
+        facts = facts if cfg.fact_boost else []
         when = cfg.when_boost > 0.0 and asks_when(question)
         rescore = bool(facts) or when
         top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if rescore else k]
@@ -282,6 +291,25 @@ class Retriever:
                                  self._document_titles_and_types())
         gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
+
+    def _fact_seeds(self, facts, lexical: np.ndarray, rows: np.ndarray, scores: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """The seeds with the best BM25 units that state every code and version of the question at full
+        strength. Fusion flattens a unit that only BM25 ranks first: a code that one unit holds
+        (ERR-8338) is rare to BM25 and near nothing to the dense model, and that unit fell below the
+        seeds of units both rankings put in their middle."""
+        contents = self.memory.contents_at_rows(int(r) for r in lexical)
+        anchored = [int(r) for r in lexical if not missing_from(facts, contents.get(int(r), ""))]
+        if not anchored:
+            return rows, scores
+        scores = scores.copy()
+        at = {int(r): i for i, r in enumerate(rows.tolist())}
+        new = [r for r in anchored if r not in at]
+        for r in anchored:
+            if r in at:
+                scores[at[r]] = 1.0
+        return (np.concatenate([rows, np.array(new, rows.dtype)]),
+                np.concatenate([scores, np.ones(len(new), scores.dtype)]))
 
     def speaker_signals(self, persons: list[str], own: tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
         """(gap, own similarity) of a question that names ``persons`` who speak in the memory.

@@ -102,6 +102,9 @@ class RetrieveConfig:
     # versions, codes): dense similarity barely sees "Brisade" against "Brisune", or "v4.3.1" against "v4.3.0"
     fact_boost: float = 0.4
     fact_pool: int = 3  # the best k * fact_pool units are rescored with it
+    # the best fact_seeds BM25 units that state every code and version the question names start the spread
+    # at full strength (a code only one unit holds is near nothing to the dense model; fusion flattens it)
+    fact_seeds: int = 3
     # Conversations (chat turns, ``text.turns``): a question that names a speaker of the memory also
     # ranks that person's turns by their cosine to the question without the name, fused with the seeds
     # at this weight (the dense ranking's is 1). A question that asks when (``text.when.asks_when``)
@@ -164,7 +167,7 @@ _RULES = {
     "speaker_seeds": _number(0), "when_boost": _number(0),
     "cache_size": _count(0), "confidence_threshold": _or_none(_number(0, 1)),
     "confidence_weights": _or_none(_weights),
-    "alignment_units": _count(0), "alignment_lexical": _count(0),
+    "alignment_units": _count(0), "fact_seeds": _count(0), "alignment_lexical": _count(0),
     "conflict_similarity": _or_none(_number()), "bridge_from": _count(0), "bridge_hits": _count(0),
     "bridge_decay": _number(0), "bridge_units": _count(0),
     "speaker_bridge": lambda v: None if isinstance(v, bool) else "must be true or false", "graph": _graph,
