@@ -17,6 +17,12 @@ learned edges and with learning off (``GraphConfig(usage=False)``: the same as b
 learning). Held-out questions that share a gold document with a stream question ("related") are
 reported apart from the others.
 
+``--chains`` learns, in place of the stream's answers, the gold chains of its questions that span two
+or more documents (of each gold document, the unit that holds most of the question's and the answer's
+terms), each walked by two users (two question keys): what learning could teach recall at best. Gold
+labels reach the learning there, so it bounds the method and fits nothing. Held-out figures are then
+also given per question category.
+
 Co-occurrence. For each beta of --betas, Recall@5 of all answerable questions of each source (usage
 off). Beta is chosen on one source (in-sample: the best there) and reported on the other (out of
 source), both ways, side by side.
@@ -133,15 +139,19 @@ def usage_run(args, name: str, mem: Path, queries, paraphrased=()) -> dict:
     with Memory(mem) as m:
         emb = get_embedder(m.embed_model)
         t = time.perf_counter()
-        answerer = Answerer(m, get_generator("extractive", embedder=emb), embedder=emb, retrieve_config=off)
-        for q in stream:
-            ans = answerer.ask(q.question)
-            if ans.verification is not None:
-                audit.append(m.directory, ans.verification, question=q.question,
-                             answer=ans.generation.text if ans.generation else None)
-        with UsageLog(m.directory, create=True) as log:
-            records, offsets = audit.read_new(m.directory, log.offsets())
-            out["learned"] = learn(m, log, records, offsets)
+        if args.chains:
+            with UsageLog(m.directory, create=True) as log:
+                out["learned"] = log.fold(gold_chains(m, stream), {}, GraphConfig().usage_half_life_days * 86400.0)
+        else:
+            answerer = Answerer(m, get_generator("extractive", embedder=emb), embedder=emb, retrieve_config=off)
+            for q in stream:
+                ans = answerer.ask(q.question)
+                if ans.verification is not None:
+                    audit.append(m.directory, ans.verification, question=q.question,
+                                 answer=ans.generation.text if ans.generation else None)
+            with UsageLog(m.directory, create=True) as log:
+                records, offsets = audit.read_new(m.directory, log.offsets())
+                out["learned"] = learn(m, log, records, offsets)
         out["stream_s"] = time.perf_counter() - t
         everyone = stream + held + paraphrased
         qvecs = question_vectors(emb, [q.question for q in everyone])
@@ -151,10 +161,34 @@ def usage_run(args, name: str, mem: Path, queries, paraphrased=()) -> dict:
                           ("paraphrased", paraphrased), ("para_related", para_related)):
             out[label] = {"n": len(qs), **{k: mean(r[0][q.qid][1] for q in qs) for k, r in runs.items()},
                           **{k + "_r2": mean(r[0][q.qid][0] for q in qs) for k, r in runs.items()}}
+        out["held_out_by_category"] = {
+            c: {"n": len(qs), **{k: mean(r[0][q.qid][1] for q in qs) for k, r in runs.items()}}
+            for c in sorted({q.category or "" for q in held})
+            if (qs := [q for q in held if (q.category or "") == c])}
         out["p95_ms"] = {k: r[1] for k, r in runs.items()}
         for label, cfg in (("usage_edges", on), ("usage_edges_min1", single)):
             g = load_or_build(m, cfg.graph)
             out[label] = int((g.kinds == EDGE_KINDS.index("usage")).sum())
+    return out
+
+
+def gold_chains(memory, questions) -> list[tuple[str, float, list[str]]]:
+    """(question key, now, unit ids) of the gold chain of each question spanning two or more documents,
+    twice (two users): of each gold document, the unit holding most of the question's and the answer's
+    terms (their idf weights)."""
+    from asmr.retrieve.signals import held, question_terms
+
+    out, now = [], time.time()
+    for q in questions:
+        if len(q.gold) < 2:
+            continue
+        terms, weights = question_terms(" ".join([q.question, *q.answers]), memory.inverse_document_frequencies)
+        chain = []
+        for doc in q.gold:
+            units = memory.units_of("eval", doc)
+            if units:
+                chain.append(max(units, key=lambda u: float(weights[held(terms, u.content)].sum())).id)
+        out += [(f"{user}: {q.question}", now, chain) for user in ("one", "two")]
     return out
 
 
@@ -188,6 +222,9 @@ def main() -> None:
     ap.add_argument("--betas", type=lambda s: [float(x) for x in s.split(",")],
                     default=[0.0, 0.25, 0.5, 0.75, 1.0], help="co-occurrence weights tried")
     ap.add_argument("--seed", type=int, default=0, help="the stream / held-out split")
+    ap.add_argument("--chains", action="store_true",
+                    help="learn the stream's gold chains instead of its answers (an upper bound; see above)")
+    ap.add_argument("--no-beta", action="store_true", help="skip the co-occurrence weights")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -221,11 +258,18 @@ def main() -> None:
                   f"{x['on'] - x['off']:+7.3f} {x['on_min1']:8.3f} {x['on_min1'] - x['off']:+7.3f}   "
                   f"R@2 {x['off_r2']:.3f} {x['on_r2']:.3f} "
                   f"{x['on_min1_r2']:.3f}")
+        for c, x in r["held_out_by_category"].items():
+            print(f"{name:10} {'  ' + (c or '-'):12} {x['n']:>4} {x['off']:7.3f} {x['on']:7.3f} "
+                  f"{x['on'] - x['off']:+7.3f} {x['on_min1']:8.3f} {x['on_min1'] - x['off']:+7.3f}")
         p95 = r["p95_ms"]
         print(f"{'':10} {r['stream_n']} stream answers learned ({r['stream_s']:.0f} s): {r['learned']}; "
               f"{r['usage_edges']} usage edges ({r['usage_edges_min1']} at min 1); recall P95 ms off "
               f"{p95['off']:.1f}, on {p95['on']:.1f}, on min 1 {p95['on_min1']:.1f}")
 
+    if args.no_beta:
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=2))
+        return
     grid = beta_grid(args, mems, queries)
     report["beta"]["grid"] = {n: {str(b): v for b, v in g.items()} for n, g in grid.items()}
     print("\nCo-occurrence weight beta: Recall@5 (asmr, usage off) of all answerable questions "
