@@ -20,7 +20,8 @@ confidence), and chooses every method's threshold by one rule (``best_threshold`
 largest mean, over the fitted sources, of refusal recall minus false refusals, the middle of the
 thresholds that come within 0.01 of it). Then, per
 source, for asmr, dense and hybrid: ROC AUC, and refusal recall, false refusals and precision at the
-threshold, each row marked in-sample or out-of-source. ``--write`` puts weights and thresholds into
+threshold, each row marked in-sample or out-of-source; in ``--json`` also
+``recall_at_10pct_false_refusals`` (refusal recall where at most 10 % of the answerable are refused). ``--write`` puts weights and thresholds into
 python/asmr/retrieve/confidence_model.json with the command that fitted them; use it on tuning data only.
 
 ``--against DIR`` compares with another run of the same sources (its ``--work``, whose
@@ -118,10 +119,20 @@ def best_threshold(scores: list[np.ndarray], answerable: list[np.ndarray]) -> fl
     return float(near[(len(near) - 1) // 2])
 
 
+def recall_at_false_refusals(scores: np.ndarray, y: np.ndarray, rate: float = 0.1) -> float | None:
+    """The share of unanswerable questions refused at the threshold that refuses at most ``rate`` of the
+    answerable ones (the issue's goal is 0.8 at 0.1): a point of the ROC curve, whatever the threshold."""
+    ans = np.sort(scores[y == 1])
+    if not len(ans) or not (y == 0).any():
+        return None
+    return float(np.mean(scores[y == 0] < ans[min(int(np.floor(rate * len(ans))), len(ans) - 1)]))
+
+
 def report_row(scores: np.ndarray, y: np.ndarray, threshold: float) -> dict:
     ans, una = y == 1, y == 0
     refused = scores < threshold
     return {"roc_auc": roc_auc(list(scores[ans]), list(scores[una])),
+            "recall_at_10pct_false_refusals": recall_at_false_refusals(scores, y),
             "recall": float(refused[una].mean()) if una.any() else None,
             "false_refusal_rate": float(refused[ans].mean()) if ans.any() else None,
             "precision": float((refused & una).sum() / refused.sum()) if refused.any() else None,
