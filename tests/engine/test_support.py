@@ -549,13 +549,19 @@ def test_shipped_model_beats_chance_on_a_dev_sample(model, embedder):
     assert len(rows) > 30 and np.mean((p >= model.hard) == y) > 0.6
 
 
-def test_the_support_fit_holds_each_weight_to_the_sign_of_its_cue():
+def _calibrate_support():
+    """bench/calibrate_support.py as a module (the bench folder is no package)."""
     import importlib.util
 
     path = Path(__file__).resolve().parents[2] / "bench" / "calibrate_support.py"
     spec = importlib.util.spec_from_file_location("calibrate_support", path)
-    calibrate = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(calibrate)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_support_fit_holds_each_weight_to_the_sign_of_its_cue():
+    calibrate = _calibrate_support()
     signs = calibrate.signs_of(["cos_max", "missing_number", "claim_len_log"])
     assert list(signs) == [1, -1, 0]
     rng = np.random.default_rng(1)
@@ -573,12 +579,7 @@ def test_the_support_fit_holds_each_weight_to_the_sign_of_its_cue():
 
 
 def test_the_shipped_support_weights_take_the_signs_of_their_cues():
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "calibrate_support.py"
-    spec = importlib.util.spec_from_file_location("calibrate_support", path)
-    calibrate = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(calibrate)
+    calibrate = _calibrate_support()
     model = json.loads(DEFAULT_MODEL_PATH.read_text(encoding="utf-8"))
     for feature, w, sign in zip(model["features"], model["weights"], calibrate.signs_of(model["features"])):
         assert w * sign >= 0, (feature, w)
