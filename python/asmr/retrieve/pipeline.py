@@ -73,6 +73,7 @@ def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
 # every turn of a chat log holds its speaker's name).
 ANCHOR_KINDS = frozenset({"code", "version"})
 
+
 class Retriever:
     """Recall over one memory snapshot. ``embedder`` must be the memory's own model."""
 
