@@ -41,7 +41,8 @@ if ! ASMR_CUDA=on MAX_JOBS="${MAX_JOBS:-$(nproc)}" "$PY" setup.py build_ext --in
 fi
 grep -E "ASMR:|CUDA compiler identification" "$LOGDIR/gpu_check_build.log" || true
 echo "built in $((SECONDS - t0)) s"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+# python/: the mask-apply tests compare with asmr.decoding's CPU path.
+export PYTHONPATH="$PWD:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 "$PY" -c "import asmr_kernels as ak; print('backend:', ak.backend_info())"
 
 echo "== bench/gpu_check.py"
