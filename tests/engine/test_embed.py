@@ -80,6 +80,23 @@ def test_minilm_through_onnx_runtime_gives_the_torch_vectors_without_importing_t
         MiniLMEmbedder(runtime="onnx-fp16")
 
 
+def test_torch_runtime_tokenizes_once_and_gives_sentence_transformers_vectors():
+    """The torch runtime (the one a GPU runs) tokenizes with the Rust tokenizer and batches texts of like
+    length itself; its vectors are ``SentenceTransformer.encode``'s, in any order and batch size."""
+    pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
+    from asmr.embed import MiniLMEmbedder
+
+    texts = ["Which port does the API server listen on?", "Logs are kept for 14 days.", "word " * 400, "x",
+             "The backup runs nightly at two and is kept for a week."]
+    embedder = MiniLMEmbedder(runtime="torch", batch_size=2)  # batches of unequal lengths: padding masked
+    got = embedder.embed(texts)
+    want = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert got.dtype == np.float32 and got.flags["C_CONTIGUOUS"]
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    np.testing.assert_allclose(embedder.embed(texts[::-1])[::-1], got, atol=1e-5)
+    np.testing.assert_allclose(embedder.embed_questions(texts[:1]), got[:1], atol=1e-5)
+
+
 def test_script_shares_count_words_not_digits_or_marks():
     from asmr.text.scripts import ALL_SCRIPTS, readable_share, script_words
 

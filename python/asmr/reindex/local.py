@@ -17,7 +17,7 @@ from .tasks import ReadOptions, Task, task_texts
 def load_embedder(name: str, device: str = "cpu") -> Embedder:
     """The real model by name; the default model on ``device`` (``cuda`` on a GPU worker)."""
     if name == DEFAULT_EMBEDDER and device != "cpu":
-        return MiniLMEmbedder(device=device)
+        return MiniLMEmbedder(batch_size=512, device=device)  # the batch bench/gpu_embed.py ran on an H200
     return get_embedder(name)
 
 
