@@ -92,7 +92,9 @@ def antonym_pairs(folder: Path) -> set[tuple[str, str]]:
     synsets = {pos: read_synsets(folder / f"data.{pos}") for pos in POS}
 
     def word(sense: Sense) -> str | None:
-        return _word(synsets[sense[0]][sense[1]][sense[2] - 1])
+        # an antonym that is the copula and one word is that word: "be_born", the antonym of "die", is
+        # "born" (four lemmas; synonyms keep one-word lemmas only, "be_after" is no "after")
+        return _word(synsets[sense[0]][sense[1]][sense[2] - 1].removeprefix("be_"))
     related: dict[Sense, set[Sense]] = {}
     for a, b in lexical_links(folder, "+"):
         related.setdefault(a, {a}).add(b)

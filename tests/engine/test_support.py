@@ -438,9 +438,11 @@ def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 
     # pairs of WordNet's table and none of the hand-written one, inflected ("minors", "narrower"),
-    # WordNet's hyphenated compounds as one word ("offline"), and forms derived from a pair ("deaths")
+    # WordNet's hyphenated compounds as one word ("offline"), forms derived from a pair ("deaths"), and
+    # an antonym of the copula and one word as that word ("be born", the opposite of "die")
     for a, b in (("minors", "major"), ("offline", "online"), ("wife", "husbands"), ("deaths", "birth"),
-                 ("exit", "entry"), ("fathers", "mother"), ("narrower", "wider"), ("heavier", "lighter")):
+                 ("exit", "entry"), ("fathers", "mother"), ("narrower", "wider"), ("heavier", "lighter"),
+                 ("born", "died"), ("born", "death")):
         assert _opposite(a, b) and _opposite(b, a), (a, b)
     for a, b in (("bought", "purchased"), ("large", "big"), ("old", "former"), ("city", "town"),
                  ("river", "lake"), ("wrote", "said")):
