@@ -483,6 +483,24 @@ def test_a_chinese_run_put_for_another_counts_as_a_name(embedder):
     assert x[0, col] > 0.5 and x[1, col] > 0.5 and x[2, col] == 0.0 and x[3, col] == 0.0
 
 
+def test_chinese_opposites_by_character_and_by_word(embedder):
+    """Chinese: a word put for another that differs only in a character of opposite sense ("最低" for
+    "最高"), or a pair of the table ("关闭" for "开放"), is an opposite; a synonym put for a word
+    ("开启" for "开始") and a character put for an unrelated one ("最快" for "最高") are not."""
+    from asmr.verify.support import _cjk_opposite_chars
+
+    col = FEATURES.index("flip_opposite")
+    evidence = "该仓库的最高温度为三十度，周日全天开放，货物于周一开始入库。"
+    x = pair_features(["该仓库的最低温度为三十度，周日全天开放，货物于周一开始入库。",
+                       "该仓库的最高温度为三十度，周日全天关闭，货物于周一开始入库。",
+                       "该仓库的最高温度为三十度，周日全天开放，货物于周一结束入库。",
+                       "该仓库的最快温度为三十度，周日全天开放，货物于周一开始入库。",
+                       "该仓库的最高温度为三十度，周日全天开放，货物于周一开启入库。"], [evidence] * 5, embedder=embedder)
+    assert x[:3, col].min() > 0.5 and x[3:, col].tolist() == [0.0, 0.0]
+    assert _cjk_opposite_chars("进口", "出口") and _cjk_opposite_chars("高", "低")
+    assert not _cjk_opposite_chars("进口", "出境") and not _cjk_opposite_chars("高度", "低温度")
+
+
 EVIDENCE = ("Title: Go Outside in the Rain\n\n\"Go Outside in the Rain\" is a R&B song by Milira released in "
             "1990. The track reached number 36 on Billboard's Hot R&B Singles chart.")
 

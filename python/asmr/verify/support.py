@@ -16,8 +16,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
 - alignment: the claim against the evidence sentence sharing most of its words (claim words
   standing where the sentence has other words, names among them, claim words with no
   counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word
-  (WordNet's antonyms, in any inflected form, and a short table of stems and Chinese pairs; or
-  another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
+  (WordNet's antonyms, in any inflected form, a short table of stems and Chinese words, and
+  Chinese words that differ in a character of opposite sense; or another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
   restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
   the evidence does not state beside one it states word for word.
 
@@ -88,7 +88,13 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("increas", "lower"), ("enhanc", "impair"), ("enabl", "disabl"), ("promot", "inhibit"),
                ("activ", "inactiv"),
                ("增加", "减少"), ("上升", "下降"), ("提高", "降低"), ("增长", "下降"), ("之前", "之后"), ("最大", "最小"),
-               ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误")):
+               ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误"),
+               # the Chinese of the English pairs above (one-character opposites: _CJK_OPPOSITE_CHARS)
+               ("第一", "最后"), ("开始", "结束"), ("开放", "关闭"), ("打开", "关闭"), ("接受", "拒绝"), ("包括", "排除"),
+               ("以上", "以下"), ("多数", "少数"), ("便宜", "昂贵"), ("相同", "不同"), ("相似", "不同"), ("总是", "从不"),
+               ("男性", "女性"), ("男人", "女人"), ("获得", "失去"), ("盈利", "亏损"), ("同意", "反对"), ("常见", "罕见"),
+               ("有效", "无效"), ("增强", "削弱"), ("启用", "禁用"), ("促进", "抑制"), ("安全", "危险"), ("合法", "非法"),
+               ("积极", "消极"), ("真实", "虚假"), ("胜利", "失败"), ("最好", "最差"), ("更好", "更差"), ("强大", "弱小")):
     _ANTONYMS.setdefault(_a, set()).add(_b)
     _ANTONYMS.setdefault(_b, set()).add(_a)
 _HEDGE_WORDS = frozenset("may might could can possibly perhaps likely unlikely often sometimes generally "
@@ -653,7 +659,8 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             replaced += 1
             ours, other = mine[a0:a1], theirs[b0:b1]
             name = any(s0 < a1 and a0 < s1 for s0, s1 in name_spans)
-            opposite = _opposite(ours, other) or _opposite(mine[max(0, a0 - 1):a1], theirs[max(0, b0 - 1):b1])
+            opposite = (_opposite(ours, other) or _opposite(mine[max(0, a0 - 1):a1], theirs[max(0, b0 - 1):b1])
+                        or _cjk_opposite_chars(ours, other))
             names += name
             opposites += opposite
             if NUMERAL_CHARS.issuperset(ours) and NUMERAL_CHARS.issuperset(other):
@@ -700,6 +707,26 @@ _CJK_NEGATION = re.compile(r"[不没无未非否]")
 _CJK_NEG = re.compile(r"[不没无未非否别]")
 # Words that hold a negation character and negate nothing ("非常" very, "未来" future, "无论" whatever).
 _CJK_NOT_NEGATIONS = frozenset("非常 非洲 无论 不仅 不过 不断 不久 未来 否则 除非 无数 不少".split())
+
+
+# Characters of opposite sense, the morphemes most Chinese antonyms are made of: a word put for another
+# that differs only in such a character says the opposite ("最高" for "最低", "进口" for "出口").
+_CJK_OPPOSITE_CHARS = {}
+for _a, _b in ("高低 大小 多少 长短 早晚 南北 内外 里外 进出 出入 上下 前后 左右 开关 新旧 古今 始终 增减 升降 胜败 "
+               "胜负 输赢 真假 对错 是非 正反 加减 买卖 来去 生死 男女 冷热 黑白 明暗 快慢 轻重 远近 先后 首末 "
+               "公私 收支 得失 盈亏 宽窄 厚薄 深浅 粗细 强弱 难易 贵贱 贫富 松紧 干湿 软硬 动静 有无 存亡 "
+               "利弊 优劣 主次 昼夜 起止 攻守 推拉 聚散 兴衰 善恶 美丑 爱恨 悲喜 甜苦 饥饱 忙闲 胖瘦 高矮 "
+               "正负 单双 奇偶 曲直 凹凸 顺逆 进退 浮沉 涨落 起落 借还 收发 迎送 老少 老幼 阴阳 雌雄").split():
+    _CJK_OPPOSITE_CHARS.setdefault(_a, set()).add(_b)
+    _CJK_OPPOSITE_CHARS.setdefault(_b, set()).add(_a)
+
+
+def _cjk_opposite_chars(ours: str, other: str) -> bool:
+    """Two runs of one or two characters that differ only in characters of opposite sense."""
+    if len(ours) != len(other) or len(ours) > MAX_SWAP_CHARS:
+        return False
+    pairs = [(x, y) for x, y in zip(ours, other) if x != y]
+    return bool(pairs) and all(y in _CJK_OPPOSITE_CHARS.get(x, ()) for x, y in pairs)
 
 
 def _cjk_negates(text: str, i: int, j: int) -> bool:
