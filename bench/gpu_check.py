@@ -16,7 +16,9 @@ with --degree uniformly random out-edges per node) it runs
                             CuPy sort/unique/scatter ops (activations only)
 
 and once pair_cosine_fp32 / _fp16 (--pairs pairs, d = --dim; peers: gather +
-einsum in torch and in CuPy, fp16 rows upcast after the gather). Every result of
+einsum in torch and in CuPy, fp16 rows upcast after the gather), and mask_apply_fp32 /
+_fp16 (the citation mask on --mask-batch rows of --vocab logits, in place; peer: torch
+unpacking the bits on the device, then masked_fill_). Every result of
 ours is compared with the CPU kernels' (max_abs_err); a set of smaller checks
 (int64 indices, batch widths, thresholds, spread retries, strided rows, torch
 inputs) runs first. Times are medians of --repeats runs after warm-up, measured
@@ -57,6 +59,8 @@ def parse_args(argv=None):
     p.add_argument("--dim", type=int, default=384)
     p.add_argument("--claims", type=int, default=1000)
     p.add_argument("--units", type=int, default=500_000)
+    p.add_argument("--mask-batch", type=int, default=256, help="rows of logits for mask_apply")
+    p.add_argument("--vocab", type=int, default=151_936, help="logits a row for mask_apply (Qwen's vocabulary)")
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json-out", default=None, help="JSON path (default: $OUT/gpu_check.json when $OUT is set)")
@@ -484,6 +488,47 @@ def pair_rows(ak, cuda, cp, torch, timer, args, rng, checks):
     return rows
 
 
+def mask_rows(ak, cuda, cp, torch, timer, args, rng, checks):
+    """The citation mask applied in place to a batch of logits; peer: torch unpacking the bits on the
+    device and ``masked_fill_`` (what a serving stack without a kernel of its own does)."""
+    from asmr_kernels.cpu import apply_token_bitmask as cpu_apply
+
+    b, vocab = args.mask_batch, args.vocab
+    words = (vocab + 31) // 32
+    log(f"mask_apply: {b} rows x {vocab:,} logits")
+    mask = rng.integers(-2**31, 2**31, size=(b, words), dtype=np.int64).astype(np.int32)
+    logits = rng.standard_normal((b, vocab), dtype=np.float32)
+    t = time.perf_counter()
+    want = logits.copy()
+    cpu_apply(want, mask)
+    cpu_ms = 1e3 * (time.perf_counter() - t)
+    mask_d = cp.asarray(mask)
+    rows = []
+    for label, dt in (("fp32", np.float32), ("fp16", np.float16)):
+        name = f"mask_apply_{label}"
+        expect = want.astype(dt)
+        work = cp.asarray(logits.astype(dt))
+        cuda.apply_token_bitmask(work, mask_d)
+        checks.run(f"{name}_vs_cpu", lambda: np.testing.assert_array_equal(cp.asnumpy(work), expect))
+        ours_ms = timer(lambda: cuda.apply_token_bitmask(work, mask_d))  # masking twice changes nothing
+        nbytes = 2 * work.nbytes + mask.nbytes
+        if torch is None:
+            continue
+        t_logits = torch.from_dlpack(cp.asarray(logits.astype(dt)))
+        t_mask = torch.from_dlpack(mask_d)
+        shifts = torch.arange(32, device=t_mask.device, dtype=torch.int32)
+
+        def torch_peer():
+            allowed = ((t_mask.unsqueeze(-1) >> shifts) & 1).bool().reshape(b, -1)[:, :vocab]
+            t_logits.masked_fill_(~allowed, float("-inf"))
+        torch_peer()
+        peer_ok = np.array_equal(t_logits.cpu().numpy(), expect)
+        rows.append(dict(name=name, ours_ms=ours_ms, peer="torch bit unpack + masked_fill_",
+                         peer_ms=timer(torch_peer), max_abs_err=0.0, peer_max_abs_err=0.0 if peer_ok else float("inf"),
+                         cpu_ms=cpu_ms, gbps=nbytes / (ours_ms * 1e-3) / 1e9))
+    return rows
+
+
 def render(device, copy_gbps, rows, checks):
     head = ["name", "ours_ms", "peer", "peer_ms", "speedup", "max_abs_err", "ours_GB/s", "cpu_ms"]
     table = [head]
@@ -553,6 +598,11 @@ def main(argv=None) -> int:
     except Exception:
         checks.items.append({"name": "pair_rows", "ok": False, "detail": traceback.format_exc()})
         log(f"pair rows FAILED\n{traceback.format_exc()}")
+    try:
+        rows += mask_rows(ak, cuda, cp, torch, timer, args, rng, checks)
+    except Exception:
+        checks.items.append({"name": "mask_rows", "ok": False, "detail": traceback.format_exc()})
+        log(f"mask rows FAILED\n{traceback.format_exc()}")
     for r in rows:
         r["speedup"] = r["peer_ms"] / r["ours_ms"]
     print(render(device, copy_gbps, rows, checks), flush=True)
