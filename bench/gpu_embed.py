@@ -74,7 +74,8 @@ def row(embedder, units: list[str], questions: list[str], budget_s: float, refer
               "units_per_s": round(done / seconds), "question_p50_ms": round(statistics.median(times), 2),
               "question_p95_ms": round(float(np.percentile(times, 95)), 2)}
     if reference is not None:
-        cos = np.sum(vectors[0] * reference, axis=1)
+        first = vectors[0]
+        cos = np.sum(first * reference[:len(first)], axis=1)
         result.update(min_cosine_to_cpu_fp32=round(float(cos.min()), 5),
                       median_cosine_to_cpu_fp32=round(float(np.median(cos)), 5))
     return result
@@ -82,16 +83,32 @@ def row(embedder, units: list[str], questions: list[str], budget_s: float, refer
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--units", type=int, default=1_000_000)
+    ap.add_argument("--units", type=int, default=1_000_000, help="units made (default 1,000,000)")
     ap.add_argument("--budget-s", type=float, default=90.0, help="seconds of embedding per row (whole chunks)")
     ap.add_argument("--rows", default="fp32:128,fp16:128,fp16:512", help="precision:batch, comma-separated")
-    ap.add_argument("--device", default="cuda")
-    ap.add_argument("--questions", type=int, default=210)
+    ap.add_argument("--device", default="cuda", help="torch device (default cuda; cpu to try the script)")
+    ap.add_argument("--questions", type=int, default=210, help="single questions timed (the first 10 warm up)")
     ap.add_argument("--reference", help=".npy of CPU fp32 vectors of the first units (--write-reference)")
     ap.add_argument("--write-reference", metavar="F", help="write that .npy here (CPU, torch fp32) and stop")
     ap.add_argument("--reference-units", type=int, default=2000)
     ap.add_argument("--json-out", default=None, help="JSON path (default: $OUT/gpu_embed.json when $OUT is set)")
     args = ap.parse_args()
+    specs = []
+    for spec in args.rows.split(","):
+        precision, _, batch = spec.partition(":")
+        if precision not in ("fp32", "fp16") or not batch.isdigit() or int(batch) < 1:
+            ap.error(f"--rows {spec!r}: each row is PRECISION:BATCH, PRECISION fp32 or fp16, BATCH a positive number")
+        specs.append((precision, int(batch)))
+    if args.units < 1 or args.budget_s <= 0:
+        ap.error("--units and --budget-s must be positive")
+    if args.questions < 11:
+        ap.error(f"--questions {args.questions}: at least 11 (the first 10 warm up)")
+    if args.reference and not os.path.isfile(args.reference):
+        ap.error(f"--reference {args.reference}: no such file (write one with --write-reference)")
+    if args.device.startswith("cuda") and not args.write_reference:
+        import torch
+        if not torch.cuda.is_available():
+            ap.error(f"--device {args.device}: torch sees no CUDA device (use --device cpu to try the script)")
 
     if args.write_reference:
         embedder = load("cpu", 128, "fp32")
@@ -103,12 +120,11 @@ def main() -> None:
     questions = [f"Which {u.split()[0].lower()} {u.split()[1]} holds {u.split()[-1][:-1]}?" for u in units[:args.questions]]
     reference = np.load(args.reference) if args.reference else None
     rows = []
-    for spec in args.rows.split(","):
-        precision, batch = spec.split(":")
+    for precision, batch in specs:
         t = time.perf_counter()
-        embedder = load(args.device, int(batch), precision)
+        embedder = load(args.device, batch, precision)
         load_s = time.perf_counter() - t
-        rows.append(row(embedder, units, questions, args.budget_s, reference, precision, int(batch), args.device))
+        rows.append(row(embedder, units, questions, args.budget_s, reference, precision, batch, args.device))
         rows[-1]["load_s"] = round(load_s, 2)
         print(json.dumps(rows[-1]), flush=True)
         del embedder

@@ -168,3 +168,23 @@ def test_a_memory_records_the_runtimes_that_made_its_vectors(tmp_path):
         w.ingest([Document(doc_id="a", text="Logs are kept for 14 days.", fmt="text")])
     with Memory(tmp_path / "h", load_indexes=False) as m:
         assert m.embed_runtimes == ()
+
+
+def test_gpu_embed_bench_makes_the_same_units_and_names_bad_rows():
+    """bench/gpu_embed.py: the units are the same on every machine (the CPU reference is compared with
+    the GPU's vectors of them), and a malformed row is one line naming it, exit status 2."""
+    import importlib.util
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "gpu_embed.py"
+    spec = importlib.util.spec_from_file_location("gpu_embed", script)
+    gpu_embed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gpu_embed)
+    units = gpu_embed.make_units(50)
+    assert units == gpu_embed.make_units(50) and units[:10] == gpu_embed.make_units(10)
+    assert all(2 <= u.count(".") <= 4 for u in units)
+    assert str(script.parent) not in sys.path  # bench/kernels.py must not shadow the package `kernels`
+    run = subprocess.run([sys.executable, str(script), "--rows", "fp32"], capture_output=True, text=True)
+    assert run.returncode == 2 and "--rows 'fp32'" in run.stderr.strip().splitlines()[-1]
