@@ -80,11 +80,11 @@ def test_minilm_through_onnx_runtime_gives_the_torch_vectors_without_importing_t
         MiniLMEmbedder(runtime="onnx-fp16")
 
 
-def test_torch_runtime_tokenizes_once_and_gives_sentence_transformers_vectors():
+def test_torch_runtime_tokenizes_once_and_gives_sentence_transformers_vectors(monkeypatch):
     """The torch runtime (the one a GPU runs) tokenizes with the Rust tokenizer and batches texts of like
-    length itself; its vectors are ``SentenceTransformer.encode``'s, in any order and batch size."""
+    length itself; its vectors are ``SentenceTransformer.encode``'s, in any order, batch size and chunk."""
     pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
-    from asmr.embed import MiniLMEmbedder
+    from asmr.embed import MiniLMEmbedder, models
 
     texts = ["Which port does the API server listen on?", "Logs are kept for 14 days.", "word " * 400, "x",
              "The backup runs nightly at two and is kept for a week."]
@@ -95,6 +95,8 @@ def test_torch_runtime_tokenizes_once_and_gives_sentence_transformers_vectors():
     np.testing.assert_allclose(got, want, atol=1e-5)
     np.testing.assert_allclose(embedder.embed(texts[::-1])[::-1], got, atol=1e-5)
     np.testing.assert_allclose(embedder.embed_questions(texts[:1]), got[:1], atol=1e-5)
+    monkeypatch.setattr(models, "TOKENIZED_CHUNK", 2)  # texts tokenized two at a time
+    np.testing.assert_allclose(embedder.embed(texts), got, atol=1e-5)
 
 
 def test_script_shares_count_words_not_digits_or_marks():

@@ -89,6 +89,7 @@ def _normalize_rows(x: np.ndarray) -> np.ndarray:
 # "onnx-int8": ONNX Runtime with 8-bit weights (asmr.embed.onnx), the default on a CPU; "onnx": the same
 # fused graph in fp32; "torch": sentence-transformers (a GPU needs it). fp32 and torch give the same vectors.
 RUNTIMES = ("onnx-int8", "onnx", "torch")
+TOKENIZED_CHUNK = 16_384  # texts the torch runtime tokenizes at a time
 
 
 def default_runtime(device: str = "cpu") -> str:
@@ -157,7 +158,7 @@ class MiniLMEmbedder:
 
     def _embed_torch(self, texts: Sequence[str], progress: bool) -> np.ndarray:
         """sentence-transformers' model (mean of the token states, then unit norm) on batches of texts of
-        like length. The texts are tokenized here, all at once on the Rust tokenizer's threads:
+        like length. The texts are tokenized here, a chunk at a time on the Rust tokenizer's threads:
         ``SentenceTransformer.encode`` tokenizes batch by batch through transformers, whose conversion of
         each text in Python held a GPU to 6,300 units/s (bench/README.md, "The GPU check")."""
         import torch
@@ -165,26 +166,28 @@ class MiniLMEmbedder:
 
         from .tokens import token_ids
 
-        ids = token_ids(self._tokenizer, texts)
-        lengths = np.array([len(t) for t in ids])
-        order = np.argsort(lengths, kind="stable")  # like lengths side by side: little padding
         encoder, device = self._model[0].auto_model, self._model.device
-        out = np.empty((len(ids), self.dim), np.float32)
-        with torch.inference_mode(), tqdm(total=len(ids), desc="embed", unit="text", leave=False,
-                                          disable=not progress or len(ids) < 64) as bar:
-            for start in range(0, len(order), self.batch_size):
-                rows = order[start:start + self.batch_size]
-                tokens = np.zeros((len(rows), lengths[rows[-1]]), np.int64)
-                for r, i in enumerate(rows):
-                    tokens[r, :lengths[i]] = ids[i]
-                mask = np.arange(tokens.shape[1]) < lengths[rows][:, None]
-                input_ids = torch.from_numpy(tokens).to(device)
-                attention = torch.from_numpy(mask.astype(np.int64)).to(device)
-                hidden = encoder(input_ids=input_ids, attention_mask=attention,
-                                 token_type_ids=torch.zeros_like(input_ids)).last_hidden_state.float()
-                weights = attention.unsqueeze(-1).float()
-                out[rows] = ((hidden * weights).sum(1) / weights.sum(1)).cpu().numpy()  # fp32 sums for fp16 models
-                bar.update(len(rows))
+        out = np.empty((len(texts), self.dim), np.float32)
+        with torch.inference_mode(), tqdm(total=len(texts), desc="embed", unit="text", leave=False,
+                                          disable=not progress or len(texts) < 64) as bar:
+            # token ids as Python lists take about 4 KB a text: a chunk bounds them
+            for first in range(0, len(texts), TOKENIZED_CHUNK):
+                ids = token_ids(self._tokenizer, texts[first:first + TOKENIZED_CHUNK])
+                lengths = np.array([len(t) for t in ids])
+                order = np.argsort(lengths, kind="stable")  # like lengths side by side: little padding
+                for start in range(0, len(order), self.batch_size):
+                    rows = order[start:start + self.batch_size]
+                    tokens = np.zeros((len(rows), lengths[rows[-1]]), np.int64)
+                    for r, i in enumerate(rows):
+                        tokens[r, :lengths[i]] = ids[i]
+                    mask = np.arange(tokens.shape[1]) < lengths[rows][:, None]
+                    input_ids = torch.from_numpy(tokens).to(device)
+                    attention = torch.from_numpy(mask.astype(np.int64)).to(device)
+                    hidden = encoder(input_ids=input_ids, attention_mask=attention,
+                                     token_type_ids=torch.zeros_like(input_ids)).last_hidden_state.float()
+                    weights = attention.unsqueeze(-1).float()  # fp32 sums, for fp16 models too
+                    out[first + rows] = ((hidden * weights).sum(1) / weights.sum(1)).cpu().numpy()
+                    bar.update(len(rows))
         return _normalize_rows(out)
 
     def embed_questions(self, texts: Sequence[str]) -> np.ndarray:
