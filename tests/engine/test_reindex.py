@@ -221,6 +221,15 @@ def test_argument_errors(corpus, tmp_path, capsys):
     assert reindex(*sources(corpus), "--memory", str(tmp_path / "m"), "--workers", "2") == EXIT_BAD_INPUT
     assert "only with --backend ray" in capsys.readouterr().err
     assert reindex(*sources(corpus), "--memory", str(tmp_path / "m"), "--batch-size", "0") == EXIT_BAD_INPUT
+    # the local GPU path: the default model only, and a GPU torch can see; nothing written either way
+    assert reindex(*sources(corpus), "--memory", str(tmp_path / "g"), *BASE, "--device", "cuda") == EXIT_BAD_INPUT
+    assert "only all-MiniLM-L6-v2 runs on a GPU" in capsys.readouterr().err
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if not torch.cuda.is_available():
+        assert reindex(*sources(corpus), "--memory", str(tmp_path / "g"), "--no-progress",
+                       "--device", "cuda") == EXIT_BAD_INPUT
+        assert "torch sees no CUDA device" in capsys.readouterr().err
+    assert not (tmp_path / "g").exists()
     assert main(["ingest", str(HANDBOOK), "--memory", str(tmp_path / "h"), "--embedder", "hash-64",
                  "--no-progress"]) == EXIT_OK
     assert reindex(str(HANDBOOK), "--memory", str(tmp_path / "h"), "--embedder", "hash-32") == EXIT_MEMORY

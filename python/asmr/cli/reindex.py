@@ -59,13 +59,14 @@ def add_reindex(sub) -> None:
                    help="where shards go between the stages (default: <memory>/.reindex/<model>)")
     g.add_argument("--shard-units", type=int, default=None, metavar="N",
                    help="vectors per shard: what an interrupted run can lose at most (default: 8192)")
+    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where the embedding runs (default: auto: on Ray, GPUs when the cluster has them; "
+                        "locally, the CPU). cuda: all-MiniLM-L6-v2 on this machine's GPU, or one GPU an actor")
     g = p.add_argument_group("ray backend")
     g.add_argument("--ray-address", default=None, metavar="ADDR",
                    help="cluster to join, e.g. ray://head:10001 or auto (default: $RAY_ADDRESS, else a local Ray)")
     g.add_argument("--workers", type=int, default=None, metavar="N",
                    help="embedding actors (default: one per GPU, else one per 2 CPUs; hash models: per CPU)")
-    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="where actors embed (default: auto, GPUs when the cluster has them)")
     g.add_argument("--cpus-per-worker", type=float, default=None, metavar="N",
                    help="CPUs each actor reserves (default: the cluster's CPUs shared among the workers)")
     g.add_argument("--num-cpus", type=int, default=None, metavar="N",
@@ -103,7 +104,7 @@ def cmd_reindex(args) -> int:
         if args.backend == "local":
             used = [f for f, v in (("--ray-address", args.ray_address), ("--workers", args.workers),
                                    ("--cpus-per-worker", args.cpus_per_worker), ("--num-cpus", args.num_cpus))
-                    if v is not None] + (["--device"] if args.device != "auto" else [])
+                    if v is not None]
             if used:
                 raise ValueError(f"{', '.join(used)}: only with --backend ray")
         if args.backend == "ray":

@@ -50,10 +50,10 @@ class ReindexOptions:
     work_dir: Path | None = None
     flat_max: int | None = None
     progress: bool | None = None
+    device: str = "auto"  # auto, cpu or cuda: locally auto is the CPU; on Ray, GPUs where the cluster has them
     # Ray only
     ray_address: str | None = None
     workers: int | None = None
-    device: str = "auto"
     cpus_per_worker: float | None = None
     num_cpus: int | None = None  # CPUs of a Ray started here
 
@@ -139,6 +139,7 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
     check_name(options.kb, "knowledge base")
     have_model, have_dim = stored_model(memory)
     model = options.embedder or have_model or DEFAULT_EMBEDDER
+    device = local_device(options.device, model) if options.backend == "local" else None
     work = WorkDir(options.work_dir or default_work_dir(memory, model), model)
 
     from .local import load_embedder
@@ -176,7 +177,8 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
                         tasks, options, skip_units, skip_texts, model, sink, on_error)
                 else:
                     from .local import embed_local
-                    embed_local(tasks, options.read, skip_units, skip_texts, lambda: load_embedder(model),
+                    report.device = device
+                    embed_local(tasks, options.read, skip_units, skip_texts, lambda: load_embedder(model, device),
                                 batch_size=options.batch_size, sink=sink, on_error=on_error)
             finally:
                 try:
@@ -200,6 +202,22 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
     clock["total"] = time.perf_counter() - t0
     report.timings = clock
     return report
+
+
+def local_device(device: str, model: str) -> str:
+    """Where the local backend embeds: the CPU, unless ``device`` is "cuda" ("auto" keeps the CPU, so that
+    a memory's vectors do not change runtime unasked). Raises ValueError when the GPU cannot be used."""
+    if device != "cuda":
+        return "cpu"
+    if model != DEFAULT_EMBEDDER:
+        raise ValueError(f"--device cuda: only {DEFAULT_EMBEDDER} runs on a GPU here; {model} runs on the CPU")
+    try:
+        import torch
+    except ImportError:
+        raise ValueError("--device cuda needs torch with CUDA (pip install torch)") from None
+    if not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch sees no CUDA device on this machine")
+    return "cuda"
 
 
 def _known_hashes(writer: Writer) -> np.ndarray:
