@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -129,8 +130,6 @@ class MiniLMEmbedder:
         if self.runtime not in RUNTIMES:
             raise ValueError(f"runtime {self.runtime!r}: must be one of {', '.join(RUNTIMES)}")
         if self.runtime.startswith("onnx"):
-            from pathlib import Path
-
             from .onnx import OnnxMiniLM
             precision = "int8" if self.runtime == "onnx-int8" else "fp32"
             # threads None: ONNX Runtime's default, the cores
@@ -140,8 +139,6 @@ class MiniLMEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
-
-        from pathlib import Path
 
         from .tokens import load_tokenizer
 
