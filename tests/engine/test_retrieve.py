@@ -791,6 +791,24 @@ def test_a_ranking_the_model_cannot_read_does_not_outvote_bm25(tmp_path):
         assert result.hits[0].score > 0
 
 
+def test_a_refusal_over_text_the_model_cannot_read_says_so(tmp_path):
+    """An English question over a Chinese memory, with a model that reads Latin script only: "not found",
+    and the reason says how little the model's similarity counted and which embedder reads the script. A refusal over
+    a memory the model reads says nothing of it."""
+    from asmr.retrieve.confidence import refusal_reason
+
+    zh = [(d, title, text) for d, title, text in ZH_CORPUS if d != "lyon"]
+    ingest(tmp_path / "mem", [Document(d, t, "text", title=title, source=d) for d, title, t in zh],
+           embedder="hash-64")
+    with Memory(tmp_path / "mem") as m:
+        result = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0)).search(
+            "Which river flows into the sea at the port city?")
+        assert not result.found
+        assert "similarity counts 0%" in result.reason and "multilingual-e5-small" in result.reason
+    read = {"term_alignment": 0.0, "unheld_terms": "", "top_similarity": 0.1, "readable": 1.0}
+    assert "similarity counts" not in refusal_reason(read, 0.2, 0.7)
+
+
 def test_an_english_question_over_a_mixed_memory_trusts_the_dense_ranking_of_what_it_reads(tmp_path):
     """The dense ranking counts by the readable share of the units it ranks first, not of the whole
     memory: half the memory being Chinese does not halve an English question's semantic half."""

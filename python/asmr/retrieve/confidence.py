@@ -85,6 +85,9 @@ def confidence(features: dict, weights: tuple[float, ...]) -> float:
     return float(1.0 / (1.0 + np.exp(-z)))
 
 
+READABLE_HINT = 0.5  # below this readable share a refusal says that the model could not read the memory
+
+
 def refusal_reason(features: dict, value: float, threshold: float) -> str:
     """Why a result is "not found": its confidence ``value`` against ``threshold``, and what the signals saw."""
     parts = [f"confidence {value:.2f} < {threshold:.2f}",
@@ -92,12 +95,17 @@ def refusal_reason(features: dict, value: float, threshold: float) -> str:
     if features.get("unheld_terms"):
         parts[-1] += f" (no recalled unit has {features['unheld_terms']})"
     parts.append(f"best similarity {features['top_similarity']:.2f}")
+    readable = features.get("readable", 1.0)
+    if readable < READABLE_HINT:
+        parts.append(f"the embedding model's similarity counts {readable:.0%}: it does not read the script of "
+                     "the question or of the units it ranks first (a memory ingested with --embedder "
+                     "multilingual-e5-small reads them)")
     return "; ".join(parts)
 
 
 def no_features() -> dict:
     """The features of a recall that found nothing at all."""
-    return {**dict.fromkeys(FEATURES, 0.0), "unheld_terms": ""}
+    return {**dict.fromkeys(FEATURES, 0.0), "unheld_terms": "", "readable": 1.0}
 
 
 def turn_share(texts: list[str]) -> float:
@@ -131,4 +139,4 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
             "subject_phrases": subject_phrases(terms, weights, question, candidates),
             "speaker_gap": speaker_gap,
             "turn_share": turn_share(texts[:cfg.alignment_units]),
-            "unheld_terms": ", ".join(unheld)}
+            "unheld_terms": ", ".join(unheld), "readable": readable}

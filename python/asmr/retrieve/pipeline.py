@@ -243,7 +243,7 @@ class Retriever:
         if anchors and len(lex_rows):
             seed_rows, seed_scores = self._fact_seeds(anchors, lex_rows[:cfg.fact_seeds], seed_rows, seed_scores)
         if not len(seed_rows):
-            return [], no_features()
+            return [], {**no_features(), "readable": readable}
         res = self._spread_session().run(seed_rows, seed_scores)
         is_unit = res.node < g.num_rows
         rows = np.asarray(res.node[is_unit], np.int64)
