@@ -863,6 +863,41 @@ def test_recall_paths_name_usage_and_cooccurrence_edges(memory, tmp_path):
         assert reached and all(h.path[1].node == "entity 'kestrel bay'" for h in reached)
 
 
+def test_units_cited_together_are_recalled_together(memory):
+    """A unit that verified answers cited with one of the best hits joins it (``usage_bridge``): at
+    bridge_decay times the edge's weight times that hit's score, its path the hit's and then the learned
+    edge, above where spreading alone puts it. Without learned edges recall is as before."""
+    from datetime import datetime, timezone
+
+    from asmr.graph import GraphConfig, learn
+    from asmr.store import UsageLog
+
+    question = "Who wrote the novel by Alice Smith?"
+    now = datetime.now(timezone.utc).isoformat()
+    with Memory(memory) as m:
+        alice, bob = m.units_of("kb", "alice")[0], m.units_of("kb", "bob")[0]
+        e = get_embedder("hash-64")
+        cfg = RetrieveConfig(seeds=1, k=5, bridge_from=1)
+        cold = Retriever(m, e, cfg).search(question)
+        assert cold.hits[0].unit_id == alice.id and bob.id not in {h.unit_id for h in cold.hits}
+        records = [{"time": now, "question": f"q{i}", "audit": [{"outcome": "keep", "citations": [
+            {"id": alice.id, "kept": True}, {"id": bob.id, "kept": True}]}]} for i in range(2)]
+        with UsageLog(memory, create=True) as log:
+            learn(m, log, records, {})
+        warm = Retriever(m, e, cfg)
+        assert warm.graph.learned and not cold.hits[0].path[-1].edge_kind == "usage"
+        hits = warm.search(question).hits
+        top, joined = hits[0], next(h for h in hits if h.unit_id == bob.id)
+        assert top.unit_id == alice.id
+        weight = warm.graph.edge(top.row, joined.row)[1]
+        assert joined.score == pytest.approx(top.score * cfg.bridge_decay * weight, rel=1e-5)
+        assert [p.node for p in joined.path] == [alice.id, bob.id] and joined.path[-1].edge_kind == "usage"
+        spread = Retriever(m, e, replace(cfg, bridge_from=0)).search(question).hits  # the edge, spread only
+        assert next(h for h in spread if h.unit_id == bob.id).score < joined.score
+        off = Retriever(m, e, replace(cfg, graph=GraphConfig(usage=False))).search(question).hits
+        assert [h.unit_id for h in off] == [h.unit_id for h in cold.hits]
+
+
 # Conversations: who said what, and when
 
 def _chat_memory(tmp_path):

@@ -187,6 +187,7 @@ class UnitGraph:
     parts: GraphParts | None = None  # set by a build, for the next one; not read back by load()
     reused: int = 0  # units whose parts this build took from an earlier graph (0: a full build)
     _csr: CSRGraph | None = None
+    _learned: bool | None = None
 
     @property
     def num_nodes(self) -> int:
@@ -201,6 +202,13 @@ class UnitGraph:
         if self._csr is None:
             self._csr = CSRGraph(self.indptr, self.indices, self.weights, num_nodes=self.num_nodes)
         return self._csr
+
+    @property
+    def learned(self) -> bool:
+        """Whether the graph holds edges learned from use (``usage``), read once."""
+        if self._learned is None:
+            self._learned = bool(np.any(self.kinds == EDGE_KINDS.index("usage")))
+        return self._learned
 
     def edge(self, src: int, dst: int) -> tuple[str, float] | None:
         """Kind and weight of the edge src -> dst, if there is one."""

@@ -1,4 +1,5 @@
-"""Bridging: the question's other half, looked for in the documents that the best hits name."""
+"""Bridging: the question's other half, looked for in the documents that the best hits name, and the
+units that verified answers cited together with the best hits."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -120,6 +121,51 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
         u = unit_of[row]
         path = h.path + (PathStep(f"entity '{name}'", "entity", 1.0), PathStep(u.id, "entity", factor))
         hit = Hit(u.id, row, score, sim, h.strength * factor, 0.0, h.hop + 2, False, path, u.effective_at)
+        if row in at:
+            out[at[row]] = replace(hit, seed=out[at[row]].seed)
+        else:
+            out.append(hit)
+    out.sort(key=lambda x: -x.score)
+    out = out[:k]
+    return out, [unit_of[x.row] for x in out]
+
+
+def usage_bridge(memory, graph, cfg, qvec: np.ndarray, hits: list[Hit], units: list, k: int
+                 ) -> tuple[list[Hit], list]:
+    """The units that verified answers cited together with the best hits (the graph's learned
+    ``usage`` edges), for each of the ``bridge_from`` best hits: each joins at ``bridge_decay`` times
+    the edge's weight times the hit's score, unless it already scores more; its path is the hit's, then
+    the edge.
+
+    Spreading alone cannot use such an edge: it brings the co-cited unit in at a path strength that units
+    reached from the other seeds already match, so what earlier questions found together was not found
+    together again (bench/usage_edges.py; docs/recall.md). A memory without learned edges is untouched."""
+    from ..graph import EDGE_KINDS
+
+    usage = EDGE_KINDS.index("usage")
+    m, at = memory, {h.row: i for i, h in enumerate(hits)}
+    found: dict[int, tuple[float, Hit, float]] = {}  # row -> score, from, edge weight
+    for h in hits[:cfg.bridge_from]:
+        lo, hi = int(graph.indptr[h.row]), int(graph.indptr[h.row + 1])
+        learned = graph.kinds[lo:hi] == usage
+        for row, w in zip(graph.indices[lo:hi][learned].tolist(), graph.weights[lo:hi][learned].tolist()):
+            score = h.score * cfg.bridge_decay * w
+            if row >= graph.num_rows or not m.active[row] or (row in at and hits[at[row]].score >= score):
+                continue
+            if row not in found or found[row][0] < score:
+                found[row] = (score, h, w)
+    if not found:
+        return hits, units
+    rows = list(found)
+    sims = np.maximum(m.cosines(rows, qvec), 0.0)
+    unit_of = {u.row: u for u in units}
+    unit_of.update((u.row, u) for u in m.units_at_rows([r for r in rows if r not in unit_of]))
+    out = list(hits)
+    for row, sim in zip(rows, sims.tolist()):
+        score, h, w = found[row]
+        u = unit_of[row]
+        hit = Hit(u.id, row, score, sim, h.strength * w, 0.0, h.hop + 1, False, h.path + (PathStep(u.id, "usage", w),),
+                  u.effective_at)
         if row in at:
             out[at[row]] = replace(hit, seed=out[at[row]].seed)
         else:

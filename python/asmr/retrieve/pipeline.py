@@ -13,7 +13,8 @@ with r the readable share, similarity the cosine of question and unit, path stre
 times the product of edge weights on the unit's recall path, and centrality
 its activation relative to the strongest; a recency factor favours newer
 effective dates, and units that state the question's key facts gain up to
-``fact_boost``. Then bridging (``bridge.py``), conflicts (``conflicts.py``) and
+``fact_boost``. Then bridging (``bridge.py``: the documents the best hits name, and the units that
+verified answers cited with them), conflicts (``conflicts.py``) and
 the confidence (``confidence.py``); below its threshold the result is "not found".
 Every hit carries its recall path.
 """
@@ -36,7 +37,7 @@ from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
 from ..text.when import asks_when, says_when
-from .bridge import DocumentSubjects, bridge, document_subjects
+from .bridge import DocumentSubjects, bridge, document_subjects, usage_bridge
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
 from .types import Hit, PathStep, Result, RetrieveConfig
@@ -285,6 +286,8 @@ class Retriever:
         if cfg.bridge_from and cfg.bridge_hits:
             hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k,
                                  self.speakers() if cfg.speaker_bridge else None)
+        if cfg.bridge_from and g.learned:
+            hits, units = usage_bridge(m, g, cfg, qvec, hits, units, k)
         previous = m.predecessors([h.unit_id for h in hits])
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
