@@ -110,21 +110,27 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
                 bridged[row] = (score, h, cand_names[c], max(float(sims[c]), 0.0), factor)
     if not bridged:
         return hits, units
+
+    def named(row: int, score: float, h: Hit, name: str, sim: float, factor: float):
+        return lambda u: Hit(u.id, row, score, sim, h.strength * factor, 0.0, h.hop + 2, False,
+                             h.path + (PathStep(f"entity '{name}'", "entity", 1.0), PathStep(u.id, "entity", factor)),
+                             u.effective_at)
+    return _join(m, hits, units, {row: named(row, *joined) for row, joined in bridged.items()}, k)
+
+
+def _join(memory, hits: list[Hit], units: list, joining: dict, k: int) -> tuple[list[Hit], list]:
+    """``hits`` with the units of ``joining`` (row -> a function making that unit's hit), each in place of
+    the row's own hit where it scores more; best first, the first ``k``, with their units."""
     at = {h.row: i for i, h in enumerate(hits)}
-    new_rows = [r for r in bridged if r not in at]
     unit_of = {u.row: u for u in units}
-    unit_of.update((u.row, u) for u in m.units_at_rows(new_rows))
+    unit_of.update((u.row, u) for u in memory.units_at_rows([r for r in joining if r not in unit_of]))
     out = list(hits)
-    for row, (score, h, name, sim, factor) in bridged.items():
-        if row in at and out[at[row]].score >= score:
-            continue
-        u = unit_of[row]
-        path = h.path + (PathStep(f"entity '{name}'", "entity", 1.0), PathStep(u.id, "entity", factor))
-        hit = Hit(u.id, row, score, sim, h.strength * factor, 0.0, h.hop + 2, False, path, u.effective_at)
-        if row in at:
-            out[at[row]] = replace(hit, seed=out[at[row]].seed)
-        else:
+    for row, make in joining.items():
+        hit = make(unit_of[row])
+        if row not in at:
             out.append(hit)
+        elif out[at[row]].score < hit.score:
+            out[at[row]] = replace(hit, seed=out[at[row]].seed)
     out.sort(key=lambda x: -x.score)
     out = out[:k]
     return out, [unit_of[x.row] for x in out]
@@ -156,20 +162,9 @@ def usage_bridge(memory, graph, cfg, qvec: np.ndarray, hits: list[Hit], units: l
                 found[row] = (score, h, w)
     if not found:
         return hits, units
-    rows = list(found)
-    sims = np.maximum(m.cosines(rows, qvec), 0.0)
-    unit_of = {u.row: u for u in units}
-    unit_of.update((u.row, u) for u in m.units_at_rows([r for r in rows if r not in unit_of]))
-    out = list(hits)
-    for row, sim in zip(rows, sims.tolist()):
-        score, h, w = found[row]
-        u = unit_of[row]
-        hit = Hit(u.id, row, score, sim, h.strength * w, 0.0, h.hop + 1, False, h.path + (PathStep(u.id, "usage", w),),
-                  u.effective_at)
-        if row in at:
-            out[at[row]] = replace(hit, seed=out[at[row]].seed)
-        else:
-            out.append(hit)
-    out.sort(key=lambda x: -x.score)
-    out = out[:k]
-    return out, [unit_of[x.row] for x in out]
+    sims = np.maximum(m.cosines(list(found), qvec), 0.0).tolist()
+
+    def cited(row: int, score: float, h: Hit, w: float, sim: float):
+        return lambda u: Hit(u.id, row, score, sim, h.strength * w, 0.0, h.hop + 1, False,
+                             h.path + (PathStep(u.id, "usage", w),), u.effective_at)
+    return _join(m, hits, units, {row: cited(row, *found[row], sim) for row, sim in zip(found, sims)}, k)
