@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from asmr.embed import DEFAULT_EMBEDDER, get_embedder
+from asmr.eval.fit import sign_bounds, signed_logistic
 from asmr.eval.retrieval import load_queries, refusal_features, roc_auc
 from asmr.eval.unanswerable import MODES, make
 from asmr.retrieve import RetrieveConfig
@@ -56,22 +57,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, signs: tuple[
                  l2: float = 1e-2) -> np.ndarray:
     """The bias and weights of the weighted logistic regression of ``y`` on ``x`` (a little L2), each
     weight of the sign ``signs`` gives its column (+1 at least 0, -1 at most 0, 0 free; default all free)."""
-    from scipy.optimize import minimize  # the bench extra's
-
     a = np.hstack([np.ones((len(x), 1)), x])
     signs = signs if signs is not None else (0,) * x.shape[1]
-    bounds = [(None, None)] + [(0.0, None) if s > 0 else (None, 0.0) if s < 0 else (None, None) for s in signs]
-
-    def loss(w):
-        z = a @ w
-        p = 1 / (1 + np.exp(-z))
-        nll = weight @ (y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z))
-        return nll + 0.5 * l2 * w @ w, a.T @ (weight * (p - y)) + l2 * w
-    fit = minimize(loss, np.zeros(a.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds,
-                   options={"maxiter": 2000, "gtol": 1e-8})
-    if not fit.success:
-        raise SystemExit(f"the logistic fit did not converge: {fit.message}")
-    return fit.x
+    return signed_logistic(a, y, np.full(a.shape[1], l2), sign_bounds((0, *signs)), weight)
 
 
 def source_rows(name: str, spec: str, work: Path, embedder: str | None, seed: int, k: int,

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from asmr.eval.fit import sign_bounds, signed_logistic
 from asmr.verify.claims import core_claim
 from asmr.verify.support import FEATURES, FLIP_FEATURES, pair_features
 from asmr.verify.support_model import SupportModel
@@ -164,28 +165,14 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, signs: np.ndarray | No
     the sign ``signs`` gives its column (-1 at most 0, +1 at least 0, 0 free; default all free). With
     ``offset`` (a fixed log-odds per row) the model is ``offset + x @ w`` with no bias: the weights of
     a correction added to another model's log-odds."""
-    from scipy.optimize import minimize  # the bench extra's
-
     biased = offset is None
     a = np.hstack([np.ones((len(x), 1)), x]) if biased else x
-    base = np.zeros(len(x)) if biased else offset
     reg = np.full(a.shape[1], l2)
     if biased:
         reg[0] = 0.0
     signs = np.zeros(x.shape[1]) if signs is None else signs
-
-    def loss(w):
-        z = base + a @ w
-        p = 1 / (1 + np.exp(-np.clip(z, -40, 40)))
-        return (float(y @ np.logaddexp(0, -z) + (1 - y) @ np.logaddexp(0, z) + 0.5 * reg @ (w * w)),
-                a.T @ (p - y) + reg * w)
-    bounds = ([(None, None)] if biased else []) + [
-        (None, 0.0) if s < 0 else (0.0, None) if s > 0 else (None, None) for s in signs]
-    fit = minimize(loss, np.zeros(a.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds,
-                   options={"maxiter": 5000, "gtol": 1e-9})
-    if not fit.success:
-        raise RuntimeError(f"the logistic fit did not converge: {fit.message}")
-    return (fit.x[1:], float(fit.x[0])) if biased else (fit.x, 0.0)
+    w = signed_logistic(a, y, reg, sign_bounds(([0] if biased else []) + list(signs)), offset=offset)
+    return (w[1:], float(w[0])) if biased else (w, 0.0)
 
 
 def predict(x, mean, scale, w, b):
