@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..graph import EDGE_KINDS
 from ..text.entities import mentions, normalize, title_key, unit_entities
 from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
@@ -146,8 +147,6 @@ def usage_bridge(memory, graph, cfg, qvec: np.ndarray, hits: list[Hit], units: l
     Spreading alone cannot use such an edge: it brings the co-cited unit in at a path strength that units
     reached from the other seeds already match, so what earlier questions found together was not found
     together again (bench/usage_edges.py; docs/recall.md). A memory without learned edges is untouched."""
-    from ..graph import EDGE_KINDS
-
     usage = EDGE_KINDS.index("usage")
     m, at = memory, {h.row: i for i, h in enumerate(hits)}
     found: dict[int, tuple[float, Hit, float]] = {}  # row -> score, from, edge weight
