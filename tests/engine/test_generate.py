@@ -161,3 +161,40 @@ def test_a_chat_turn_is_ranked_by_what_it_says_not_by_its_head(gen):
     assert out.startswith("[2023-11-25] Kasimir: I saw Velvet Orchard") and "[cite:a]" not in out
     restamped = [Source(s.id, s.text.replace("2023-11-25", "2024-02-09 18:30")) for s in sources]
     assert [r[0] for r in gen._ranked(q, restamped)[0]] == [r[0] for r in gen._ranked(q, sources)[0]]
+
+
+def test_a_two_hop_question_follows_the_name_the_first_sentence_brings_in(gen):
+    sources = [
+        Source("memo://kb/lantern-tide/a", "Lantern Tide is a novel by Ilsa Marrowby. It was published by Harrow Press in 2010."),
+        Source("memo://kb/greyfield/b", "Greyfield Books prints novels in Tarnwick."),
+        Source("memo://kb/harrow-press/c", "Harrow Press is an independent house founded in 2005. The city of Solby is its home."),
+    ]
+    q = "In which city is the publisher of the novel Lantern Tide?"
+    text = gen.generate(q, sources).text
+    assert "Harrow Press in 2010 [cite:memo://kb/lantern-tide/a]." in text
+    assert "Solby is its home [cite:memo://kb/harrow-press/c]." in text and "Greyfield" not in text
+    # without following the bridge name, nothing of the publisher's own unit is quoted
+    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, follow_links=False).generate(q, sources).text
+    assert "harrow-press/c" not in plain
+
+
+def test_a_question_naming_two_things_quotes_a_sentence_about_each(gen):
+    sources = [
+        Source("memo://kb/quill/a", "Ada Quill was born first of the five children of a poet."),
+        Source("memo://kb/tovey/b", "Bram Tovey is a painter from Tarnwick, active since 1970."),
+        Source("memo://kb/poets/c", "The poets of Solby were born to fishing families."),
+    ]
+    text = gen.generate("Who was born first, Ada Quill or Bram Tovey?", sources).text
+    assert "[cite:memo://kb/quill/a]" in text and "[cite:memo://kb/tovey/b]" in text
+    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, follow_links=False).generate(
+        "Who was born first, Ada Quill or Bram Tovey?", sources).text
+    assert "tovey/b" not in plain
+
+
+def test_a_dictionary_word_is_no_particular_name():
+    from asmr.generate.extractive import _particular
+    from asmr.text.words import dictionary_word
+    assert dictionary_word("Value") and dictionary_word("setting") and not dictionary_word("Vantor")
+    # a table's capitalised column or a question's first word leads nowhere; a name does
+    assert not _particular("value") and not _particular("within")
+    assert _particular("vantor") and _particular("recovery time objective")

@@ -12,6 +12,12 @@ about. A question in two parts ("Which team owns X, and who
 leads that team?") gets the best sentence for each part, and for a later part
 a sentence that shares a name with the earlier parts' answer (one the
 question does not give) is preferred: that name is the bridge between them.
+A question in one part reads on from what was quoted (``follow_links``), into sources not yet
+quoted: a name the question gives that no quoted sentence or its source's opening names gets the
+best sentence of a source that does (both sides of "Which came first, A or B?"); then a name the
+quoted sentences bring in, which the question does not give, leads to a source whose opening names
+it, and to its best sentence for what the quoted ones leave unsaid (the second hop of "the
+publisher of her first novel is based where?": the publisher's own unit says where).
 A sentence already quoted, or one within a quoted sentence (a list item and its list), is not
 quoted again. Questions (an FAQ's headings) and whole tables (their rows are units of their
 own) are never quoted. To a question that asks when, a quoted sentence with relative time states
@@ -31,11 +37,11 @@ import numpy as np
 
 from asmr.decoding.markers import CITE, Marker, cite, join_sentences
 from asmr.embed.models import question_vectors
-from asmr.text.entities import mentions
+from asmr.text.entities import mentions, normalize
 from asmr.text.sentences import split_sentences
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
-from asmr.text.words import content_words
+from asmr.text.words import content_words, dictionary_word
 
 from .base import Generation, Source, check_sources
 
@@ -76,6 +82,39 @@ def _repeats(sentence: str, chosen: list[tuple[int, str]]) -> bool:
     return any(said in other or other in said for other in (_said(s) for _, s in chosen))
 
 
+def _normal(text: str) -> str:
+    return f" {normalize(text)} "
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Whether two name keys name one thing: equal, or one the other's whole words ("humperdinck" in
+    "engelbert humperdinck"), the shorter at least four letters."""
+    short, long_ = sorted((a, b), key=len)
+    return short == long_ or (len(short) >= 4 and f" {short} " in f" {long_} ")
+
+
+def _particular(name: str) -> bool:
+    """Whether a name key names some particular thing: not one dictionary word, capitalised as a
+    table's column ("Value") or a question's first word ("Within ...")."""
+    return " " in name or not dictionary_word(name)
+
+
+def _names_in(question: str) -> set[str]:
+    """The particular names a question gives, a name within a longer one left out."""
+    found = {n for n in mentions(question) if _particular(n)}
+    return {n for n in found if not any(n != m and f" {n} " in f" {m} " for m in found)}
+
+
+_SUBJECT_WORDS = 6  # what a text is about stands at its start: "P is a publisher ...", "[date] Ana: ..."
+
+
+def _lead_names(source: Source) -> set[str]:
+    """The names a source is about: those its first words and its section give (not a name further on,
+    "... open a SEV-2 incident", nor a table's column, "...; Value: 90 minutes")."""
+    opening = " ".join(source.text.split()[:_SUBJECT_WORDS])
+    return mentions(opening) | (mentions(source.section) if source.section else set())
+
+
 def _dated(sentence: str, unit_text: str) -> str:
     """``sentence`` (of ``unit_text``) with the dates its relative time means in words; a chat turn's
     unresolved ones ("today") against its stamp."""
@@ -88,7 +127,8 @@ class ExtractiveGenerator:
     name = "extractive"
 
     def __init__(self, embedder=None, *, max_sentences: int = 3, min_score: float = 0.25,
-                 relative_score: float = 0.8, lexical_weight: float = 0.5, bridge_weight: float = 0.5) -> None:
+                 relative_score: float = 0.8, lexical_weight: float = 0.5, bridge_weight: float = 0.5,
+                 follow_links: bool = True) -> None:
         if max_sentences < 1:
             raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
         if embedder is None:
@@ -100,6 +140,7 @@ class ExtractiveGenerator:
         self.relative_score = relative_score
         self.lexical_weight = lexical_weight
         self.bridge_weight = bridge_weight
+        self.follow_links = follow_links
 
     def _ranked(self, question: str, sources: Sequence[Source], parts: Sequence[str] = ()
                 ) -> list[list[tuple[float, int, str]]]:
@@ -163,11 +204,55 @@ class ExtractiveGenerator:
                     break
                 if not _repeats(s, chosen):
                     chosen.append((i, s))
+            if chosen and self.follow_links:
+                self._follow(question, sources, ranked, chosen)
         if asks_when(question):
             chosen = [(i, _dated(s, sources[i].text)) for i, s in chosen]
         text = join_sentences(cite(s, sources[i].id, marker) for i, s in chosen)
         return Generation(text, self.name, time.perf_counter() - t0,
                           info={"candidates": len(ranked), "sentences": len(chosen), "parts": len(parts)})
+
+    def _follow(self, question: str, sources: Sequence[Source], ranked: list[tuple[float, int, str]],
+                chosen: list[tuple[int, str]]) -> None:
+        """Adds to ``chosen`` what the question needs beyond it, from sources not yet quoted: for each
+        name the question gives that no quoted sentence (or its source's opening) names, the best
+        sentence of a source that does ("Who is older, A or B?" quotes A's and B's); then the best
+        sentence of a source about a name the quoted sentences bring in and the question does not
+        give (the bridge of a two-hop question: "her novel was published by P" leads to P's own
+        unit). Each must reach ``min_score``."""
+        leads = [_lead_names(src) for src in sources]
+        given = _names_in(question)
+        said = lambda: set().union(*(mentions(s) | leads[i] for i, s in chosen))  # noqa: E731
+        for name in sorted(given, key=len, reverse=True):
+            if len(chosen) == self.max_sentences:
+                return
+            if any(_same_name(name, n) for n in said()):
+                continue
+            self._add_best(ranked, chosen, lambda i, s: any(_same_name(name, n) for n in leads[i] | mentions(s)))
+        if len(chosen) < self.max_sentences:
+            bridge = {n for _, s in chosen for n in mentions(s) if _particular(n)
+                      and not any(_same_name(n, g) for g in given) and _normal(n) not in _normal(question)}
+            # ranked for what the quoted sentences leave unsaid: "in what year was X born", once "X"
+            # is quoted, asks for a birth year, not for X again
+            asked = content_words(question)
+            unsaid = asked - set().union(*(content_words(s) for _, s in chosen))
+            if bridge:
+                def rescored(score: float, s: str) -> float:
+                    words = content_words(s)
+                    share = lambda q: len(q & words) / len(q) if q else 0.0  # noqa: E731
+                    return score + self.lexical_weight * (share(unsaid) - share(asked))
+                reranked = sorted(((rescored(score, s), i, s) for score, i, s in ranked), key=lambda r: -r[0])
+                self._add_best(reranked, chosen, lambda i, s: any(_same_name(b, n) for b in bridge for n in leads[i]))
+
+    def _add_best(self, ranked, chosen: list[tuple[int, str]], linked) -> None:
+        """Appends the best-ranked sentence of a source not yet quoted for which ``linked(i, s)``."""
+        quoted = {i for i, _ in chosen}
+        for score, i, s in ranked:
+            if score < self.min_score:
+                return
+            if i not in quoted and linked(i, s) and not _repeats(s, chosen):
+                chosen.append((i, s))
+                return
 
     def rewrite(self, sentence: str, unit_text: str) -> str:
         """The unit's own sentence closest to ``sentence`` (the verifier puts the marker back)."""

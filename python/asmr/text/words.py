@@ -141,3 +141,11 @@ def content_words(text: str) -> set[str]:
     """The words of ``text`` that say something (codes and versions whole, each CJK character a word),
     lower-cased and ``plural_stem``med."""
     return {plural_stem(w.lower().rstrip(".")) for w in _CONTENT_WORD.findall(text)} - _CONTENT_STOP_WORDS
+
+
+@lru_cache(maxsize=65536)
+def dictionary_word(word: str) -> bool:
+    """Whether ``word`` is an English word form that simplemma's dictionary holds ("value", "setting"):
+    capitalised as a table's column or at a line's start, it names no particular thing."""
+    import simplemma  # loaded on first use: its tables are large
+    return simplemma.is_known(word.lower(), lang="en")
