@@ -20,6 +20,9 @@ def test_mentions_find_names_codes_and_cjk():
             "bank of the west", "bwv 1033", "v2.3", "--port", "三体"} <= found
     assert not {"the", "it", "in", "1979", "christopher nolan it"} & found
     assert title_key("Lilu (mythology)") == "lilu" and title_key("The Dark Knight") == "dark knight"
+    # a number in a name is read whole: two releases are two names, not one "release 2"
+    assert {"release 2 4", "windows 3 1"} <= mentions("Release 2.4 replaced Windows 3.1 in 1992.")
+    assert "release 2 2" in mentions("Release 2.2 added it.") and "release 2" not in mentions("Release 2.2 added it.")
     assert "dark knight" in unit_entities("He loved Nolan's The Dark Knight Rises trilogy.", {"dark knight"})
 
 

@@ -20,7 +20,7 @@ import re
 
 _CONNECTORS = r"(?:(?:of|de|del|della|der|di|da|du|des|la|le|von|van|y|&)(?:[ \t]+the)?)"
 _WORD_TAIL = r"(?:[\w'’\-]|\.(?=\w))*"  # "U.S." keeps its inner dots, a sentence's last dot goes
-_CAPWORD = rf"(?:[A-Z]{_WORD_TAIL}|[0-9]+(?:st|nd|rd|th)?)"
+_CAPWORD = rf"(?:[A-Z]{_WORD_TAIL}|[0-9]+(?:\.[0-9]+)*(?:st|nd|rd|th)?)"  # "Release 2.4" whole: not "Release 2"
 _CAP_SPAN = re.compile(rf"(?<![\w'’])[A-Z]{_WORD_TAIL}(?:[ \t]+(?:{_CONNECTORS}[ \t]+)*{_CAPWORD})*")
 _CODE = re.compile(r"(?<![\w-])(?:--[a-z][a-z0-9-]+|[A-Z]{2,}[- ]?\d[\w.-]*|v?\d+\.\d+(?:\.\d+)*[a-z]?)(?![\w])")
 _CJK_QUOTED = re.compile(r"[《「『“]([^》」』”\n]{1,30})[》」』”]")
