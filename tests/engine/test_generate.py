@@ -50,19 +50,25 @@ def test_question_parts():
     assert question_parts("How long are logs and backups kept?") == ["How long are logs and backups kept?"]
 
 
+def with_and_without(gen, question, sources, **off):
+    """The answer, and the answer of the same generator with the step under test ``off``."""
+    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, **off)
+    return gen.generate(question, sources).text, plain.generate(question, sources).text
+
+
 def test_a_two_part_question_gets_a_sentence_for_each_part_through_the_bridge_name(gen):
     sources = [
         Source("memo://kb/systems.ivrix/a", "Ivrix batches inventory counts. It is owned by the Ochre Kestrel team."),
         Source("memo://kb/teams.cobalt-gecko/b", "The Cobalt Gecko team leads the weekly review."),
         Source("memo://kb/teams.ochre-kestrel/c", "The Ochre Kestrel team is led by Oriane Brackenridge."),
     ]
-    q = "Which team owns the system that batches inventory counts, and who leads that team?"
-    text = gen.generate(q, sources).text
+    text, plain = with_and_without(
+        gen, "Which team owns the system that batches inventory counts, and who leads that team?", sources,
+        bridge_weight=0.0)
     assert "Ochre Kestrel team [cite:memo://kb/systems.ivrix/a]." in text
     assert "Oriane Brackenridge [cite:memo://kb/teams.ochre-kestrel/c]." in text and "Cobalt" not in text
     # the other team's sentence shares more words with "who leads that team": only the bridge
     # name (Ochre Kestrel, from the first part's answer) puts the right team's lead first
-    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, bridge_weight=0.0).generate(q, sources).text
     assert "Cobalt Gecko" in plain and "Oriane" not in plain
 
 
@@ -169,12 +175,11 @@ def test_a_two_hop_question_follows_the_name_the_first_sentence_brings_in(gen):
         Source("memo://kb/greyfield/b", "Greyfield Books prints novels in Tarnwick."),
         Source("memo://kb/harrow-press/c", "Harrow Press is an independent house founded in 2005. The city of Solby is its home."),
     ]
-    q = "In which city is the publisher of the novel Lantern Tide?"
-    text = gen.generate(q, sources).text
+    text, plain = with_and_without(gen, "In which city is the publisher of the novel Lantern Tide?", sources,
+                                   follow_links=False)
     assert "Harrow Press in 2010 [cite:memo://kb/lantern-tide/a]." in text
     assert "Solby is its home [cite:memo://kb/harrow-press/c]." in text and "Greyfield" not in text
     # without following the bridge name, nothing of the publisher's own unit is quoted
-    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, follow_links=False).generate(q, sources).text
     assert "harrow-press/c" not in plain
 
 
@@ -184,10 +189,8 @@ def test_a_question_naming_two_things_quotes_a_sentence_about_each(gen):
         Source("memo://kb/tovey/b", "Bram Tovey is a painter from Tarnwick, active since 1970."),
         Source("memo://kb/poets/c", "The poets of Solby were born to fishing families."),
     ]
-    text = gen.generate("Who was born first, Ada Quill or Bram Tovey?", sources).text
+    text, plain = with_and_without(gen, "Who was born first, Ada Quill or Bram Tovey?", sources, follow_links=False)
     assert "[cite:memo://kb/quill/a]" in text and "[cite:memo://kb/tovey/b]" in text
-    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, follow_links=False).generate(
-        "Who was born first, Ada Quill or Bram Tovey?", sources).text
     assert "tovey/b" not in plain
 
 
