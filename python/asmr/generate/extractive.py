@@ -236,13 +236,15 @@ class ExtractiveGenerator:
             # is quoted, asks for a birth year, not for X again
             asked = content_words(question)
             unsaid = asked - set().union(*(content_words(s) for _, s in chosen))
-            if bridge:
+            linked = {i for i, lead in enumerate(leads) if any(_same_name(b, n) for b in bridge for n in lead)}
+            if linked - {i for i, _ in chosen}:
                 def rescored(score: float, s: str) -> float:
                     words = content_words(s)
                     share = lambda q: len(q & words) / len(q) if q else 0.0  # noqa: E731
                     return score + self.lexical_weight * (share(unsaid) - share(asked))
-                reranked = sorted(((rescored(score, s), i, s) for score, i, s in ranked), key=lambda r: -r[0])
-                self._add_best(reranked, chosen, lambda i, s: any(_same_name(b, n) for b in bridge for n in leads[i]))
+                reranked = sorted(((rescored(score, s), i, s) for score, i, s in ranked if i in linked),
+                                  key=lambda r: -r[0])
+                self._add_best(reranked, chosen, lambda i, s: True)
 
     def _add_best(self, ranked, chosen: list[tuple[int, str]], linked) -> None:
         """Appends the best-ranked sentence of a source not yet quoted for which ``linked(i, s)``."""
