@@ -245,8 +245,11 @@ def test_answer_eval_on_a_small_synthetic_base(tmp_path):
     assert report["methods"]["hybrid_rag"]["memory_accuracy"] > 0
     assert all(ev.gold_units(q) for q in qs if q.answerable)
     files = write_report(report, tmp_path / "report")
-    # three tables: the metrics, answerable and unanswerable apart, accuracy by type
-    assert (tmp_path / "report" / "report.md").read_text().count("| dense_rag |") == 3
+    # three tables: the metrics, answerable and unanswerable apart, accuracy by type; and at equal
+    # refusal, dense RAG against each other refusing method, and each of them against it
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert md.count("| dense_rag |") == 3 + 4 and md.count("| dense_rag | hybrid_rag |") == 1
+    assert set(report["at_equal_refusal"]) == {"dense_rag", "hybrid_rag", "asmr_verified"}
     assert all(f.exists() and f.stat().st_size > 0 for f in files)
     m.close()
 

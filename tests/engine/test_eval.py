@@ -345,6 +345,56 @@ def test_answer_eval_baselines_refuse_below_their_threshold(memory):
     assert refused["answer"] == NOT_FOUND
 
 
+def test_a_method_refused_by_its_threshold_is_compared_at_the_others_refusal(memory):
+    emb = get_embedder("hash-64")
+    ev = AnswerEval(memory, ExtractiveGenerator(emb), embedder=emb, kb="kb",
+                    baseline_thresholds={"dense": 1.5, "hybrid": 0.0})
+    report = ev.run(answer_queries([ANA, MOON]), ["dense_rag", "hybrid_rag"])
+    # At its fitted threshold dense RAG refuses both questions; hybrid RAG refuses neither. At hybrid's
+    # refusal of the unanswerable question (none), dense RAG answers what it would have answered.
+    assert report["methods"]["dense_rag"]["answerable_accuracy"] == 0.0
+    x = report["at_equal_refusal"]["dense_rag"]["hybrid_rag"]
+    assert x["against_unanswerable_refused"] == 0.0 and x["unanswerable_refused"] == 0.0
+    assert x["answerable_accuracy"] == 1.0 and x["against_answerable_accuracy"] == 1.0
+    refused = next(o for o in report["outcomes"] if o["method"] == "dense_rag" and o["qid"] == ANA.qid)
+    assert refused["answer"] == NOT_FOUND and refused["extra"]["unrefused"] == {"refused": False, "correct": True}
+    # a model generator's refusals are not answered again unless asked
+    assert "at_equal_refusal" not in ev.run(answer_queries([ANA, MOON]), ["dense_rag"], equal_refusal=False)
+
+
+def test_equal_refusal_takes_the_lowest_threshold_that_refuses_as_many_unanswerable_questions():
+    from asmr.eval.answers import AnswerQuery, _Outcome, equal_refusal_table
+    queries = {q: AnswerQuery(q, q, "single", (("x",),)) for q in ("a1", "a2", "a3")}
+    queries |= {q: AnswerQuery(q, q, "unanswerable", ()) for q in ("u1", "u2")}
+
+    def outcome(method, qid, score, threshold, correct):
+        right = queries[qid].answerable and correct
+        refused = score < threshold
+        extra = {"score": score}
+        if refused:
+            extra["unrefused"] = {"refused": not queries[qid].answerable and correct, "correct": correct}
+        return _Outcome(qid, method, refused, [right and not refused], False, [], [right and not refused],
+                        None, 0.0, extra=extra)
+    # method A: scores answerable questions high, fitted threshold 0.5 refuses u1 only
+    rows = [outcome("A", "a1", 0.9, 0.5, True), outcome("A", "a2", 0.8, 0.5, True),
+            outcome("A", "a3", 0.6, 0.5, False), outcome("A", "u1", 0.4, 0.5, False),
+            outcome("A", "u2", 0.7, 0.5, False)]
+    # method B: fitted threshold 0.75 refuses both unanswerable questions and a2
+    rows += [outcome("B", "a1", 0.9, 0.75, True), outcome("B", "a2", 0.5, 0.75, True),
+             outcome("B", "a3", 0.8, 0.75, True), outcome("B", "u1", 0.6, 0.75, False),
+             outcome("B", "u2", 0.7, 0.75, False)]
+    table = equal_refusal_table(rows, queries)
+    # A must refuse both unanswerable questions, as B does: its lowest such threshold is above 0.7
+    # (at 0.8), which refuses a3 (wrong anyway) and keeps a1 and a2 right
+    a = table["A"]["B"]
+    assert a["threshold"] == 0.8 and a["unanswerable_refused"] == 1.0
+    assert a["answerable_accuracy"] == 2 / 3 and a["against_answerable_accuracy"] == 2 / 3
+    # B need refuse only half the unanswerable questions, as A does: at 0.5 it refuses nothing, at 0.6
+    # only a2, at 0.7 a2 and u1
+    b = table["B"]["A"]
+    assert b["threshold"] == 0.7 and b["unanswerable_refused"] == 0.5 and b["answerable_accuracy"] == 2 / 3
+
+
 def test_answer_eval_counts_answers_that_say_their_sources_disagree(memory, monkeypatch):
     real = Answerer.answer
 

@@ -568,6 +568,14 @@ def cmd_eval_answers(args) -> int:
                 print(f"{name:<26}" + "".join(f"{'-':>22}" if x is None else
                                               f"{x['accuracy']:.2f} / {x['refused']:.2f} / {x['hallucination']:.2f}"
                                               .rjust(22) for x in cells))
+        if report.get("at_equal_refusal"):
+            print("at equal refusal (each at its own threshold that refuses as many unanswerable questions as the "
+                  "other at its fitted one): answerable accuracy, against the other's")
+            for a, row in report["at_equal_refusal"].items():
+                for b, x in row.items():
+                    print(f"{a:<26}{'vs ' + b:<18}{x['answerable_accuracy']:>7.3f}"
+                          f"{x['against_answerable_accuracy']:>8.3f}   (unanswerable refused "
+                          f"{x['unanswerable_refused']:.3f} / {x['against_unanswerable_refused']:.3f})")
         if args.out:
             print(f"report: {args.out / 'report.md'}")
     return EXIT_OK

@@ -46,6 +46,14 @@ Metrics, fractions in [0, 1]:
   ``citation_recall_questions`` says how many were scored);
 - ``key_fact_recall``: per answerable question, the share of its key facts stated, averaged;
 - ``p50_ms`` / ``p95_ms``: latency per question, retrieval to verified answer.
+
+``at_equal_refusal`` (with the extractive generator, or ``equal_refusal=True``): every fitted
+threshold puts its method at some rate of refusal, and a method that refuses more answers fewer
+answerable questions whatever it recalls. So each refusing method is also scored at the threshold
+of its own score where it refuses at least as many unanswerable questions as another method does
+at its fitted one: its answerable accuracy there beside the other's. The questions refused at the
+fitted threshold are answered once more without refusal (not timed) to know what they would have
+been.
 """
 from __future__ import annotations
 
@@ -249,8 +257,12 @@ class AnswerEval:
 
     def run(self, queries: Sequence[AnswerQuery], methods: Sequence[str] = METHODS, *,
             redundancy_variants: bool | None = None, redundancy_mode: str = "list",
-            progress: Callable[[str, int, int], None] | None = None) -> dict:
-        """``{"methods": {name: metrics}, "questions": n, ...}`` plus per-question outcomes."""
+            progress: Callable[[str, int, int], None] | None = None, equal_refusal: bool | None = None) -> dict:
+        """``{"methods": {name: metrics}, "questions": n, ...}`` plus per-question outcomes.
+
+        ``equal_refusal`` (default: with the extractive generator, whose answers cost little): the
+        refusing methods also answer the questions they refuse, untimed, so that ``at_equal_refusal``
+        can compare them at any threshold (:func:`equal_refusal_table`)."""
         for m in methods:
             if m not in METHODS:
                 raise ValueError(f"method {m!r}: must be one of {', '.join(METHODS)}")
@@ -264,33 +276,106 @@ class AnswerEval:
         report: dict = {"methods": {}, "questions": len(queries), "generator": self.generator.name,
                         "redundancy_mode": redundancy_mode if redundancy_variants else None,
                         "types": {t: sum(q.type == t for q in queries) for t in sorted({q.type for q in queries})}}
+        if equal_refusal is None:
+            equal_refusal = self.generator.name == "extractive"
         outcomes: list[_Outcome] = []
+        by_qid = {q.qid: q for q in queries}
         for method, redundancy in variants:
             name = method + ("+redundancy" if redundancy != "off" else "")
             # Plain asmr answers even below its confidence threshold; the baselines' own "not found"
             # (_flat_result) and asmr_verified's are refusals.
-            answerer = self._answerer(verify=method == "asmr_verified", refuse=method != "asmr",
-                                      redundancy=redundancy)
+            refusing = method != "asmr"
+            answerer = self._answerer(verify=method == "asmr_verified", refuse=refusing, redundancy=redundancy)
+            unrefused = self._answerer(verify=method == "asmr_verified", refuse=False, redundancy=redundancy) \
+                if refusing and equal_refusal else None
             self.retriever.clear_cache()  # every method pays for its own recall
             rows = []
             for i, q in enumerate(queries):
                 if progress:
                     progress(name, i, len(queries))
                 t0 = time.perf_counter()
-                ans = answerer.answer(q.question, self._recall(method, q.question), started=t0)
-                seconds = time.perf_counter() - t0
-                cited = [next(g for g in m.groups() if g) for m in pat.finditer(ans.text)]
-                plain = pat.sub("", ans.text)
-                gold = self.gold_units(q)
-                rows.append(_Outcome(
-                    q.qid, name, ans.refused, [states(plain, forms) for forms in q.key_facts],
-                    any(states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
-                    len(gold & set(cited)) / len(gold) if gold else None, seconds, ans.text,
-                    len(getattr(ans, "disagreement", ())) >= 2))
-            report["methods"][name] = _metrics(rows, {q.qid: q for q in queries})
+                result = self._recall(method, q.question)
+                ans = answerer.answer(q.question, result, started=t0)
+                rows.append(self._outcome(q, name, ans, time.perf_counter() - t0, pat))
+                if unrefused is not None:
+                    # the score refusal reads, and what would have been answered below the threshold
+                    rows[-1].extra["score"] = float(result.confidence)
+                    if not result.found:
+                        below = self._outcome(q, name, unrefused.answer(q.question, result), 0.0, pat)
+                        rows[-1].extra["unrefused"] = {"refused": below.refused, "correct": _correct(below, q)}
+            report["methods"][name] = _metrics(rows, by_qid)
             outcomes += rows
+        if equal_refusal:
+            report["at_equal_refusal"] = equal_refusal_table(outcomes, by_qid)
         report["outcomes"] = [o.__dict__ for o in outcomes]
         return report
+
+    def _outcome(self, q: AnswerQuery, name: str, ans, seconds: float, pat) -> _Outcome:
+        cited = [next(g for g in m.groups() if g) for m in pat.finditer(ans.text)]
+        plain = pat.sub("", ans.text)
+        gold = self.gold_units(q)
+        return _Outcome(q.qid, name, ans.refused, [states(plain, forms) for forms in q.key_facts],
+                        any(states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
+                        len(gold & set(cited)) / len(gold) if gold else None, seconds, ans.text,
+                        len(getattr(ans, "disagreement", ())) >= 2)
+
+
+def _correct(r: _Outcome, q: AnswerQuery) -> bool:
+    """Memory accuracy of one outcome: an answerable question answered with every key fact, no stale
+    value and a citation of a unit that holds the answer; an unanswerable one refused."""
+    if not q.answerable:
+        return r.refused
+    return not r.refused and all(r.stated) and not r.stale and any(r.cited_ok)
+
+
+def _at_thresholds(rows: list[_Outcome], queries: dict[str, AnswerQuery]):
+    """For a refusing method's outcomes (with ``extra["score"]``): a function of a threshold giving
+    (answerable accuracy, share of unanswerable questions refused), and the thresholds where either
+    changes (the scores)."""
+    score = np.array([r.extra["score"] for r in rows])
+    answerable = np.array([queries[r.qid].answerable for r in rows])
+    # below its own threshold an outcome is a refusal; what it would have been is in extra["unrefused"]
+    refused = np.array([r.extra.get("unrefused", {"refused": r.refused})["refused"] for r in rows])
+    correct = np.array([r.extra["unrefused"]["correct"] if "unrefused" in r.extra
+                        else _correct(r, queries[r.qid]) for r in rows])
+
+    def at(t: float) -> tuple[float | None, float | None]:
+        declines = refused | (score < t)
+        acc = float(np.mean(correct[answerable] & ~declines[answerable])) if answerable.any() else None
+        una = float(np.mean(declines[~answerable])) if (~answerable).any() else None
+        return acc, una
+    return at, np.unique(np.concatenate([score, [np.inf]]))
+
+
+def equal_refusal_table(outcomes: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
+    """Each refusing method against each other at equal refusal: for every pair (A, B), A's answerable
+    accuracy at the lowest threshold of its own score at which it refuses at least the share of
+    unanswerable questions that B refuses at B's fitted threshold, beside B's answerable accuracy
+    there. Where the fitted thresholds put two methods at different refusal rates, this compares what
+    they answer rather than how much they refuse. ``{A: {B: {"unanswerable_refused", "answerable_accuracy",
+    "threshold", "against_unanswerable_refused", "against_answerable_accuracy"}}}``; empty without
+    unanswerable questions."""
+    by_method: dict[str, list[_Outcome]] = {}
+    for r in outcomes:
+        if "score" in r.extra:
+            by_method.setdefault(r.method, []).append(r)
+    if not any(not q.answerable for q in queries.values()):
+        return {}
+    table: dict[str, dict] = {}
+    for a, rows_a in by_method.items():
+        at_a, thresholds = _at_thresholds(rows_a, queries)
+        for b, rows_b in by_method.items():
+            if a == b:
+                continue
+            m = _metrics(rows_b, queries)
+            target = m["refusal_rate_unanswerable"]
+            t = next(t for t in thresholds if at_a(t)[1] >= target - 1e-12)
+            acc, una = at_a(t)
+            table.setdefault(a, {})[b] = {
+                "unanswerable_refused": una, "answerable_accuracy": acc,
+                "threshold": None if np.isinf(t) else float(t),
+                "against_unanswerable_refused": target, "against_answerable_accuracy": m["answerable_accuracy"]}
+    return table
 
 
 def _metrics(rows: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
@@ -298,10 +383,7 @@ def _metrics(rows: list[_Outcome], queries: dict[str, AnswerQuery]) -> dict:
     una = [r for r in rows if not queries[r.qid].answerable]
 
     def correct(r: _Outcome) -> bool:
-        q = queries[r.qid]
-        if not q.answerable:
-            return r.refused
-        return not r.refused and all(r.stated) and not r.stale and any(r.cited_ok)
+        return _correct(r, queries[r.qid])
 
     def hallucinated(r: _Outcome) -> bool:
         return not r.refused and (not queries[r.qid].answerable or not any(r.cited_ok))
@@ -416,6 +498,16 @@ def write_report(report: dict, out: str | Path) -> list[Path]:
             lines.append(f"| {n} | " + " | ".join("-" if x is None else
                                                    f"{x['accuracy']:.2f} / {x['refused']:.2f} / {x['hallucination']:.2f}"
                                                    for x in cells) + " |")
+    if report.get("at_equal_refusal"):
+        lines += ["", "At equal refusal: each refusing method at the threshold of its own score where it refuses at",
+                  "least as many unanswerable questions as the other method does at its fitted threshold:", "",
+                  "| method | against | unanswerable refused | answerable accuracy | the other's answerable accuracy |",
+                  "|---|---|---:|---:|---:|"]
+        for a, row in report["at_equal_refusal"].items():
+            for b, x in row.items():
+                lines.append(f"| {a} | {b} | {x['unanswerable_refused']:.3f} (against "
+                             f"{x['against_unanswerable_refused']:.3f}) | {x['answerable_accuracy']:.3f} | "
+                             f"{x['against_answerable_accuracy']:.3f} |")
     lines += ["", (__doc__ or "").split("Metrics, fractions in [0, 1]:")[1].strip() if __doc__ else "", "",
               "![accuracy](accuracy.png)", "![latency](latency.png)"]
     if pairs:
