@@ -72,6 +72,7 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
                         retrieve_config=RetrieveConfig(k=k))
     subjects = document_subjects(memory)
     documents = memory.document_titles_and_types()
+    undated = memory.undated_documents()
     question = {q["qid"]: q["question"] for q in queries}
     counts = dict.fromkeys(("questions", "both_recalled", "marked", "marked_disagrees", "marked_alternative",
                             "stated", "answer_cites_a_twin", "answered", "counterfeit_cited", "counterfeit_cited_alone"), 0)
@@ -97,7 +98,7 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
         clean = [replace(h, alternative_to=None, disagrees_with=None) for h in hits]
         c0 = time.perf_counter()
         resolve_conflicts(clean, units, memory.vectors, subjects, answerer.retriever.config.conflict_similarity,
-                          documents)
+                          documents, undated)
         conflict_ms.append((time.perf_counter() - c0) * 1e3)
         # both statements recalled: a unit of the gold with the value and the twin's unit with the swap
         if not (any(_doc(u.id) == gold and t.original in u.content for u in units)

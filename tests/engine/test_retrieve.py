@@ -10,7 +10,7 @@ from asmr.cli import main
 from asmr.embed import get_embedder
 from asmr.eval.retrieval import evaluate, load_queries
 from asmr.retrieve import RetrieveConfig, Retriever
-from asmr.store import Memory, ingest
+from asmr.store import Memory, Writer, ingest
 from asmr.units.model import Document
 
 CORPUS = [
@@ -670,6 +670,27 @@ def test_dated_units_that_disagree_resolve_newer_wins(tmp_path):
     assert older.disagrees_with is None and newer.disagrees_with is None
     ids = [h.unit_id for h in hits]
     assert ids.index(older.unit_id) == ids.index(newer.unit_id) + 1
+
+
+def test_an_undated_document_ingested_later_does_not_outdate_a_dated_one(tmp_path):
+    # the setup page states a date; the notes page states none and comes in a later ingest, so its
+    # effective date is that ingest's day: newer, but no date of what it says
+    ingest(tmp_path / "m", _gateway_docs((None, "2025-01-01"))[1:2], embedder="hash-64")
+    ingest(tmp_path / "m", _gateway_docs()[:1], embedder="hash-64")
+    with Memory(tmp_path / "m") as m:
+        assert m.undated_documents() == {("kb", "notes")}
+    hits = _search(tmp_path / "m", "Which port does the metrics gateway listen on?")
+    a, b = _of(hits, "notes"), _of(hits, "setup")
+    assert a.disagrees_with == b.unit_id and b.disagrees_with == a.unit_id
+    assert a.alternative_to is None and b.alternative_to is None
+    # given a date at its ingest, the notes page is dated, and the newer wins
+    for docs, day in ((_gateway_docs()[1:2], "2025-01-01"), (_gateway_docs()[:1], "2026-01-01")):
+        with Writer(tmp_path / "n", embedder="hash-64") as w:
+            w.ingest(docs, effective_date=day)
+    with Memory(tmp_path / "n") as m:
+        assert m.undated_documents() == frozenset()
+    hits = _search(tmp_path / "n", "Which port does the metrics gateway listen on?")
+    assert _of(hits, "setup").alternative_to == _of(hits, "notes").unit_id
 
 
 def test_two_values_in_one_document_are_no_conflict(tmp_path):

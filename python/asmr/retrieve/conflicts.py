@@ -13,12 +13,15 @@ A pair is found two ways:
   engineer ..." / "Brisade pages ..."), values that are part of each document's title ("Marrow
   MX 40" / "MX 39"), and sentences opening with a pronoun in documents of different titles ("It
   aired on ...": each is about its own document's subject);
-- **a revised rule reworded**: cosine >= ``conflict_similarity`` and different effective dates.
+- **a revised rule reworded**: cosine >= ``conflict_similarity`` and different effective dates, each
+  stated by its document (or given to its ingest): a document without one takes the day it was
+  ingested, which says nothing about when what it says held.
 
 Who wins: a statement of history (a changelog document, a unit under a revision-history heading,
 a sentence that states a change "from A to B") loses to a current statement; otherwise the newer
 effective date wins, and the older unit becomes an alternative (``Hit.alternative_to``) ranked
-right after the newer. Where neither dates nor history tell, neither wins: both stay where they
+right after the newer. Where neither dates nor history tell (the same date, or a side whose document
+stated none: an undated page ingested today does not outdate a dated one), neither wins: both stay where they
 rank, each marked ``Hit.disagrees_with`` the other, and the answer states both.
 
 A statement of history that shares most of its content words with a current unit ranked below it
@@ -321,9 +324,11 @@ def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
 
 
 def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentSubjects,
-                      conflict_similarity: float, documents: dict | None = None) -> list[Hit]:
+                      conflict_similarity: float, documents: dict | None = None,
+                      undated: frozenset = frozenset()) -> list[Hit]:
     """Mark and order the conflicts among ``hits`` (``units``: their units, in the same order;
-    ``documents``: (title, type) by (kb, doc_id), as ``Memory.document_titles_and_types`` gives them)."""
+    ``documents``: (title, type) by (kb, doc_id), as ``Memory.document_titles_and_types`` gives them;
+    ``undated``: the (kb, doc_id) of documents that stated no date, ``Memory.undated_documents``)."""
     if len(hits) < 2:
         return hits
     documents = documents or {}
@@ -428,7 +433,9 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                 continue  # one speaker's statement never corrects another's
             if units[i].content == units[j].content:
                 continue  # the same text is no conflict
-            dated = hits[i].effective_at != hits[j].effective_at
+            # the date a document was ingested on is no date of what it says: an undated side tells nothing
+            dated = hits[i].effective_at != hits[j].effective_at and not (
+                {(units[i].kb, units[i].doc_id), (units[j].kb, units[j].doc_id)} & undated)
             aligned = _disagreement(read(i), read(j))
             if aligned is not None:
                 if own_subject(i, aligned[2][0]) and own_subject(j, aligned[2][1]):

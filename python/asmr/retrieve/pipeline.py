@@ -92,6 +92,7 @@ class Retriever:
         self._subjects: tuple[dict[str, list[tuple[str, str]]], list[str]] | None = None
         self._days: np.ndarray | None = None
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
+        self._undated: frozenset[tuple[str, str]] | None = None
         self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
         self._unit_readable: tuple[int, dict[int, float]] = (-1, {})  # (generation, share by row)
         self._spread: SpreadSession | None = None
@@ -292,7 +293,7 @@ class Retriever:
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
-                                 self._document_titles_and_types())
+                                 self._document_titles_and_types(), self._undated_documents())
         gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 
@@ -397,6 +398,11 @@ class Retriever:
         if self._documents is None:  # once per snapshot
             self._documents = self.memory.document_titles_and_types()
         return self._documents
+
+    def _undated_documents(self) -> frozenset[tuple[str, str]]:
+        if self._undated is None:  # once per snapshot
+            self._undated = self.memory.undated_documents()
+        return self._undated
 
     def _document_subjects(self) -> DocumentSubjects:
         if self._subjects is None:  # once per snapshot

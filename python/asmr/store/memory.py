@@ -325,6 +325,13 @@ class Memory:
         return {(kb, doc): (title, doc_type) for kb, doc, title, doc_type in self._db.execute(
             "SELECT kb, doc_id, title, doc_type FROM documents")}
 
+    def undated_documents(self) -> frozenset[tuple[str, str]]:
+        """(kb, doc_id) of every document whose current version stated no date: neither its own nor one
+        given to its ingest, so its effective date is when that ingest began (``Writer.ingest``)."""
+        return frozenset(self._db.execute(
+            "SELECT v.kb, v.doc_id FROM documents d JOIN versions v ON v.kb=d.kb AND v.doc_id=d.doc_id "
+            "AND v.version=d.current_version WHERE v.effective_date = v.ingested_at"))
+
     def active_unit_outline(self) -> list[tuple[int, str, str, str, str | None, str]]:
         """(row, id, kb, doc_id, parent_id, effective_at) of every active unit, in document order."""
         return self._db.execute("SELECT row, id, kb, doc_id, parent_id, effective_at FROM units "

@@ -100,13 +100,15 @@ class PlannedBatch:
 class Planner:
     """Plans the batches of one ingest, in order, against the committed memory."""
 
-    def __init__(self, directory: str, kb: str, committed_rows: int, embed_model: str, ingest_time: str):
+    def __init__(self, directory: str, kb: str, committed_rows: int, embed_model: str, ingest_time: str,
+                 ingested_at: str | None = None):
         self.directory = Path(directory)
         self.kb = kb
         self.committed_rows = committed_rows
         self.next_row = committed_rows
         self.embed_model = embed_model
         self.ingest_time = ingest_time  # the default effective date of every document of this ingest
+        self.ingested_at = ingested_at or utc_now()  # when the ingest began: every version's ingested_at
         self.conn = sqlite3.connect(self.directory / schema.DB_FILE, isolation_level=None,
                                     check_same_thread=False)
         self.conn.execute("PRAGMA busy_timeout=10000")
@@ -159,8 +161,8 @@ class Planner:
             out.deprecated.extend((uid,) for uid, _ in units)
             out.gone_rows.extend(row for _, row in units)
             out.versions.append((kb, doc_id, version + 1, RETIRED_SHA, "", None, fmt, title, doc_type,
-                                 self.ingest_time, f"{source} (gone; retired by --prune)", now, 0, 0, 0, 0,
-                                 len(units)))
+                                 self.ingest_time, f"{source} (gone; retired by --prune)", self.ingested_at,
+                                 0, 0, 0, 0, len(units)))
             out.documents.append((kb, doc_id, title, doc_type, version + 1, now, now))
             out.reports.append((kb, doc_id, version + 1, "retired", 0, 0, 0, 0, len(units)))
         self.gone.update(out.gone_rows)
@@ -262,7 +264,7 @@ class Planner:
             out.superseded.extend((ids[j], old) for old, j in rev.superseded)
             out.deprecated.extend((u,) for u in rev.deprecated)
             out.versions.append((kb, doc_id, version, sha, doc.text, doc.raw, doc.fmt, doc.title,
-                                 doc.doc_type, effective, doc.source, now, len(ids), len(rev.kept),
+                                 doc.doc_type, effective, doc.source, self.ingested_at, len(ids), len(rev.kept),
                                  len(rev.added), len(rev.superseded), len(rev.deprecated)))
             out.documents.append((kb, doc_id, doc.title, doc.doc_type, version, now, now))
             if not created:

@@ -232,7 +232,11 @@ class Writer:
         (bad input, duplicate id) rolls everything back: the memory stays as it was.
         """
         start = time.perf_counter()
-        self._ingest_time = effective_date or utc_now()  # one default effective date for this ingest
+        # Every version this ingest writes records its start as ingested_at, and a document without a
+        # date of its own (nor a default given here) takes that as its effective date: the two are
+        # equal exactly when no date was stated (Memory.undated_documents).
+        self._ingest_started = utc_now()
+        self._ingest_time = effective_date or self._ingest_started  # one default effective date for this ingest
         check_name(kb, "knowledge base")
         report = IngestReport(generation=self.generation)
         clock = _Clock(report.timings)
@@ -265,7 +269,8 @@ class Writer:
                     break
             planner = self._planner(chars, dict(directory=str(self.directory), kb=kb,
                                                 committed_rows=first_row, embed_model=self.embed_model,
-                                                ingest_time=self._ingest_time))
+                                                ingest_time=self._ingest_time,
+                                                ingested_at=self._ingest_started))
             in_process = isinstance(planner, InProcessPlanner)
             waiting = "chunk" if in_process else "wait"  # what the writer's time on a plan is
             with open(vec_path, "ab") as vec_file:
