@@ -20,9 +20,9 @@ A pair is found two ways:
 Who wins: a statement of history (a changelog document, a unit under a revision-history heading,
 a sentence that states a change "from A to B") loses to a current statement; otherwise the newer
 effective date wins, and the older unit becomes an alternative (``Hit.alternative_to``) ranked
-right after the newer. Where neither dates nor history tell (the same date, or a side whose document
-stated none: an undated page ingested today does not outdate a dated one), neither wins: both stay where they
-rank, each marked ``Hit.disagrees_with`` the other, and the answer states both.
+right after the newer. Where neither dates nor history tell (the same date, or a side whose
+document stated none: an undated page ingested today does not outdate a dated one), neither wins:
+both stay where they rank, each marked ``Hit.disagrees_with`` the other, and the answer states both.
 
 A statement of history that shares most of its content words with a current unit ranked below it
 is moved right after that unit, with that unit's score, conflict or not: "moved from the Orion team to the Vega team" is
@@ -433,7 +433,7 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                 continue  # one speaker's statement never corrects another's
             if units[i].content == units[j].content:
                 continue  # the same text is no conflict
-            # the date a document was ingested on is no date of what it says: an undated side tells nothing
+            # the day a document was ingested is no date of what it says: an undated side tells nothing
             dated = hits[i].effective_at != hits[j].effective_at and not (
                 {(units[i].kb, units[i].doc_id), (units[j].kb, units[j].doc_id)} & undated)
             aligned = _disagreement(read(i), read(j))
