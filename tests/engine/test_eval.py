@@ -423,6 +423,13 @@ def test_eval_answers_takes_questions_without_answers_when_they_are_unanswerable
     assert set(by) == {"person", "place", "nowhere"} and by["person"]["questions"] == 2
     assert set(by["nowhere"]) == {"questions", "accuracy", "refused", "hallucination"}
     assert by["nowhere"]["accuracy"] == by["nowhere"]["refused"]  # an unanswerable question is right when refused
+    # the plain report ends with the refusing methods side by side at equal refusal
+    assert main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--methods", "dense_rag,hybrid_rag", "--no-progress"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("at equal refusal"))
+    assert [line.split()[:3] for line in lines[at + 1:at + 3]] == [["dense_rag", "vs", "hybrid_rag"],
+                                                                   ["hybrid_rag", "vs", "dense_rag"]]
     bad = [{"qid": "x7", "question": "What did Ana Lind study?", "answers": [], "gold_pids": ["ana"]}]
     c, q = write(tmp_path, queries=bad)
     code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
