@@ -18,7 +18,10 @@ every question with a twin is answered by the extractive generator. Reported:
   unit of each); ``stated_when_cited``: the same among the answers that cite one of the twins (an
   answer drawn from other passages, or a refusal, has no reason to state it);
 - ``counterfeit_cited`` / ``counterfeit_cited_alone``: answers that cite the twin, and that cite it
-  without stating the disagreement;
+  without stating the disagreement (most of the twin's sentences are the gold's, word for word, so
+  citing the twin is often citing a true sentence);
+- ``counterfeit_value_alone``: of those, the answers that state the twin's swapped value (as whole
+  words and numbers): the lie a reader would take home;
 - ``plain``: the same corpus without twins, all its questions asked: the share with a disagreement
   marked (false ones, or real ones between the corpus's own passages);
 - ``conflict_ms``: the time of the conflict step alone, per question (median and P95), measured
@@ -38,7 +41,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from asmr.answer.answerer import Answerer
+from asmr.decoding.markers import DEFAULT_MARKERS, marker_pattern
 from asmr.embed.models import get_embedder
+from asmr.eval.answers import states
 from asmr.eval.counterfeit import counterfeit_corpus, read_jsonl, write_jsonl
 from asmr.generate.extractive import ExtractiveGenerator
 from asmr.retrieve import RetrieveConfig
@@ -75,7 +80,8 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
     undated = memory.undated_documents()
     question = {q["qid"]: q["question"] for q in queries}
     counts = dict.fromkeys(("questions", "both_recalled", "marked", "marked_disagrees", "marked_alternative",
-                            "stated", "answer_cites_a_twin", "answered", "counterfeit_cited", "counterfeit_cited_alone"), 0)
+                            "stated", "answer_cites_a_twin", "answered", "counterfeit_cited", "counterfeit_cited_alone",
+                            "counterfeit_value_alone"), 0)
     conflict_ms = []
     twins = [t for t in twins if question[t.qid].strip()]  # a data set may hold a blank question
     twins = twins[:limit] if limit else twins
@@ -93,6 +99,8 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
             counts["counterfeit_cited"] += 1
             if not {gold, twin} <= stated:
                 counts["counterfeit_cited_alone"] += 1
+                if states(marker_pattern(DEFAULT_MARKERS).sub("", ans.text), [t.replacement]):
+                    counts["counterfeit_value_alone"] += 1
         # the conflict step alone, on these hits again (cleared of their marks)
         units = memory.units_at_rows([h.row for h in hits])
         clean = [replace(h, alternative_to=None, disagrees_with=None) for h in hits]
@@ -139,6 +147,7 @@ def run(corpus_path: str, queries_path: str, *, share: float, seed: int, embedde
         "stated_when_cited": _share(counts["stated"], counts["answer_cites_a_twin"]),
         "counterfeit_cited": _share(counts["counterfeit_cited"], counts["questions"]),
         "counterfeit_cited_alone": _share(counts["counterfeit_cited_alone"], counts["questions"]),
+        "counterfeit_value_alone": _share(counts["counterfeit_value_alone"], counts["questions"]),
         "conflict_ms": {"median": round(statistics.median(conflict_ms), 3) if conflict_ms else None,
                         "p95": round(sorted(conflict_ms)[int(0.95 * (len(conflict_ms) - 1))], 3)
                         if conflict_ms else None},
@@ -171,6 +180,7 @@ def main(argv=None) -> int:
           f"  (of the answers citing a twin: {c['stated']} / {c['answer_cites_a_twin']})")
     print(f"  counterfeit cited      {c['counterfeit_cited']:4} / {c['questions']:<4} "
           f"(without the disagreement: {c['counterfeit_cited_alone']})")
+    print(f"  its value stated alone {c['counterfeit_value_alone']:4} / {c['questions']:<4}")
     p = report["plain"]
     print(f"  without twins: questions with a disagreement marked {p['with_a_disagreement_marked']} / "
           f"{p['questions']}")
