@@ -430,6 +430,9 @@ def test_eval_answers_takes_questions_without_answers_when_they_are_unanswerable
     at = next(i for i, line in enumerate(lines) if line.startswith("at equal refusal"))
     assert [line.split()[:3] for line in lines[at + 1:at + 3]] == [["dense_rag", "vs", "hybrid_rag"],
                                                                    ["hybrid_rag", "vs", "dense_rag"]]
+    assert main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
+                 "--methods", "dense_rag,hybrid_rag", "--no-progress", "--no-equal-refusal", "--json"]) == 0
+    assert "at_equal_refusal" not in json.loads(capsys.readouterr().out)
     bad = [{"qid": "x7", "question": "What did Ana Lind study?", "answers": [], "gold_pids": ["ana"]}]
     c, q = write(tmp_path, queries=bad)
     code = main(["eval", "answers", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),

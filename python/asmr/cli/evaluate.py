@@ -1,6 +1,7 @@
 """``asmr eval retrieval|verifier|synth|answers``: the benchmarks, and the synthetic knowledge base."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -139,6 +140,9 @@ def add_eval(sub) -> None:
                     help="the block the +redundancy variants add (model generators only): list = key facts; "
                          "full = also an example question and answer, and the model's paraphrase (default list)")
     pa.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions")
+    pa.add_argument("--equal-refusal", action=argparse.BooleanOptionalAction, default=None,
+                    help="also compare the refusing methods at equal refusal, answering the questions each "
+                         "refuses once more without refusal, untimed (default: with the extractive generator)")
     pa.add_argument("--out", type=Path, default=None, metavar="DIR",
                     help="write report.md, report.json, outcomes.jsonl and PNG charts here")
     pa.add_argument("--json", action="store_true", help="print one JSON object")
@@ -538,7 +542,8 @@ def cmd_eval_answers(args) -> int:
                 bar.update(1)
         try:
             report = AnswerEval(m, generator, embedder=embedder, kb=DEFAULT_KB if args.synth else CORPUS_KB).run(
-                queries, methods, progress=progress, redundancy_mode=args.redundancy)
+                queries, methods, progress=progress, redundancy_mode=args.redundancy,
+                equal_refusal=args.equal_refusal)
         except GeneratorError as exc:
             return fail(str(exc), EXIT_BAD_INPUT)
         finally:

@@ -47,8 +47,8 @@ Metrics, fractions in [0, 1]:
 - ``key_fact_recall``: per answerable question, the share of its key facts stated, averaged;
 - ``p50_ms`` / ``p95_ms``: latency per question, retrieval to verified answer.
 
-``at_equal_refusal`` (with the extractive generator, or ``equal_refusal=True``): every fitted
-threshold puts its method at some rate of refusal, and a method that refuses more answers fewer
+``at_equal_refusal`` (with the extractive generator, or ``equal_refusal=True``, ``--equal-refusal``):
+every fitted threshold puts its method at some rate of refusal, and a method that refuses more answers fewer
 answerable questions whatever it recalls. So each refusing method is also scored at the threshold
 of its own score where it refuses at least as many unanswerable questions as another method does
 at its fitted one: its answerable accuracy there beside the other's. The questions refused at the
