@@ -361,13 +361,13 @@ def equal_refusal_table(outcomes: list[_Outcome], queries: dict[str, AnswerQuery
             by_method.setdefault(r.method, []).append(r)
     if not any(not q.answerable for q in queries.values()):
         return {}
+    fitted = {b: _metrics(rows_b, queries) for b, rows_b in by_method.items()}  # each at its own threshold
     table: dict[str, dict] = {}
     for a, rows_a in by_method.items():
         at_a, thresholds = _at_thresholds(rows_a, queries)
-        for b, rows_b in by_method.items():
+        for b, m in fitted.items():
             if a == b:
                 continue
-            m = _metrics(rows_b, queries)
             target = m["refusal_rate_unanswerable"]
             t = next(t for t in thresholds if at_a(t)[1] >= target - 1e-12)
             acc, una = at_a(t)

@@ -333,6 +333,8 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
         return hits
     documents = documents or {}
     titles = [title_key(documents.get((u.kb, u.doc_id), ("", ""))[0]) for u in units]
+    # the day a document was ingested is no date of what it says: an undated side tells nothing
+    stated_date = [(u.kb, u.doc_id) not in undated for u in units]
     vecs = np.asarray(vectors[[h.row for h in hits]])
     cos = vecs @ vecs.T
     subjects, cjk = subjects
@@ -433,9 +435,7 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                 continue  # one speaker's statement never corrects another's
             if units[i].content == units[j].content:
                 continue  # the same text is no conflict
-            # the day a document was ingested is no date of what it says: an undated side tells nothing
-            dated = hits[i].effective_at != hits[j].effective_at and not (
-                {(units[i].kb, units[i].doc_id), (units[j].kb, units[j].doc_id)} & undated)
+            dated = stated_date[i] and stated_date[j] and hits[i].effective_at != hits[j].effective_at
             aligned = _disagreement(read(i), read(j))
             if aligned is not None:
                 if own_subject(i, aligned[2][0]) and own_subject(j, aligned[2][1]):
