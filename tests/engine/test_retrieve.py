@@ -316,6 +316,39 @@ def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
                        and h.path[-1].edge_weight == r.config.bridge_decay for h in named)
 
 
+def test_chain_masks_join_what_linked_units_hold_and_nothing_else():
+    from asmr.retrieve.signals import chain_masks
+    masks = [np.array([1, 1, 0, 0, 0, 0], bool), np.array([0, 0, 1, 1, 0, 0], bool),
+             np.array([0, 0, 0, 0, 1, 1], bool), np.array([0, 0, 0, 0, 0, 1], bool)]
+    joined = {tuple(m.astype(int)) for m in chain_masks(masks, {0: [1], 1: [2]}, 3)}
+    assert joined == {(1, 1, 1, 1, 0, 0), (0, 0, 1, 1, 1, 1), (1, 1, 1, 1, 1, 1)}  # 3 is linked to nothing
+    assert {tuple(m.astype(int)) for m in chain_masks(masks, {0: [1], 1: [2]}, 2)} == {(1, 1, 1, 1, 0, 0),
+                                                                                     (0, 0, 1, 1, 1, 1)}
+    assert chain_masks(masks, {0: [1], 1: [0]}, 4) != []  # a cycle ends
+    assert chain_masks(masks, {}, 4) == []
+    assert chain_masks(masks, {0: [3], 2: [3]}, 4) == []  # a unit holding one term is no hop
+    assert len(chain_masks(masks, {0: [3]}, 4, least=1)) == 1
+
+
+def test_a_two_hop_question_aligns_along_the_chain_its_units_make(tmp_path):
+    ingest(tmp_path / "m", team_docs(), embedder="hash-64")
+    question = "Which team owns the system that batches inventory counts, and who leads that team?"
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+        system = m.units_of("kb", "systems.ivrix")[0]
+        lead = next(u for u in m.units_of("kb", "teams.ochre-kestrel") if "led by" in u.content)
+        other = next(u for u in m.units_of("kb", "teams.slate-ibex") if "led by" in u.content)
+        r = Retriever(m, e, RetrieveConfig(seeds=1))
+        assert r.chain_links(question, [system, lead, other]) == {0: [1]}  # the system names its team only
+        assert r.chain_links("Who leads the Ochre Kestrel team?", [system, lead]) == {}  # a name asked: no hop
+        assert r.chain_links(question, [lead, system]) == {1: [0]}  # one way: the lead names nothing the system is about
+        qvec = e.embed([question])[0]
+        chained = r.recall(question, qvec, 5)[1]
+        alone = Retriever(m, e, RetrieveConfig(seeds=1, chain_units=1)).recall(question, qvec, 5)[1]
+        assert alone["term_alignment"] < chained["term_alignment"]
+        assert chained["kind_alignment"] >= alone["kind_alignment"]
+
+
 def test_bridge_hits_per_hit_and_off_switch(tmp_path):
     ingest(tmp_path / "m", team_docs(), embedder="hash-64")
     question = "Which team owns the system that batches inventory counts, and who leads that team?"
@@ -414,6 +447,20 @@ def test_what_is_left_of_a_contraction_is_no_term():
                                                                                    idf_of)[0]
     assert question_terms("Why doesn't the relay start?", idf_of)[0] == question_terms(
         "Why does the relay not start?", idf_of)[0]
+
+
+def test_the_verbs_that_open_a_request_are_no_terms():
+    """"Tell me the port of X" asks what "What is the port of X?" asks; no unit that answers says "tell"."""
+    from asmr.retrieve.signals import question_terms
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+    asked = question_terms("What is the budget code of the Umber Wren team?", idf_of)[0]
+    for request in ("Tell me the budget code of the Umber Wren team.", "Look up the budget code of the Umber Wren team",
+                    "Could you please find out the budget code of the Umber Wren team?",
+                    "I need to know: the budget code of the Umber Wren team"):
+        assert question_terms(request, idf_of)[0] == asked, request
+    assert "look" in question_terms("What does the Umber Wren logo look like?", idf_of)[0]  # not an opener
 
 
 def test_the_word_that_makes_how_ask_for_a_measure_is_no_term():
@@ -546,7 +593,7 @@ OUT_OF_RANGE = {
     "k": 0, "seeds": 0, "seed_pool": 0, "rrf_k": -1, "seed_rank_scale": 0.0, "depth": 9,
     "edge_threshold": float("nan"), "decay": -0.5, "mix": (0.0, 0.0, 0.0), "recency": -0.1, "fact_boost": -0.1,
     "fact_pool": 0, "cache_size": -1, "confidence_threshold": 1.5, "confidence_weights": (1.0, 2.0),
-    "alignment_units": -1, "alignment_lexical": -1, "fact_seeds": -1,
+    "alignment_units": -1, "alignment_lexical": -1, "chain_units": 0, "fact_seeds": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
     "bridge_units": -1, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
 }

@@ -21,6 +21,7 @@ from ..text.turns import parse_turn
 from ..text.words import tokenize
 from .signals import (
     alignment,
+    chain_masks,
     held,
     kind_weights,
     question_terms,
@@ -115,7 +116,7 @@ def turn_share(texts: list[str]) -> float:
 
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
                         idf_of, cfg, readable: float = 1.0, speaker_gap: float = 0.0,
-                        own_similarity: float | None = None) -> dict:
+                        own_similarity: float | None = None, links: dict[int, list[int]] | None = None) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
 
     ``sim``: the cosine of the question and each reached unit; ``texts``: the recalled units' texts,
@@ -124,12 +125,16 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     (``Retriever.readable``): the similarity signal is the cosine that far, term alignment the rest;
     ``speaker_gap``, ``own_similarity``: what ``Retriever.speaker_signals`` measured for a question that
     names speakers of the memory (0 and None for one that names none); the own similarity stands for
-    the best cosine, since every turn of the person named holds the name."""
+    the best cosine, since every turn of the person named holds the name; ``links``: which of the
+    units read (the first ``cfg.alignment_units`` of ``texts``, then the lexical ones not among them)
+    name what another is about (``Retriever.chain_links``): term and kind alignment also read each chain
+    of them as one unit (``signals.chain_masks``), up to ``cfg.chain_units`` long."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     masks = [held(terms, c) for c in candidates] if terms else []
-    single = alignment(terms, weights, candidates, masks)
-    by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, masks) if terms else single
+    read = masks + chain_masks(masks, links, cfg.chain_units) if masks and links else masks
+    single = alignment(terms, weights, candidates, read)
+    by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, read) if terms else single
     unheld = [t for t, h in zip(terms, np.any(masks, axis=0)) if not h] if terms and candidates else []
     as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
     unheld = [as_asked.get(t, t) for t in unheld]

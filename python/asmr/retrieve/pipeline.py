@@ -32,7 +32,7 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
-from ..text.entities import normalize
+from ..text.entities import normalize, unit_entities
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
@@ -355,14 +355,42 @@ class Retriever:
                   readable: float, speaker_gap: float = 0.0, own_similarity: float | None = None) -> dict:
         """``confidence_features``, with the best BM25 units' texts and the memory's idf."""
         cfg, m = self.config, self.memory
-        content = {u.row: u.content for u in units}
+        unit_of = {u.row: u for u in units}
         lexical = [int(r) for r in lex_rows[:cfg.alignment_lexical]]
-        missing = [r for r in lexical if r not in content]
+        missing = [r for r in lexical if r not in unit_of]
         if missing:
-            content.update((u.row, u.content) for u in m.units_at_rows(missing))
+            unit_of.update((u.row, u) for u in m.units_at_rows(missing))
+        read = units[:cfg.alignment_units]
+        texts = {u.content for u in read}
+        read += [unit_of[r] for r in lexical if r in unit_of and unit_of[r].content not in texts]
         return confidence_features(question, sim, [u.content for u in units],
-                                   [content[r] for r in lexical if r in content], m.inverse_document_frequencies,
-                                   cfg, readable, speaker_gap, own_similarity)
+                                   [u.content for u in read[len(units[:cfg.alignment_units]):]],
+                                   m.inverse_document_frequencies, cfg, readable, speaker_gap, own_similarity,
+                                   self.chain_links(question, read) if cfg.chain_units > 1 else None)
+
+    def chain_links(self, question: str, units: list) -> dict[int, list[int]]:
+        """Which of ``units`` name what another is about: i -> j where unit i names the subject of unit j's
+        document (``bridge.document_subjects``: its title, or a name in it), a name that neither the
+        question gives nor unit i's own document is about, as ``bridge`` follows names. A chain of such
+        units states what a question of several hops asks (``signals.chain_masks``); untitled documents
+        make no chain."""
+        subjects, cjk = self._document_subjects()
+        asked = f" {normalize(question)} "
+        docs = [(u.kb, u.doc_id) for u in units]
+        # A chat session's title names its people, not one subject: its turns are no hop (people are
+        # bridged by what they said, ``bridge``'s speakers).
+        turns = {i for i, u in enumerate(units) if parse_turn(u.content) is not None}
+        links: dict[int, list[int]] = {}
+        for i, u in enumerate(units):
+            if i in turns:
+                continue
+            about = {d for name in unit_entities(u.content, subjects, cjk)
+                     if name in subjects and f" {name} " not in asked and docs[i] not in subjects[name]
+                     for d in subjects[name]}
+            to = [j for j, d in enumerate(docs) if d in about and j not in turns]
+            if to:
+                links[i] = to
+        return links
 
     def speakers(self) -> dict[str, np.ndarray]:
         """The rows of the chat turns (``text.turns``) each speaker says, by normalised name and by its

@@ -1,10 +1,13 @@
 """What recall reads off a question and the units it recalled, for the confidence.
 
 Each signal asks whether the memory *states* the answer, by reading the best units against the
-question, never how a corpus was put together (titles and file names play no part):
+question, never how a corpus was put together (no signal reads whether titles or file names are
+there):
 
 - ``term_alignment``: how much of the question one unit says, each content term weighed by its
-  idf in the memory (a name the memory never mentions weighs most, a word every unit has least);
+  idf in the memory (a name the memory never mentions weighs most, a word every unit has least),
+  or one chain of units, each naming what the next one's document is about (:func:`chain_masks`;
+  ``pipeline.Retriever.chain_links``: a question of several hops is stated by no one unit);
 - ``kind_alignment``: the same with the term that names the kind of answer asked for ("which
   *river*", "的*首都*是哪里": :func:`answer_kinds`) at half its weight, since a unit that states the
   answer names the thing, not its kind (the fit weighs the two together: a kind word held counts
@@ -25,7 +28,9 @@ the agreement of the dense and BM25 rankings; each helped one family of sources 
 term alignment with idf weighed down for words common in their language (a name the memory lacks
 counts, a kind-of-answer word less): Chinese questions whose subject was swapped lost; and the kind
 of answer weighed down in term alignment itself rather than beside it: HotpotQA lost out of source
-(docs/recall.md). The alignment of the best two units together and the share of the question's
+(docs/recall.md). Two recalled units that share a name the question does not give, read as one,
+raised more unanswerable questions than answerable ones on the generated KB's family B: a chain
+needs a unit that names what the next one is about. The alignment of the best two units together and the share of the question's
 three-word phrases one unit states weighed 0 once every weight was held to its sign
 (``confidence.SIGNS``), and were dropped.
 
@@ -33,7 +38,8 @@ English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "
 "founding" and "went" meets "go"; Chinese questions are cut into words by jieba, and a word is
 held by a unit that contains it, or that contains the dictionary words it is made of (a compound
 the question keeps whole, the unit may state in parts). The question words that ask rather than say (``QUESTION_STOP_WORDS``
-and their Chinese counterparts) are no terms.
+and their Chinese counterparts) are no terms, nor the verbs that open a request ("Tell me",
+"Look up": ``text.words.without_request``).
 """
 from __future__ import annotations
 
@@ -42,7 +48,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..text.cjk import CJK_CHAR
-from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize
+from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
 
 # Chinese words that ask, or that say nothing on their own: no terms of a question. The last two
 # lines are what QUESTION_STOP_WORDS holds in English: modal verbs (应该 should, 需要 / 必须 must),
@@ -208,7 +214,7 @@ def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
     """The question's content terms and their idf weights. ``idf_of(tokens)`` gives the memory's idf of
     index tokens (``Memory.inverse_document_frequencies``); a CJK word weighs as its rarest bigram."""
     keys: dict[str, list[str]] = {}  # term -> the index tokens it weighs as
-    latin = CJK_CHAR.sub(" ", question)
+    latin = CJK_CHAR.sub(" ", without_request(question))
     before = ""
     for w in tokenize(latin):
         if w not in QUESTION_STOP_WORDS and not (before == "how" and w in HOW_DEGREES):
@@ -268,6 +274,37 @@ def alignment(terms: list[str], weights: np.ndarray, texts: list[str],
     return float(max(weights[m].sum() for m in masks) / weights.sum())
 
 
+# Terms of the question a unit must hold to take part in a chain (chain_masks)
+CHAIN_LEAST_HELD = 2
+
+
+def chain_masks(masks: list[np.ndarray], links: dict[int, list[int]], longest: int,
+                least: int = CHAIN_LEAST_HELD) -> list[np.ndarray]:
+    """What each chain of linked texts holds together: for every path of two to ``longest`` texts along
+    ``links`` (text index -> the texts it leads to), each holding at least ``least`` of the question's
+    terms, the union of its texts' ``masks``.
+
+    A question of two or more hops is stated by no one unit: its subject's unit names the bridge, and
+    the unit about the bridge says the rest. Read along such a chain, its words are held as one unit
+    would hold them; two units that merely share words are not a chain. A unit that holds one term is
+    no hop: one that holds only the subject's name and names another thing does not say that what the
+    other has is the subject's, and one that holds a single common word says nothing asked."""
+    out: list[np.ndarray] = []
+    usable = {i for i, m in enumerate(masks) if int(m.sum()) >= least}
+
+    def walk(path: list[int], mask: np.ndarray) -> None:
+        for j in links.get(path[-1], ()):
+            if j in usable and j not in path:
+                joined = mask | masks[j]
+                out.append(joined)
+                if len(path) + 1 < longest:
+                    walk(path + [j], joined)
+    for i in links:
+        if i in usable:
+            walk([i], masks[i])
+    return out
+
+
 def _content_word(word: str) -> str:
     return word if CJK_CHAR.match(word) else term_key(word)
 
@@ -285,7 +322,7 @@ def subject_phrases(terms: list[str], weights: np.ndarray, question: str, texts:
     of neighbouring content words of the question. Among ``texts`` that hold the subject, the best
     share of those pairs that the text states as neighbours too; 0 when no text holds the subject,
     0.5 when the question has no pair."""
-    words = _content_sequence(question)
+    words = _content_sequence(without_request(question))
     asked = set(zip(words, words[1:]))
     if not asked or not terms or not texts:
         return 0.5

@@ -120,6 +120,8 @@ class RetrieveConfig:
     confidence_weights: tuple[float, ...] | None = None
     alignment_units: int = 5  # best recalled units, and
     alignment_lexical: int = 3  # best BM25 units, read against the question (term and kind alignment, subject phrases)
+    # those units also read as chains of up to this many, each naming what the next is about (1: none)
+    chain_units: int = 4
     # recalled units this alike (cosine), with different dates, conflict; None takes the embedding
     # model's (``embed.models.conflict_similarity_of``: 0.85 for MiniLM), filled in by ``for_embedder``
     conflict_similarity: float | None = None
@@ -168,7 +170,7 @@ _RULES = {
     "speaker_seeds": _number(0), "when_boost": _number(0),
     "cache_size": _count(0), "confidence_threshold": _or_none(_number(0, 1)),
     "confidence_weights": _or_none(_weights),
-    "alignment_units": _count(0), "alignment_lexical": _count(0),
+    "alignment_units": _count(0), "alignment_lexical": _count(0), "chain_units": _count(1),
     "conflict_similarity": _or_none(_number()), "bridge_from": _count(0), "bridge_hits": _count(0),
     "bridge_decay": _number(0), "bridge_units": _count(0),
     "speaker_bridge": lambda v: None if isinstance(v, bool) else "must be true or false", "graph": _graph,

@@ -79,6 +79,20 @@ within without before after during between through across
 s re ve ll t don doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn""".split())
 # the last line: what is left of a contraction ("what's", "don't") once the apostrophe splits the word
 
+# A question put as a request ("Tell me ...", "Look up ...", "Could you find out ...") asks as "what is"
+# does: its opening verbs are the asking, not the asked, and no unit that states the answer says them.
+_REQUEST = re.compile(
+    r"^\s*(?:(?:please|kindly)\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:tell\s+(?:me|us)|show\s+(?:me|us)|give\s+(?:me|us)|let\s+(?:me|us)\s+know|look\s+up|find\s+out|"
+    r"find|list|name|describe|explain|i\s+(?:need|want|would\s+like)\s+to\s+know)\b[\s:,]*",
+    re.IGNORECASE)
+
+
+def without_request(question: str) -> str:
+    """``question`` without the words that open a request ("Tell me the port of X" -> "the port of X")."""
+    return _REQUEST.sub("", question, count=1)
+
+
 # ---- the support check ----------------------------------------------------------------------------
 
 CLAIM_STOP_WORDS = frozenset("""
