@@ -30,6 +30,18 @@ def document_subjects(memory) -> DocumentSubjects:
     return subjects, [k for k in subjects if not k.isascii()]
 
 
+def named_documents(unit, subjects: DocumentSubjects, asked: str) -> dict[tuple[str, str], str]:
+    """The documents whose subject ``unit`` names, each with the name: not a name the question gives
+    (``asked``: its normalised text between spaces), nor one the unit's own document is about."""
+    by_name, cjk = subjects
+    docs: dict[tuple[str, str], str] = {}
+    for name in sorted(unit_entities(unit.content, by_name, cjk)):
+        if name in by_name and f" {name} " not in asked and (unit.kb, unit.doc_id) not in by_name[name]:
+            for doc in by_name[name]:
+                docs.setdefault(doc, name)
+    return docs
+
+
 def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndarray, hits: list[Hit], units: list,
            k: int, speakers: dict[str, np.ndarray] | None = None) -> tuple[list[Hit], list]:
     """The question's other half, looked for in the documents that the best hits name, and in the turns
@@ -64,11 +76,7 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
     words = tokenize(question)
     bridged: dict[int, tuple[float, Hit, str, float, float]] = {}  # row -> score, from, name, sim, factor
     for h, u in zip(hits[:cfg.bridge_from], units):
-        docs: dict[tuple[str, str], str] = {}
-        for name in sorted(unit_entities(u.content, subjects, cjk)):
-            if name in subjects and f" {name} " not in asked and (u.kb, u.doc_id) not in subjects[name]:
-                for doc in subjects[name]:
-                    docs.setdefault(doc, name)
+        docs = named_documents(u, (subjects, cjk), asked)
         cand_rows, cand_words, cand_names = [], [], []
         for (kb, doc), name in docs.items():
             for row, kind, content in m.first_units_of(kb, doc, cfg.bridge_units):

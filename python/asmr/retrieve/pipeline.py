@@ -32,12 +32,12 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
-from ..text.entities import normalize, unit_entities
+from ..text.entities import normalize
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
 from ..text.when import asks_when, says_when
-from .bridge import DocumentSubjects, bridge, document_subjects, usage_bridge
+from .bridge import DocumentSubjects, bridge, document_subjects, named_documents, usage_bridge
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
 from .types import Hit, PathStep, Result, RetrieveConfig
@@ -360,13 +360,12 @@ class Retriever:
         missing = [r for r in lexical if r not in unit_of]
         if missing:
             unit_of.update((u.row, u) for u in m.units_at_rows(missing))
-        read = units[:cfg.alignment_units]
-        texts = {u.content for u in read}
-        read += [unit_of[r] for r in lexical if r in unit_of and unit_of[r].content not in texts]
-        return confidence_features(question, sim, [u.content for u in units],
-                                   [u.content for u in read[len(units[:cfg.alignment_units]):]],
+        best = units[:cfg.alignment_units]
+        texts = {u.content for u in best}
+        extra = [unit_of[r] for r in lexical if r in unit_of and unit_of[r].content not in texts]
+        return confidence_features(question, sim, [u.content for u in units], [u.content for u in extra],
                                    m.inverse_document_frequencies, cfg, readable, speaker_gap, own_similarity,
-                                   self.chain_links(question, read) if cfg.chain_units > 1 else None)
+                                   self.chain_links(question, best + extra) if cfg.chain_units > 1 else None)
 
     def chain_links(self, question: str, units: list) -> dict[int, list[int]]:
         """Which of ``units`` name what another is about: i -> j where unit i names the subject of unit j's
@@ -374,7 +373,7 @@ class Retriever:
         question gives nor unit i's own document is about, as ``bridge`` follows names. A chain of such
         units states what a question of several hops asks (``signals.chain_masks``); untitled documents
         make no chain."""
-        subjects, cjk = self._document_subjects()
+        subjects = self._document_subjects()
         asked = f" {normalize(question)} "
         docs = [(u.kb, u.doc_id) for u in units]
         # A chat session's title names its people, not one subject: its turns are no hop (people are
@@ -384,9 +383,7 @@ class Retriever:
         for i, u in enumerate(units):
             if i in turns:
                 continue
-            about = {d for name in unit_entities(u.content, subjects, cjk)
-                     if name in subjects and f" {name} " not in asked and docs[i] not in subjects[name]
-                     for d in subjects[name]}
+            about = named_documents(u, subjects, asked)
             to = [j for j, d in enumerate(docs) if d in about and j not in turns]
             if to:
                 links[i] = to
