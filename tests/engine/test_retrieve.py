@@ -316,6 +316,26 @@ def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
                        and h.path[-1].edge_weight == r.config.bridge_decay for h in named)
 
 
+def test_a_title_that_opens_with_its_kind_is_named_without_it(tmp_path):
+    from asmr.retrieve.bridge import name_cores
+    # "Team X" pages, called "the X team" by the pages that name them: the bridge still finds them
+    retitled = [replace(d, title=f"Team {d.title.removesuffix(' team')}") if d.doc_id.startswith("teams.") else d
+                for d in team_docs()]
+    ingest(tmp_path / "m", retitled, embedder="hash-64")
+    with Memory(tmp_path / "m") as m:
+        lead = next(u for u in m.units_of("kb", "teams.ochre-kestrel") if "led by" in u.content)
+        hits = Retriever(m, get_embedder("hash-64"), RetrieveConfig(seeds=1)).search(
+            "Which team owns the system that batches inventory counts, and who leads that team?").hits
+        assert hits[1].unit_id == lead.id and hits[1].path[1].node == "entity 'ochre kestrel'"
+    # the end more titles share is the kind, if two do; what remains must still be a name
+    assert name_cores("Team Amber Heron", {(0, "team"): 9, (-1, "heron"): 2}) == {"amber heron"}
+    assert name_cores("Team Amber Heron", {(0, "team"): 1}) == set()
+    assert name_cores("Team Amber Heron", {(0, "team"): 2, (-1, "heron"): 2}) == set()
+    assert name_cores("Amber Heron Team", {(-1, "team"): 2}) == {"amber heron"}
+    assert name_cores("Bank of America Plaza", {(-1, "plaza"): 3}) == set()
+    assert name_cores("Lake Tahoe", {(0, "lake"): 3}) == set()
+
+
 def test_chain_masks_join_what_linked_units_hold_and_nothing_else():
     from asmr.retrieve.signals import chain_masks
     masks = [np.array([1, 1, 0, 0, 0, 0], bool), np.array([0, 0, 1, 1, 0, 0], bool),

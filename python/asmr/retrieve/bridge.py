@@ -2,15 +2,16 @@
 units that verified answers cited together with the best hits."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
 
 from ..graph import EDGE_KINDS
-from ..text.entities import mentions, normalize, title_key, unit_entities
+from ..text.entities import mentions, normalize, split_words, title_key, unit_entities
 from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
-from ..text.words import QUESTION_STOP_WORDS, tokenize
+from ..text.words import QUESTION_STOP_WORDS, dictionary_word, tokenize
 from .types import Hit, PathStep
 
 # What each document is about: subject key -> its documents (kb, doc_id); and the CJK keys,
@@ -18,13 +19,39 @@ from .types import Hit, PathStep
 DocumentSubjects = tuple[dict[str, list[tuple[str, str]]], list[str]]
 
 
+def _name_words(title: str) -> list[str]:
+    return split_words(title.split(" (")[0])  # "Solby (harbour)" is "Solby"
+
+
+def name_cores(title: str, kinds: Counter) -> set[str]:
+    """A title's name without the word of its kind that opens or closes it: "Team Amber Heron" is about
+    "amber heron", which its neighbours' pages call "the Amber Heron team". ``kinds``: how many titles
+    of three words or more (0, word) opens and (-1, word) closes, where the word is a dictionary word
+    (``document_subjects``). The kind is the end that more titles share, at least two: "Team" opens
+    every team's page while "Heron" closes a few. What remains is still a name: two words or more,
+    each capitalised ("Lake Tahoe" keeps no "tahoe", "Bank of America Plaza" no "bank of america")."""
+    words = _name_words(title)
+    if len(words) < 3:
+        return set()
+    first, last = kinds.get((0, words[0].lower()), 0), kinds.get((-1, words[-1].lower()), 0)
+    if max(first, last) < 2 or first == last:
+        return set()
+    rest = words[1:] if first > last else words[:-1]
+    return {normalize(" ".join(rest))} if all(w[0].isupper() for w in rest) else set()
+
+
 def document_subjects(memory) -> DocumentSubjects:
-    """What each document is about (its title's key, and the names its title
-    contains: "Ochre Kestrel team" is about "ochre kestrel" too, "Novova runbook" about "novova"),
-    mapped to the documents; and the CJK ones, which are found by substring."""
+    """What each document is about (its title's key, the names its title contains: "Ochre Kestrel
+    team" is about "ochre kestrel" too, "Novova runbook" about "novova"; and ``name_cores`` unless
+    another document is titled so), mapped to the documents; and the CJK ones, which are found by
+    substring."""
+    titles = [(doc, title) for doc, (title, _) in memory.document_titles_and_types().items()]
+    kinds = Counter((end, word) for _, t in titles if len(words := _name_words(t)) >= 3 for end in (0, -1)
+                    if (word := words[end].lower()).isalpha() and dictionary_word(word))
+    titled = {title_key(t) for _, t in titles}
     subjects: dict[str, list[tuple[str, str]]] = {}
-    for (kb, doc), (title, _) in memory.document_titles_and_types().items():
-        for key in {title_key(title)} | mentions(title):
+    for (kb, doc), title in titles:
+        for key in {title_key(title)} | mentions(title) | (name_cores(title, kinds) - titled):
             if len(key) >= 3:
                 subjects.setdefault(key, []).append((kb, doc))
     return subjects, [k for k in subjects if not k.isascii()]
