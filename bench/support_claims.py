@@ -7,6 +7,7 @@ Sources (units as a memory holds them; claims by ``asmr.eval.contradictions``, s
 - ``hotpotqa``: the passages of ../shared/data/hotpotqa_train.corpus.jsonl (English Wikipedia);
 - ``cmrc``: the paragraphs of ../shared/data/cmrc2018_trial.corpus.jsonl (Chinese Wikipedia);
 - ``handbook``: the example handbook and its revision (examples/), the units of its memory;
+- ``handbook-zh``: the Chinese handbook and its revision (examples/zh), the same way;
 - ``synth-a`` / ``synth-b``: the generated knowledge base, family A seed 0 and family B seed 1, the
   units of a memory of its current documents.
 
@@ -30,7 +31,7 @@ from asmr.verify.verifier import VerifierConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
-SOURCES = ("hotpotqa", "cmrc", "handbook", "synth-a", "synth-b")
+SOURCES = ("hotpotqa", "cmrc", "handbook", "handbook-zh", "synth-a", "synth-b")
 PER_KIND = 300
 
 
@@ -57,6 +58,17 @@ def _synth_units(tmp: Path, family: str, seed: int) -> list[tuple[str, str]]:
     return _memory_units(tmp / f"mem-{family}")
 
 
+def _zh_handbook_units(tmp: Path) -> list[tuple[str, str]]:
+    from asmr.store import Writer
+    from asmr.units.read import read_path
+
+    for name in ("handbook", "handbook-v2"):  # a page, then its revision
+        root = ROOT / "examples" / "zh" / name
+        with Writer(tmp / "handbook-zh", embedder="hash-256", progress=False) as w:
+            w.ingest([read_path(p, root=root) for p in sorted(root.rglob("*.md"))], kb="handbook")
+    return _memory_units(tmp / "handbook-zh")
+
+
 def units_of(source: str, tmp: Path) -> list[tuple[str, str]]:
     if source == "hotpotqa":
         return _corpus_units(DATA / "hotpotqa_train.corpus.jsonl")
@@ -64,6 +76,8 @@ def units_of(source: str, tmp: Path) -> list[tuple[str, str]]:
         return _corpus_units(DATA / "cmrc2018_trial.corpus.jsonl")
     if source == "handbook":
         return _memory_units(build_example_memory(tmp / "handbook", "hash-256"))
+    if source == "handbook-zh":
+        return _zh_handbook_units(tmp)
     if source == "synth-a":
         return _synth_units(tmp, "A", 0)
     return _synth_units(tmp, "B", 1)
