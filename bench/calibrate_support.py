@@ -90,6 +90,7 @@ class CachedEmbedder:
     def __init__(self, inner, path: Path):
         self.inner, self.path = inner, path
         self.name, self.dim = inner.name, inner.dim
+        self.scripts = getattr(inner, "scripts", None)  # what it reads (None: every script)
         self.rows: dict[bytes, np.ndarray] = {}
         if path.exists():
             z = np.load(path)

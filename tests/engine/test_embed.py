@@ -110,6 +110,10 @@ def test_script_shares_count_words_not_digits_or_marks():
     assert readable_share("2024-06-15 ... 42", latin) == 1.0  # no letters: nothing the model cannot read
     assert readable_share("北京 is where", latin) == 0.5
     assert readable_share("北京在哪里？", ALL_SCRIPTS) == 1.0
+    # a text of Latin letters is read whole without counting; the count agrees where it is made
+    from asmr.text.scripts import readable_share_of
+    for text in ("Café — “naïve” Œuvre", "ªµº", "Αθήνα and Rome", "北京 is where"):
+        assert readable_share(text, latin) == readable_share_of(script_words(text), latin)
 
 
 def test_every_embedder_says_what_it_reads():

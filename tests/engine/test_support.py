@@ -603,3 +603,33 @@ def test_the_shipped_support_weights_take_the_signs_of_their_cues():
     model = json.loads(DEFAULT_MODEL_PATH.read_text(encoding="utf-8"))
     for feature, w, sign in zip(model["features"], model["weights"], calibrate.signs_of(model["features"])):
         assert w * sign >= 0, (feature, w)
+
+
+class _ConstantEmbedder:
+    """Every text gets one vector (``same``) or its own random one: cosines 1 or about 0. It reads
+    Latin script only, as MiniLM does."""
+    dim, name, scripts = 16, "constant-16", frozenset({"latin"})
+
+    def __init__(self, same: bool):
+        self.same = same
+
+    def embed(self, texts, **_):
+        rng = np.random.default_rng(0)
+        vecs = np.ones((len(texts), self.dim)) if self.same else rng.standard_normal((len(texts), self.dim))
+        return (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+
+    embed_questions = embed
+
+
+def test_cosines_of_text_the_embedder_cannot_read_decide_nothing(model):
+    # MiniLM gives any two Chinese texts a high cosine: an unrelated unit looked like support
+    pairs = {"zh": ("新员工的账号由直属主管在人事系统里申请。", "退货到仓后三个工作日内完成质检并重新入库。"),
+             "en": ("The API server listens on port 8080.", "The API server listens on port 8080 by default.")}
+    for lang, (claim, unit) in pairs.items():
+        near, far = (SupportModel.load().score([claim], [unit], embedder=_ConstantEmbedder(same))[0]
+                     for same in (True, False))
+        x = pair_features([claim], [unit], embedder=_ConstantEmbedder(True))[0]
+        if lang == "zh":
+            assert x[FEATURES.index("readable")] == 0.0 and near == pytest.approx(far)
+        else:
+            assert x[FEATURES.index("readable")] == 1.0 and near > far + 0.05

@@ -38,10 +38,18 @@ def script_words(text: str) -> dict[str, int]:
     return counts
 
 
+# A character that is no letter or a Latin one (ASCII, Latin-1 but its three other letters ª µ º,
+# Latin Extended, general punctuation): a text of these alone is all Latin script.
+_LATIN_ONLY = re.compile("[\x00-\x7f\u00a0-\u00a9\u00ab-\u00b4\u00b6-\u00b9\u00bb-\u024f\u1e00-\u1eff"
+                         "\u2000-\u206f]*")
+
+
 def readable_share(text: str, scripts: frozenset[str] | None) -> float:
     """The share of ``text``'s words in ``scripts`` (``ALL_SCRIPTS``: every script); 1.0 for a text
     without words (digits and symbols read the same in every model)."""
-    return 1.0 if scripts is ALL_SCRIPTS else readable_share_of(script_words(text), scripts)
+    if scripts is ALL_SCRIPTS or ("latin" in scripts and _LATIN_ONLY.fullmatch(text)):
+        return 1.0  # a model of Latin script reads a Latin text whole: no word need be counted
+    return readable_share_of(script_words(text), scripts)
 
 
 def readable_share_of(counts: dict[str, int], scripts: frozenset[str] | None) -> float:

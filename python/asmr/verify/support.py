@@ -57,6 +57,7 @@ from asmr.text.facts import (
     number_word,
     numeral_value,
 )
+from asmr.text.scripts import ALL_SCRIPTS, readable_share
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
@@ -261,7 +262,11 @@ FEATURES = (
     "clause_min_cos", "clause_min_recall", "negation_conflicts",
     "aligned_neg_mismatch", "aligned_replaced", "aligned_replaced_names", "aligned_added", "quantifier_change",
     "flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause", "flip_swap",
+    "readable",
 )
+# The features that are the embedder's cosines: they say nothing where it cannot read the text
+# ("readable": the share of the claim's and the evidence's words, the lesser, in the scripts it reads).
+COSINE_FEATURES = ("cos_max", "cos_top2", "cos_doc", "cos_best_lex", "clause_min_cos")
 # The cues of a contradiction: SupportModel.contradiction weighs these, fitted on generated claims.
 FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause",
                  "flip_swap")
@@ -923,6 +928,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         evidence_vecs = vecs[pos:pos + n]
     claim_vecs = np.asarray(claim_vecs, np.float32)
     evidence_vecs = np.asarray(evidence_vecs, np.float32)
+    scripts = getattr(embedder, "scripts", ALL_SCRIPTS) if embedder is not None else ALL_SCRIPTS
 
     # Per pair a handful of floats: Python lists beat NumPy calls on arrays this small.
     counts = [len(c) for c in cands]
@@ -959,6 +965,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
             best = 0
             f["cos_max"] = f["cos_top2"] = f["cos_best_lex"] = cos_doc[i]
         f["cos_doc"] = cos_doc[i]
+        f["readable"] = min(readable_share(c.core, scripts), readable_share(evidences[i][:2000], scripts))
         f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
         f.update(_aligned(c, ev, per_sent))

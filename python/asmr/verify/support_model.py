@@ -14,7 +14,7 @@ import numpy as np
 from asmr.text.facts import missing_facts
 
 from .claims import core_claim
-from .support import FEATURES, VectorCache, pair_features
+from .support import COSINE_FEATURES, FEATURES, VectorCache, pair_features
 
 DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
 
@@ -64,6 +64,7 @@ class SupportModel:
             raise ValueError(f"support model: thresholds must satisfy 0 <= soft ({self.soft}) <= "
                              f"hard ({self.hard}) <= 1")
         self._columns = np.array([FEATURES.index(f) for f in self.features], np.int64)
+        self._cosines = np.array([f in COSINE_FEATURES for f in self.features])
         flips = self.contradiction or {"features": [], "weights": []}
         try:
             names, weights = list(flips["features"]), np.asarray(flips["weights"], np.float64)
@@ -129,7 +130,10 @@ class SupportModel:
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""
         x = np.asarray(x, np.float64)
-        z = ((x[:, self._columns] - self.mean) / self.scale) @ self.weights + self.bias
+        standard = (x[:, self._columns] - self.mean) / self.scale
+        # a cosine of text the embedder cannot read counts as much as the share it can: none, at the mean
+        standard[:, self._cosines] *= x[:, [FEATURES.index("readable")]]
+        z = standard @ self.weights + self.bias
         return _sigmoid(z - x[:, self._flip_columns] @ self._flip_weights)
 
     def score(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
