@@ -35,7 +35,7 @@ import numpy as np
 from asmr.eval.fit import sign_bounds, signed_logistic
 from asmr.verify.claims import core_claim
 from asmr.verify.support import FEATURES, FLIP_FEATURES, pair_features
-from asmr.verify.support_model import SupportModel
+from asmr.verify.support_model import SupportModel, standardised
 from asmr.verify.verifier import VerifierConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -333,7 +333,7 @@ def main(argv=None) -> int:
     fit_sources = [c for c in args.fit_claims if c in claim_sets]
 
     # The support part: a logistic regression on AttributionBench dev over every feature but the flips.
-    base = tuple(f for f in FEATURES if f not in FLIP_FEATURES)
+    base = tuple(f for f in FEATURES if f not in FLIP_FEATURES and f != "readable")  # "readable" gates cosines
     report: dict = {"n": len(rows), "fit_claims": fit_sources, "features_seconds": round(t_feat, 1), "models": {}}
     for name, feats in {**BASELINES, "full": base}.items():
         cols = [FEATURES.index(f) for f in feats]
@@ -362,7 +362,7 @@ def main(argv=None) -> int:
             xs.append(claim_x[src][take][:, fcols])
             ys.append([claim_sets[src][i].label == "supported" for i in take])
             # the support part's log-odds, less its threshold: the flips correct the rule as it decides
-            zs.append(((claim_x[src][take][:, cols] - mean) / scale) @ w + b - np.log(hard0 / (1 - hard0)))
+            zs.append(standardised(claim_x[src][take], base, mean, scale) @ w + b - np.log(hard0 / (1 - hard0)))
         wf, _ = fit_logistic(np.vstack(xs), np.concatenate(ys).astype(float), args.flip_l2,
                              -np.ones(len(fcols)), offset=np.concatenate(zs))
         contradiction = {"features": list(FLIP_FEATURES), "weights": (-wf).tolist()}

@@ -318,11 +318,13 @@ def feature_comparison(data, n_ab, tests, folds: np.ndarray, done: np.ndarray, a
     from asmr.verify.support import FEATURES, pair_features
     from asmr.verify.support_model import SupportModel
     emb = cs.CachedEmbedder(get_embedder("all-MiniLM-L6-v2"), args.cache)
-    x = pair_features(data["claim"], data["evidence"], embedder=emb)
+    features = tuple(f for f in FEATURES if f != "readable")  # "readable" gates the cosines, no weight of its own
+    full_x = pair_features(data["claim"], data["evidence"], embedder=emb)
+    x = full_x[:, [FEATURES.index(f) for f in features]]
     test_x = {src: cs.claim_features(claims, emb) for src, claims in tests.items()}
     emb.save()
     y, groups, strata = data["y"], data["group"], data["strata"]
-    signs = cs.signs_of(FEATURES)
+    signs = cs.signs_of(features)
     oof = np.empty(len(y))
     pred = np.zeros(len(y), np.int64)
     for f in range(args.max_folds or args.folds):
@@ -335,14 +337,14 @@ def feature_comparison(data, n_ab, tests, folds: np.ndarray, done: np.ndarray, a
     ab = np.flatnonzero(done[:n_ab])
     mean, scale, w, b, l2, _, _ = cs.fit_select(x, y, groups, strata, args.seed, signs)
     hard = cs.best_threshold(y[done], oof[done])
-    model = SupportModel(features=FEATURES, mean=mean, scale=scale, weights=w, bias=b, hard=hard, soft=hard,
+    model = SupportModel(features=features, mean=mean, scale=scale, weights=w, bias=b, hard=hard, soft=hard,
                          embedder="all-MiniLM-L6-v2", meta={})
     claims = {src: cs.claims_kept(tests[src], model.predict(test_x[src]), model) for src in tests}
     # The counterpart of --final fold: the fold-1 fit, its threshold from its own inner out-of-fold predictions.
     tr = folds != 0
     mean, scale, w, b, _, thr, _ = cs.fit_select(x[tr], y[tr], [g for g, t in zip(groups, tr) if t],
                                                  [s for s, t in zip(strata, tr) if t], args.seed, signs)
-    fold_model = SupportModel(features=FEATURES, mean=mean, scale=scale, weights=w, bias=b, hard=thr, soft=thr,
+    fold_model = SupportModel(features=features, mean=mean, scale=scale, weights=w, bias=b, hard=thr, soft=thr,
                               embedder="all-MiniLM-L6-v2", meta={})
     claims_fold1 = {src: cs.claims_kept(tests[src], fold_model.predict(test_x[src]), fold_model) for src in tests}
     # Cost of the feature model's scoring of 10 pairs (embedding included, cache bypassed).

@@ -19,6 +19,14 @@ from .support import COSINE_FEATURES, FEATURES, VectorCache, pair_features
 DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
 
 
+def standardised(x: np.ndarray, features: Sequence[str], mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The columns ``features`` of a full feature matrix, standardised; a cosine of text the embedder
+    cannot read counts as much as the share it can ("readable"): none, at the mean."""
+    standard = (x[:, [FEATURES.index(f) for f in features]] - mean) / scale
+    standard[:, [f in COSINE_FEATURES for f in features]] *= x[:, [FEATURES.index("readable")]]
+    return standard
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
 
@@ -63,8 +71,6 @@ class SupportModel:
         if not 0.0 <= self.soft <= self.hard <= 1.0:
             raise ValueError(f"support model: thresholds must satisfy 0 <= soft ({self.soft}) <= "
                              f"hard ({self.hard}) <= 1")
-        self._columns = np.array([FEATURES.index(f) for f in self.features], np.int64)
-        self._cosines = np.array([f in COSINE_FEATURES for f in self.features])
         flips = self.contradiction or {"features": [], "weights": []}
         try:
             names, weights = list(flips["features"]), np.asarray(flips["weights"], np.float64)
@@ -130,10 +136,7 @@ class SupportModel:
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""
         x = np.asarray(x, np.float64)
-        standard = (x[:, self._columns] - self.mean) / self.scale
-        # a cosine of text the embedder cannot read counts as much as the share it can: none, at the mean
-        standard[:, self._cosines] *= x[:, [FEATURES.index("readable")]]
-        z = standard @ self.weights + self.bias
+        z = standardised(x, self.features, self.mean, self.scale) @ self.weights + self.bias
         return _sigmoid(z - x[:, self._flip_columns] @ self._flip_weights)
 
     def score(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None, evidence_vecs=None,
@@ -153,7 +156,7 @@ class SupportModel:
         x = self.features_of(claims, evidences, claim_vecs=claim_vecs, evidence_vecs=evidence_vecs,
                              embedder=embedder)
         p = self.predict(x)
-        contrib = np.hstack([(x[:, self._columns] - self.mean) / self.scale * self.weights,
+        contrib = np.hstack([standardised(x, self.features, self.mean, self.scale) * self.weights,
                              -x[:, self._flip_columns] * self._flip_weights])
         names = (*self.features, *(self.contradiction or {}).get("features", ()))
         out = []
