@@ -287,6 +287,8 @@ POSTS = ("2015年3月至6月任项目经理（代理）、技术委员会委员�
          "2015年6月至2017年12月任项目经理、技术委员会委员、2015年度技术委员会委员。")
 DEPOT = "无线电视台的仓库周末对外开放。"
 TRANSFER = "乘客须在下车后一小时内换乘，第二程免费。本线每10分钟一班。"
+CHECKLIST = ("Before you deploy, check that:\n\n- the host runs kernel 5.15 or newer;\n- the schema migration has been "
+             "applied.\n")
 DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
                 "Lumant depends on Rhonix for identity checks. Ferrium stores the documents of Lumant.")
 
@@ -378,6 +380,13 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
     # the same amount in other units; Chinese too
     ("审计日志保留12个月。", "服务日志保存十四天，之后自动删除。审计日志保存一年。", True),
     ("Audit logs are kept for 12 months.", "Audit logs are kept for a year.", True),
+    # a list quoted whole is read against its items together: a negation or an opposite in it counts
+    ("Before you deploy, check that: - the host runs kernel 5.15 or newer; - the schema migration has been "
+     "applied.", CHECKLIST, True),
+    ("Before you deploy, check that: - the host runs kernel 5.15 or newer; - the schema migration has not been "
+     "applied.", CHECKLIST, False),
+    ("After you deploy, check that: - the host runs kernel 5.15 or newer; - the schema migration has been "
+     "applied.", CHECKLIST, False),
 ])
 def test_the_verifier_rule_on_restated_and_contradicted_claims(model, embedder, claim, evidence, kept):
     """The shipped model with the verifier's key-fact check: what a reader of the issue's handbook sees."""

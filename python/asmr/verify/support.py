@@ -479,7 +479,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     cset = set(claim.content)
     j = max(range(len(per_sent)), key=lambda i: (per_sent[i], -i))
     told = cset - _NEGATIONS  # a negation is the cue itself, not a word the sentence should state
-    stated = ev.sent_tokens[j]
+    lo, hi = _restated_run(told, ev, j)
+    one = hi - lo == 1  # nearly always: the run's fields are the sentence's own, not copies
+    stated = ev.sent_tokens[j] if one else frozenset().union(*ev.sent_tokens[lo:hi])
     share = len(told & stated) / len(told) if told else 0.0
     claim_only = [t for t in claim.content if t not in stated]
     sentence_only = stated - cset
@@ -494,7 +496,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
                     for w in claim_words(f.text)}
         new_names = capitals.intersection(claim_only)
         names = sum(t in capitals for t in claim_only)
-    words = ev.sent_words[j]
+    words = ev.sent_words[j] if one else frozenset().union(*ev.sent_words[lo:hi])
     mine_only = set(claim.words) - words
     flipped: list[str] = []
     reworded = 0
@@ -510,14 +512,42 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
             reworded = sum(1 for t in set(claim_only) if t in unstated and t not in capitals
                            and not _senses(unstated[t]).isdisjoint(senses))
             replaced = max(replaced - reworded, 0)
-    swaps, restated, measures, measured, placed, flips = _swaps(claim.words, ev.sent_seq[j], new_names, set(flipped))
+    sequence = ev.sent_seq[j] if one else [w for seq in ev.sent_seq[lo:hi] for w in seq]
+    swaps, restated, measures, measured, placed, flips = _swaps(claim.words, sequence, new_names, set(flipped))
     opposites += flips
     cue_words += sum(t in told for t in measured) + flips
     # the flipped words themselves are not stated, by definition: they count as restated
     share = min(1.0, share + (cue_words + names) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
-    return _alignment(_negation_flipped(claim, ev, j), claim.words, claim.core, words, ev.sentences[j], share,
-                      replaced, added, names, opposites + measures, swaps, restated, placed)
+    sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
+    return _alignment(_negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence), claim.words, claim.core, words,
+                      sentence, share, replaced, added, names, opposites + measures, swaps, restated, placed)
+
+
+MAX_RUN = 4  # sentences a claim may restate together (the items of a list it quotes whole)
+_RUN_ON = frozenset(":;：；")  # a sentence ending so goes on in the next (a list's heading, its items)
+
+
+def _restated_run(told: set[str], ev: _Evidence, j: int) -> tuple[int, int]:
+    """The sentences ``lo:hi`` that the claim restates: sentence ``j``, the one sharing most of its
+    words, or where that one states less than FLIP_SHARE of them, the run of up to MAX_RUN sentences
+    around it that go on into each other (``_run_end``), grown while a neighbour states words the run
+    does not, if it states every one (a claim that quotes a list whole, "make sure that: - A; - B",
+    against its items). A run that leaves even one word unstated is a summary of several sentences,
+    not a quote: read so, it moved AttributionBench decisions the wrong way."""
+    lo, hi = j, j + 1
+    stated = set(told & ev.sent_tokens[j])
+    if not told or len(stated) >= FLIP_SHARE * len(told):
+        return lo, hi
+    while hi - lo < MAX_RUN:
+        gains = [(len((told & ev.sent_tokens[i]) - stated), i) for i in (lo - 1, hi)
+                 if 0 <= i < len(ev.sent_tokens) and _run_end(ev, min(i, lo)) > max(i, hi - 1)]
+        gain, i = max(gains, default=(0, -1))
+        if gain == 0:
+            break
+        stated |= told & ev.sent_tokens[i]
+        lo, hi = min(lo, i), max(hi, i + 1)
+    return (lo, hi) if stated == told else (j, j + 1)
 
 
 MAX_SWAP_WORDS = 3  # a longer run of other words is a rewording, not one thing put for another
@@ -625,11 +655,11 @@ def _amount(words: list[str]) -> float | None:
     return total
 
 
-def _negation_flipped(claim: _Claim, ev: _Evidence, j: int) -> float:
+def _negation_flipped(claim: _Claim, negated: bool, sentence: str) -> float:
     """A negation on one side only, or over different words ("not fine" against "no more than")."""
-    if claim.neg != ev.sent_neg[j]:
+    if claim.neg != negated:
         return 1.0
-    return float(claim.neg and _negation_conflicts(claim, ev.sentences[j]) > 0)
+    return float(claim.neg and _negation_conflicts(claim, sentence) > 0)
 
 
 _CJK_PUNCT = re.compile(r"[\s，。！？、；：“”‘’（）《》【】「」『』,.!?;:()\[\]\"']+")
@@ -700,7 +730,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             added += 1
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
-    return _alignment(max(_negation_flipped(claim, ev, j), negated), claim.words, claim.core, ev.sent_words[j],
+    return _alignment(max(_negation_flipped(claim, ev.sent_neg[j], ev.sentences[j]), negated), claim.words, claim.core, ev.sent_words[j],
                       ev.sentences[j], share, replaced, added, names, opposites + measures, swaps, restated, names)
 
 
@@ -777,7 +807,9 @@ _CJK_NUMERAL = re.compile(r"[0-9零〇一二两三四五六七八九十百千万
 
 def _held(words: list[str], ev: _Evidence) -> float:
     """The share of a clause's content words (numbers aside: the key-fact check's) that the one
-    evidence sentence stating most of them states; 1 when it lacks fewer than CLAUSE_UNHELD."""
+    evidence sentence stating most of them states; 1 when it lacks fewer than CLAUSE_UNHELD, or when
+    a run of sentences (``_run_end``) states every one (a list's heading and its first item, quoted as
+    one)."""
     if all(map(str.isascii, words)):
         content = {t for w, t in zip(words, map(light_stem, words))
                    if w not in CLAIM_STOP_WORDS and len(w) > 1 and not number_word(w)}
@@ -792,7 +824,22 @@ def _held(words: list[str], ev: _Evidence) -> float:
         for i in ev.postings.get(t, ()):
             hits[i] = hits.get(i, 0) + 1
     best = max(hits.values(), default=0)
-    return best / len(content) if len(content) - best >= least else 1.0
+    if len(content) - best < least:
+        return 1.0
+    for lo in hits:
+        hi = _run_end(ev, lo)
+        if hi - lo > 1 and all(any(lo <= i < hi for i in ev.postings.get(t, ())) for t in content):
+            return 1.0
+    return best / len(content)
+
+
+def _run_end(ev: _Evidence, lo: int) -> int:
+    """The end of the run of at most MAX_RUN sentences from ``lo`` that one sentence ending in a colon
+    or semicolon carries on into the next: a list's heading and its items read as one sentence."""
+    hi = lo + 1
+    while hi < len(ev.sentences) and hi - lo < MAX_RUN and ev.sentences[hi - 1].rstrip()[-1:] in _RUN_ON:
+        hi += 1
+    return hi
 
 
 MIN_COPIED_WORDS = 4  # content words of the clause copied word for word: a fragment copied is a quote
