@@ -369,10 +369,10 @@ class Retriever:
 
     def chain_links(self, question: str, units: list) -> dict[int, list[int]]:
         """Which of ``units`` name what another is about: i -> j where unit i names the subject of unit j's
-        document (``bridge.document_subjects``: its title, or a name in it), a name that neither the
-        question gives nor unit i's own document is about, as ``bridge`` follows names. A chain of such
-        units states what a question of several hops asks (``signals.chain_masks``); untitled documents
-        make no chain."""
+        document (``bridge.document_subjects``: its title, a name in it, or its name without its kind),
+        a name that neither the question gives nor unit i's own document is about, as ``bridge`` follows
+        names. A chain of such units states what a question of several hops asks (``signals.chain_masks``);
+        untitled documents make no chain."""
         subjects = self._document_subjects()
         asked = f" {normalize(question)} "
         docs = [(u.kb, u.doc_id) for u in units]

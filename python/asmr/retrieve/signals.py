@@ -30,9 +30,9 @@ counts, a kind-of-answer word less): Chinese questions whose subject was swapped
 of answer weighed down in term alignment itself rather than beside it: HotpotQA lost out of source
 (docs/recall.md). Two recalled units that share a name the question does not give, read as one,
 raised more unanswerable questions than answerable ones on the generated KB's family B: a chain
-needs a unit that names what the next one is about. The alignment of the best two units together and the share of the question's
-three-word phrases one unit states weighed 0 once every weight was held to its sign
-(``confidence.SIGNS``), and were dropped.
+needs a unit that names what the next one is about. The alignment of the best two units together
+and the share of the question's three-word phrases one unit states weighed 0 once every weight
+was held to its sign (``confidence.SIGNS``), and were dropped.
 
 English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "founded" meets
 "founding" and "went" meets "go"; Chinese questions are cut into words by jieba, and a word is

@@ -520,8 +520,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     share = min(1.0, share + (cue_words + names) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
     sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
-    return _alignment(_negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence), claim.words, claim.core, words,
-                      sentence, share, replaced, added, names, opposites + measures, swaps, restated, placed)
+    return _alignment(_negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence), claim.words, claim.core,
+                      words, sentence, share, replaced, added, names, opposites + measures, swaps, restated, placed)
 
 
 MAX_RUN = 4  # sentences a claim may restate together (the items of a list it quotes whole)
@@ -530,24 +530,17 @@ _RUN_ON = frozenset(":;：；")  # a sentence ending so goes on in the next (a l
 
 def _restated_run(told: set[str], ev: _Evidence, j: int) -> tuple[int, int]:
     """The sentences ``lo:hi`` that the claim restates: sentence ``j``, the one sharing most of its
-    words, or where that one states less than FLIP_SHARE of them, the run of up to MAX_RUN sentences
-    around it that go on into each other (``_run_end``), grown while a neighbour states words the run
-    does not, if it states every one (a claim that quotes a list whole, "make sure that: - A; - B",
-    against its items). A run that leaves even one word unstated is a summary of several sentences,
-    not a quote: read so, it moved AttributionBench decisions the wrong way."""
-    lo, hi = j, j + 1
-    stated = set(told & ev.sent_tokens[j])
-    if not told or len(stated) >= FLIP_SHARE * len(told):
-        return lo, hi
-    while hi - lo < MAX_RUN:
-        gains = [(len((told & ev.sent_tokens[i]) - stated), i) for i in (lo - 1, hi)
-                 if 0 <= i < len(ev.sent_tokens) and _run_end(ev, min(i, lo)) > max(i, hi - 1)]
-        gain, i = max(gains, default=(0, -1))
-        if gain == 0:
-            break
-        stated |= told & ev.sent_tokens[i]
-        lo, hi = min(lo, i), max(hi, i + 1)
-    return (lo, hi) if stated == told else (j, j + 1)
+    words, or where that one states less than FLIP_SHARE of them, the shortest run around it of
+    sentences that go on into each other (``_run_end``) that states every one (a claim that quotes a
+    list whole, "make sure that: - A; - B", against its items). A run that leaves even one word
+    unstated is a summary of several sentences, not a quote: read so, it moved AttributionBench
+    decisions the wrong way."""
+    if not told or len(told & ev.sent_tokens[j]) >= FLIP_SHARE * len(told):
+        return j, j + 1
+    runs = [(lo, hi) for lo in range(max(0, j - MAX_RUN + 1), j + 1)
+            for hi in range(max(j + 1, lo + 2), _run_end(ev, lo) + 1)
+            if told <= frozenset().union(*ev.sent_tokens[lo:hi])]
+    return min(runs, key=lambda r: (r[1] - r[0], r[0]), default=(j, j + 1))
 
 
 MAX_SWAP_WORDS = 3  # a longer run of other words is a rewording, not one thing put for another
@@ -730,8 +723,9 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             added += 1
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
-    return _alignment(max(_negation_flipped(claim, ev.sent_neg[j], ev.sentences[j]), negated), claim.words, claim.core, ev.sent_words[j],
-                      ev.sentences[j], share, replaced, added, names, opposites + measures, swaps, restated, names)
+    return _alignment(max(_negation_flipped(claim, ev.sent_neg[j], ev.sentences[j]), negated), claim.words,
+                      claim.core, ev.sent_words[j], ev.sentences[j], share, replaced, added, names,
+                      opposites + measures, swaps, restated, names)
 
 
 MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording

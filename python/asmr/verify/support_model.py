@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -17,13 +18,22 @@ from .claims import core_claim
 from .support import COSINE_FEATURES, FEATURES, VectorCache, pair_features
 
 DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
+_READABLE = FEATURES.index("readable")
 
 
-def standardised(x: np.ndarray, features: Sequence[str], mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+@lru_cache(maxsize=16)
+def _columns(features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The columns of ``features`` in the full matrix, and which of them are cosines."""
+    return (np.array([FEATURES.index(f) for f in features], np.int64),
+            np.array([f in COSINE_FEATURES for f in features]))
+
+
+def standardised(x: np.ndarray, features: tuple[str, ...], mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """The columns ``features`` of a full feature matrix, standardised; a cosine of text the embedder
     cannot read counts as much as the share it can ("readable"): none, at the mean."""
-    standard = (x[:, [FEATURES.index(f) for f in features]] - mean) / scale
-    standard[:, [f in COSINE_FEATURES for f in features]] *= x[:, [FEATURES.index("readable")]]
+    columns, cosines = _columns(tuple(features))
+    standard = (x[:, columns] - mean) / scale
+    standard[:, cosines] *= x[:, [_READABLE]]
     return standard
 
 
