@@ -479,6 +479,57 @@ def test_a_name_counts_where_it_stands_for_other_words(embedder):
     assert x[0, col] > 0.5 and x[1, col] == 0.0
 
 
+def test_a_capitalised_word_the_unit_lacks_is_a_name_where_it_stands_for_one(embedder):
+    """flip_names also without the extractor: a capitalised word the whole unit lacks, inside the claim
+    (quoted, or where the sentence's other word recurs in the claim: "Books" beside "Book"), or opening
+    it in the place of a name inside the sentence; an opening word put with others for a phrase that
+    moved is not one ("Despite this, he" for "For many, Che")."""
+    col = FEATURES.index("flip_names")
+    evidence = ('The episode features a parody of the TV show "Queer Eye". It was named one of the Best Books '
+                'of the Year and a Top 10 Book of 2010. In the 2011 census West Bengal had 24 million '
+                'Bengali speakers. For many around the world, Che has become a symbol of the idealist.')
+    x = pair_features(['The episode features a parody of the TV show "Alphaville".',
+                       "It was named one of the Best Wolfs of the Year and a Top 10 Book of 2010.",
+                       "Turkey had 24 million Bengali speakers.",
+                       "Despite this, he has become a symbol of the idealist for many around the world.",
+                       'The episode features a parody of the TV show "Queer Eye".'], [evidence] * 5, embedder=embedder)
+    assert x[:3, col].min() > 0.5 and x[3:, col].tolist() == [0.0, 0.0]
+
+
+def test_capitalised_words_inside_a_sentence_and_opening_one():
+    from asmr.text.entities import capitalised_words
+
+    assert capitalised_words('Turkey has 24 Bengali speakers. The F.I.R band ("Alphaville") won.') == (
+        ["bengali", "f.i.r", "alphaville"], ["turkey", "the"])
+    # a word opens a sentence exactly where entities' _SENTENCE_START says so (which, unlike the text's
+    # first word, does not read a word after leading spaces as opening the text)
+    from asmr.text.entities import _CAP_WORD, _SENTENCE_START
+
+    rng = np.random.default_rng(0)
+    pieces = ["Bob", "went", "home", ".", "!", ":", ";", ",", " ", "  ", "\n", " \n ", "U.S.", "x"]
+    for _ in range(500):
+        text = "".join(rng.choice(pieces, size=12)).lstrip()
+        expected: tuple[list[str], list[str]] = ([], [])
+        for m in _CAP_WORD.finditer(text):
+            expected[bool(_SENTENCE_START.search(text, 0, m.start()))].append(m.group(0).lower())
+        assert capitalised_words(text) == expected, text
+
+
+def test_a_chinese_word_put_for_another_is_a_swap_unless_cilin_holds_them_as_synonyms(embedder):
+    """Chinese: MiniLM cannot read the cosine that weighs an English swap, so a word put for another
+    counts in full, unless Cilin holds the two as one sense ("采用" for "使用", "坐落于" for "位于");
+    a pair of no table ("可选" for "必须", "缩小" for "扩大") is a swap."""
+    from asmr.text.cjk import synonyms
+
+    col = FEATURES.index("flip_swap")
+    evidence = "新员工的密码每九十天必须更换一次。该措施能扩大仓库容量。仓库位于城东，使用川字底托盘。"
+    x = pair_features(["新员工的密码每九十天可选更换一次。", "该措施能缩小仓库容量。",
+                       "仓库坐落于城东，使用川字底托盘。", "仓库位于城东，采用川字底托盘。"],
+                      [evidence] * 4, embedder=embedder)
+    assert x[:2, col].min() > 0.5 and x[2:, col].tolist() == [0.0, 0.0]
+    assert synonyms("著名", "知名") and not synonyms("增加", "减少") and not synonyms("著名", "著名")
+
+
 def test_a_chinese_run_put_for_another_counts_as_a_name(embedder):
     """Chinese: three or more characters standing for three or more others, none in common, in a sentence
     otherwise restated, count as a name (the extractor reads no name in "赵远志"); a word put for a

@@ -80,6 +80,24 @@ def mentions(text: str) -> set[str]:
     return out
 
 
+_CAP_WORD = re.compile(rf"(?<![\w'’])[A-Z]{_WORD_TAIL}")
+
+
+def capitalised_words(text: str) -> tuple[list[str], list[str]]:
+    """The capitalised words of ``text``, lower-cased: those inside a sentence (names, as a rule), and
+    those that open one (a name, or any word at a sentence's start)."""
+    inner: list[str] = []
+    opening: list[str] = []
+    for m in _CAP_WORD.finditer(text):
+        k = j = m.start()
+        while j and text[j - 1].isspace():
+            j -= 1
+        # what _SENTENCE_START reads, without a search over the whole text before each word
+        starts = not j or (j < k and text[j - 1] in ".!?:;") or "\n" in text[j:k]
+        (opening if starts else inner).append(m.group(0).lower())
+    return inner, opening
+
+
 def unit_entities(text: str, titles: frozenset[str] | set[str], cjk_titles: list[str] = ()) -> set[str]:
     """Entity keys of a unit: its mentions, plus every document title named inside a capitalised span
     ("Ilsa Marrowby's report The Lantern" names "ilsa marrowby" and "lantern")."""

@@ -48,6 +48,8 @@ import numpy as np
 from cydifflib import SequenceMatcher
 
 from asmr.text.cjk import CJK_CHAR
+from asmr.text.cjk import synonyms as cjk_synonyms
+from asmr.text.entities import capitalised_words
 from asmr.text.facts import (
     NUMERAL_CHARS,
     key_facts,
@@ -489,13 +491,21 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     added = len(claim_only) - replaced
     names = opposites = cue_words = 0
     new_names: set[str] = set()
+    opening_names: set[str] = set()
     capitals: set[str] = set()
-    if claim_only and sentence_only:
+    if claim_only:
         # names and codes; numbers, dates and durations are the key-fact check's
         capitals = {light_stem(w) for f in key_facts(claim.core) if f.kind in ("entity", "code")
                     for w in claim_words(f.text)}
-        new_names = capitals.intersection(claim_only)
-        names = sum(t in capitals for t in claim_only)
+        inner, opening = capitalised_words(claim.core)
+        # a name put for another needs no other word of the sentence left over: the sentence may state
+        # the claim's other words ("Best Books ... a Top 10 Book" with "Books" replaced); and a
+        # capitalised word the whole unit lacks is a name even where the extractor reads none (quoted,
+        # inside a longer span)
+        new_names = (capitals | (_stems(inner) - ev.tokens)).intersection(claim_only)
+        opening_names = (_stems(opening) - ev.tokens - new_names).intersection(claim_only)
+        if sentence_only:
+            names = sum(t in capitals for t in claim_only)
     words = ev.sent_words[j] if one else frozenset().union(*ev.sent_words[lo:hi])
     mine_only = set(claim.words) - words
     flipped: list[str] = []
@@ -513,13 +523,16 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
                            and not _senses(unstated[t]).isdisjoint(senses))
             replaced = max(replaced - reworded, 0)
     sequence = ev.sent_seq[j] if one else [w for seq in ev.sent_seq[lo:hi] for w in seq]
-    swaps, restated, measures, measured, placed, flips = _swaps(claim.words, sequence, new_names, set(flipped))
+    sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
+    their_names = _stems(capitalised_words(sentence)[0]) if opening_names else frozenset()
+    swaps, restated, measures, measured, placed, flips = _swaps(
+        claim.words, sequence, new_names, set(flipped), opening_names, their_names)
     opposites += flips
     cue_words += sum(t in told for t in measured) + flips
     # the flipped words themselves are not stated, by definition: they count as restated
-    share = min(1.0, share + (cue_words + names) / len(told)) if told else share
+    # and so do the names put for other words
+    share = min(1.0, share + (cue_words + sum(t in new_names for t in claim_only)) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
-    sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
     return _alignment(_negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence), claim.words, claim.core,
                       words, sentence, share, replaced, added, names, opposites + measures, swaps, restated, placed)
 
@@ -543,11 +556,18 @@ def _restated_run(told: set[str], ev: _Evidence, j: int) -> tuple[int, int]:
     return min(runs, key=lambda r: (r[1] - r[0], r[0]), default=(j, j + 1))
 
 
+_ARTICLES = frozenset(("a", "an", "the"))
 MAX_SWAP_WORDS = 3  # a longer run of other words is a rewording, not one thing put for another
 SWAP_SHIFT = 0.1  # the fall in cosine at which a swap counts in full
 
 
-def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str]
+def _stems(words: list[str]) -> set[str]:
+    """The stems of the content words of ``words`` (each may hold several: "f.i.r")."""
+    return {t for w in words for t in _content(claim_words(w))}
+
+
+def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str],
+           opening: set[str] = frozenset(), their_names: set[str] = frozenset()
            ) -> tuple[int, float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
@@ -580,7 +600,12 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             continue
         # a name where the sentence has other words, however long either side ("Copenhagen" for
         # "North Eugene High School")
-        placed += any(t in names for t in a[a0:a1]) and any(w not in CLAIM_STOP_WORDS for w in theirs[b0:b1])
+        # "Turkey has ..." for "West Bengal has ...": a capitalised word opening the claim is a name where
+        # it stands alone for one inside the sentence ("Despite this, he" for "For many, Che" is not)
+        placed += (any(t in names for t in a[a0:a1]) or (
+            any(t in opening for t in a[a0:a1])
+            and all(t in opening or w in _ARTICLES for w, t in zip(mine[a0:a1], a[a0:a1]))
+            and any(u in their_names for u in b[b0:b1]))) and any(w not in CLAIM_STOP_WORDS for w in theirs[b0:b1])
         if a1 - a0 > MAX_SWAP_WORDS or b1 - b0 > MAX_SWAP_WORDS:
             continue
         ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
@@ -716,7 +741,8 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 if measure_of(ours) != measure_of(other):
                     measures += 1
                     cue_chars += a1 - a0
-            elif max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other):
+            elif (max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other)
+                  and not _cjk_reworded(mine, a0, a1, theirs, b0, b1)):
                 swaps += 1
                 swapped += a1 - a0
         elif op == "delete":
@@ -756,6 +782,24 @@ def _cjk_opposite_chars(ours: str, other: str) -> bool:
         return False
     pairs = [(x, y) for x, y in zip(ours, other) if x != y]
     return bool(pairs) and all(y in _CJK_OPPOSITE_CHARS.get(x, ()) for x, y in pairs)
+
+
+MAX_CJK_WORD = 4  # characters of a word around a replaced run, looked up as a synonym
+
+
+def _words_around(text: str, i: int, j: int) -> set[str]:
+    """The runs of up to MAX_CJK_WORD characters of ``text`` that hold ``text[i:j]``: the words it may be
+    part of ("坐落" and "坐落于" around "坐落")."""
+    return {text[lo:hi] for lo in range(max(0, j - MAX_CJK_WORD), i + 1)
+            for hi in range(j, min(len(text), lo + MAX_CJK_WORD) + 1) if hi > lo}
+
+
+def _cjk_reworded(mine: str, a0: int, a1: int, theirs: str, b0: int, b1: int) -> bool:
+    """Whether the claim's ``mine[a0:a1]`` in the place of the sentence's ``theirs[b0:b1]`` makes a word of
+    the same sense (Cilin's synonyms: "采用" for "使用", "坐落于" for "位于")."""
+    ours = _words_around(mine, a0, a1)
+    other = _words_around(theirs, b0, b1)
+    return any(cjk_synonyms(x, y) for x in ours for y in other)
 
 
 def _cjk_negates(text: str, i: int, j: int) -> bool:
@@ -1012,7 +1056,8 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f.update(_aligned(c, ev, per_sent))
         # a swapped word counts as far as it moves the claim's meaning from its closest sentence:
         # a synonym barely does, another thing put in the same place does
-        f["flip_swap"] *= min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
+        shift = min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
+        f["flip_swap"] *= f["readable"] * shift + (1.0 - f["readable"])
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
