@@ -485,14 +485,15 @@ def test_a_capitalised_word_the_unit_lacks_is_a_name_where_it_stands_for_one(emb
     it in the place of a name inside the sentence; an opening word put with others for a phrase that
     moved is not one ("Despite this, he" for "For many, Che")."""
     col = FEATURES.index("flip_names")
-    evidence = ('The episode features a parody of the TV show "Queer Eye". It was named one of the Best Books '
-                'of the Year and a Top 10 Book of 2010. In the 2011 census West Bengal had 24 million '
+    evidence = ('The episode features a parody of the TV show "Queer Eye". It was named one of the Best '
+                'Books of the Year and a Top 10 Book of 2010. In the 2011 census West Bengal had 24 million '
                 'Bengali speakers. For many around the world, Che has become a symbol of the idealist.')
     x = pair_features(['The episode features a parody of the TV show "Alphaville".',
                        "It was named one of the Best Wolfs of the Year and a Top 10 Book of 2010.",
                        "Turkey had 24 million Bengali speakers.",
                        "Despite this, he has become a symbol of the idealist for many around the world.",
-                       'The episode features a parody of the TV show "Queer Eye".'], [evidence] * 5, embedder=embedder)
+                       'The episode features a parody of the TV show "Queer Eye".'],
+                      [evidence] * 5, embedder=embedder)
     assert x[:3, col].min() > 0.5 and x[3:, col].tolist() == [0.0, 0.0]
 
 

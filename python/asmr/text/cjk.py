@@ -1,6 +1,6 @@
 """The one definition of a CJK character (kana, CJK ideograph or hangul syllable), shared by the
 tokenizer, the embedder's word check, key facts, the support features and the verifier, so that
-they never disagree on what is CJK text."""
+they never disagree on what is CJK text; and which Chinese words are synonyms."""
 import json
 import re
 from functools import lru_cache

@@ -531,7 +531,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     cue_words += sum(t in told for t in measured) + flips
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
-    share = min(1.0, share + (cue_words + sum(t in new_names for t in claim_only)) / len(told)) if told else share
+    placed_words = sum(t in new_names for t in claim_only)
+    share = min(1.0, share + (cue_words + placed_words) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
     return _alignment(_negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence), claim.words, claim.core,
                       words, sentence, share, replaced, added, names, opposites + measures, swaps, restated, placed)
@@ -581,6 +582,10 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     ``measure`` instead; an opposite in the place of a word is a ``flip`` even where the sentence
     holds that word elsewhere.
 
+    ``names``: the claim's names the sentence lacks; ``opening``: its capitalised opening words the unit
+    lacks, names only where they stand for one of ``their_names`` (the sentence's capitalised words
+    inside it).
+
     Returns (swaps, the share of the claim's other words that the alignment matches in order,
     measures, the claim's stems in a measure, names put in the place of other words: a name the
     sentence lacks but the claim adds beside what it restates is another sentence's, not a swap;
@@ -599,13 +604,14 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         if op != "replace":
             continue
         # a name where the sentence has other words, however long either side ("Copenhagen" for
-        # "North Eugene High School")
-        # "Turkey has ..." for "West Bengal has ...": a capitalised word opening the claim is a name where
-        # it stands alone for one inside the sentence ("Despite this, he" for "For many, Che" is not)
-        placed += (any(t in names for t in a[a0:a1]) or (
+        # "North Eugene High School"); a capitalised word opening the claim is a name where it stands
+        # alone for one inside the sentence ("Turkey has" for "West Bengal has", not "Despite this, he"
+        # for "For many, Che")
+        named = any(t in names for t in a[a0:a1]) or (
             any(t in opening for t in a[a0:a1])
             and all(t in opening or w in _ARTICLES for w, t in zip(mine[a0:a1], a[a0:a1]))
-            and any(u in their_names for u in b[b0:b1]))) and any(w not in CLAIM_STOP_WORDS for w in theirs[b0:b1])
+            and any(u in their_names for u in b[b0:b1]))
+        placed += named and any(w not in CLAIM_STOP_WORDS for w in theirs[b0:b1])
         if a1 - a0 > MAX_SWAP_WORDS or b1 - b0 > MAX_SWAP_WORDS:
             continue
         ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
@@ -1054,8 +1060,9 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
         f.update(_aligned(c, ev, per_sent))
-        # a swapped word counts as far as it moves the claim's meaning from its closest sentence:
-        # a synonym barely does, another thing put in the same place does
+        # a swapped word counts as far as it moves the claim's meaning from its closest sentence (a
+        # synonym barely does, another thing put in the same place does), and in full as far as the
+        # embedder cannot read the pair (Chinese for MiniLM: synonyms are Cilin's there)
         shift = min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
         f["flip_swap"] *= f["readable"] * shift + (1.0 - f["readable"])
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
