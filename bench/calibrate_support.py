@@ -34,7 +34,7 @@ import numpy as np
 
 from asmr.eval.fit import sign_bounds, signed_logistic
 from asmr.verify.claims import core_claim
-from asmr.verify.support import FEATURES, FLIP_FEATURES, pair_features
+from asmr.verify.support import FEATURES, FLIP_FEATURES, GATE_FEATURES, pair_features
 from asmr.verify.support_model import SupportModel, standardised
 from asmr.verify.verifier import VerifierConfig
 
@@ -333,7 +333,7 @@ def main(argv=None) -> int:
     fit_sources = [c for c in args.fit_claims if c in claim_sets]
 
     # The support part: a logistic regression on AttributionBench dev over every feature but the flips.
-    base = tuple(f for f in FEATURES if f not in FLIP_FEATURES and f != "readable")  # "readable" gates cosines
+    base = tuple(f for f in FEATURES if f not in FLIP_FEATURES + GATE_FEATURES)
     report: dict = {"n": len(rows), "fit_claims": fit_sources, "features_seconds": round(t_feat, 1), "models": {}}
     for name, feats in {**BASELINES, "full": base}.items():
         cols = [FEATURES.index(f) for f in feats]

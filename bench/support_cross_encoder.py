@@ -315,10 +315,10 @@ def inference_cost(model: CrossEncoder, pairs: dict, runs: int = 20) -> dict:
 def feature_comparison(data, n_ab, tests, folds: np.ndarray, done: np.ndarray, args, log) -> dict:
     """The feature model (calibrate_support.py's fit) on the same folds and test claims."""
     from asmr.embed.models import get_embedder
-    from asmr.verify.support import FEATURES, pair_features
+    from asmr.verify.support import FEATURES, GATE_FEATURES, pair_features
     from asmr.verify.support_model import SupportModel
     emb = cs.CachedEmbedder(get_embedder("all-MiniLM-L6-v2"), args.cache)
-    features = tuple(f for f in FEATURES if f != "readable")  # "readable" gates the cosines, no weight of its own
+    features = tuple(f for f in FEATURES if f not in GATE_FEATURES)
     full_x = pair_features(data["claim"], data["evidence"], embedder=emb)
     x = full_x[:, [FEATURES.index(f) for f in features]]
     test_x = {src: cs.claim_features(claims, emb) for src, claims in tests.items()}

@@ -27,7 +27,6 @@ _CJK_QUOTED = re.compile(r"[《「『“]([^》」』”\n]{1,30})[》」』”]
 _PUNCT = re.compile(r"[^\w\s]+")
 _SPACES = re.compile(r"\s+")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")
 
 # Capitalised only because they open a sentence or a heading: not entities on their own.
 COMMON_WORDS = frozenset("""
@@ -63,7 +62,7 @@ def mentions(text: str) -> set[str]:
         words = span.split()
         if len(words) == 1 and (span.lower() in COMMON_WORDS or len(span) < 2):
             continue
-        if words[0].lower() in COMMON_WORDS and _SENTENCE_START.search(text, 0, m.start()):
+        if words[0].lower() in COMMON_WORDS and opens_sentence(text, m.start()):
             words = words[1:]  # "The Prestige" at a sentence start keeps "Prestige"
         while words and words[0][0].isdigit():
             words = words[1:]  # "In 1979 Jean ..." names Jean, not a year
@@ -83,18 +82,23 @@ def mentions(text: str) -> set[str]:
 _CAP_WORD = re.compile(rf"(?<![\w'’])[A-Z]{_WORD_TAIL}")
 
 
+def opens_sentence(text: str, k: int) -> bool:
+    """Whether the word at ``text[k]`` opens the text or a sentence in it: nothing before it, or only
+    spaces after a sentence's last mark (".!?:;") or after a line break. Scanned back from ``k``, not
+    searched from the text's start, which made finding names quadratic in a long unit."""
+    j = k
+    while j and text[j - 1].isspace():
+        j -= 1
+    return not k or (0 < j < k and text[j - 1] in ".!?:;") or "\n" in text[j:k]
+
+
 def capitalised_words(text: str) -> tuple[list[str], list[str]]:
     """The capitalised words of ``text``, lower-cased: those inside a sentence (names, as a rule), and
     those that open one (a name, or any word at a sentence's start)."""
     inner: list[str] = []
     opening: list[str] = []
     for m in _CAP_WORD.finditer(text):
-        k = j = m.start()
-        while j and text[j - 1].isspace():
-            j -= 1
-        # what _SENTENCE_START reads, without a search over the whole text before each word
-        starts = not j or (j < k and text[j - 1] in ".!?:;") or "\n" in text[j:k]
-        (opening if starts else inner).append(m.group(0).lower())
+        (opening if opens_sentence(text, m.start()) else inner).append(m.group(0).lower())
     return inner, opening
 
 

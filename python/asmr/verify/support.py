@@ -269,6 +269,8 @@ FEATURES = (
 # The features that are the embedder's cosines: they say nothing where it cannot read the text
 # ("readable": the share of the claim's and the evidence's words, the lesser, in the scripts it reads).
 COSINE_FEATURES = ("cos_max", "cos_top2", "cos_doc", "cos_best_lex", "clause_min_cos")
+# Features no model weighs: "readable" gates the cosines (support_model.standardised) and the swap cue.
+GATE_FEATURES = ("readable",)
 # The cues of a contradiction: SupportModel.contradiction weighs these, fitted on generated claims.
 FLIP_FEATURES = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause",
                  "flip_swap")
