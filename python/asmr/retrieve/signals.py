@@ -50,6 +50,13 @@ import numpy as np
 from ..text.cjk import CJK_CHAR
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
 
+# Chinese characters that stand alone as grammar, not as part of a word jieba failed to know: structural
+# and sentence particles (的 地 得 着 了 过 吗 呢 吧), the copula 是, prepositions (由 被 在 把 给 对 从 向
+# 到), conjunctions (和 与 及), 所 and 之, adverbs of degree and sequence (也 就 还 又 很 最 更) and
+# question words (谁 哪 几 多). A run of single characters that holds one is no word (_cjk_words).
+CJK_FUNCTION_CHARACTERS = frozenset("的 地 得 着 了 过 吗 呢 吧 是 由 被 在 把 给 对 从 向 到 和 与 及 所 之 "
+                                    "也 就 还 又 很 最 更 谁 哪 几 多".split())
+
 # Chinese words that ask, or that say nothing on their own: no terms of a question. The last two
 # lines are what QUESTION_STOP_WORDS holds in English: modal verbs (应该 should, 需要 / 必须 must),
 # negation (没有), quantifiers (每个 each, 一些 some, 至少 at least), before / after / within
@@ -113,39 +120,58 @@ def _jieba_cut(question: str) -> tuple[str, ...]:
     return tuple(jieba.lcut(question))
 
 
-def _cjk_words(question: str) -> list[str]:
-    """The content words of a question's CJK text (jieba's cut, question words and single characters out).
+def _cjk_words(question: str) -> tuple[list[str], list[str]]:
+    """The content words of a question's CJK text (jieba's cut, question words and single characters
+    out), and the runs of two or more single characters that jieba left side by side.
 
     A word jieba guessed (not in its dictionary) that ends in a one-character question word ("划艇" +
-    "队有" for "划艇队 / 有多少") loses that character: "有" is no part of what is asked about."""
+    "队有" for "划艇队 / 有多少") loses that character: "有" is no part of what is asked about. A word
+    jieba's dictionary lacks may come out as single characters instead ("年假" as 年 + 假, a name as
+    its characters): such a run is a word if the memory says so (:func:`_memory_words`). A function
+    character (``CJK_FUNCTION_CHARACTERS``) ends a run: "由 + 谁" is grammar side by side."""
     import jieba
-    words = []
+    words, runs, run = [], [], []
     for w in _jieba_cut(question):
+        if len(w) == 1 and CJK_CHAR.match(w) and w not in CJK_FUNCTION_CHARACTERS:
+            run.append(w)
+            continue
+        if len(run) >= 2:
+            runs.append("".join(run))
+        run = []
         if len(w) >= 2 and w[-1] in CJK_QUESTION_WORDS and not jieba.dt.FREQ.get(w):
             w = w[:-1]
         if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w) and not asks(w):
             words.append(w)
-    return words
+    if len(run) >= 2:
+        runs.append("".join(run))
+    return words, runs
 
 
 _NO_TOKEN = "\x00"  # a token no unit has: its idf is the largest the index gives
 
 
-def _memory_words(words: list[str], idf_of) -> list[str]:
-    """jieba's words, each cut back by a character where the memory says jieba overran a word.
+def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
+    """jieba's words, each cut back by a character where the memory says jieba overran a word, and the
+    runs of single characters (:func:`_cjk_words`) that the memory writes together.
 
     jieba's dictionary lacks most names, and its guess for unknown text can glue a name to a
     neighbouring character ("郑舒" + "史称" cut as "郑舒史" + "称"); such a word holds a character
     pair that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of
     three or more characters with a pair no unit has becomes the word one character shorter at either
     end whose pairs every one occurs in the memory. A dictionary word, and a word none of whose
-    shortenings occurs, stay as they are: a word the memory lacks is still asked."""
+    shortenings occurs, stay as they are: a word the memory lacks is still asked.
+
+    The other way round, jieba can cut a word it does not know into characters ("年假申请" as 年 + 假
+    + 申请), and the single characters are no terms: the question would lose the very word that sets
+    it apart. A run of single characters whose every pair occurs in the memory is a term; a run with
+    a pair no unit has is left out: the memory never writes it as one word, and jieba may have been
+    right to cut it."""
     import jieba
     jieba.dt.initialize()  # loaded already by _cjk_words; FREQ is its dictionary
     long = [w for w in words if len(w) >= 3 and not jieba.dt.FREQ.get(w)]
-    if not long:
+    if not long and not runs:
         return words
-    grams = sorted({g for w in long for g in cjk_bigrams([w])})
+    grams = sorted({g for w in long + runs for g in cjk_bigrams([w])})
     idf = idf_of(grams + [_NO_TOKEN])
     absent = {g for g, v in zip(grams, idf[:-1]) if v >= idf[-1]}
     out = []
@@ -153,7 +179,7 @@ def _memory_words(words: list[str], idf_of) -> list[str]:
         if w in long and absent.intersection(cjk_bigrams([w])):
             w = next((s for s in (w[:-1], w[1:]) if not absent.intersection(cjk_bigrams([s]))), w)
         out.append(w)
-    return out
+    return out + [r for r in runs if not absent.intersection(cjk_bigrams([r]))]
 
 
 # English words that ask for a thing by its kind ("which river", "what is the height of"), and the
@@ -221,7 +247,7 @@ def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
             keys.setdefault(term_key(w), []).append(w)
         before = w
     if CJK_CHAR.search(question):
-        for w in _memory_words(_cjk_words(question), idf_of):
+        for w in _memory_words(*_cjk_words(question), idf_of):
             keys.setdefault(w, cjk_bigrams([w]))
     if not keys:
         return [], np.zeros(0)
