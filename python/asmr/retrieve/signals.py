@@ -161,9 +161,9 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     end whose pairs every one occurs in the memory. A dictionary word, and a word none of whose
     shortenings occurs, stay as they are: a word the memory lacks is still asked.
 
-    The other way round, jieba can cut a word it does not know into characters ("年假申请" as 年 + 假
-    + 申请), and the single characters are no terms: the question would lose the very word that sets
-    it apart. A run of single characters whose every pair occurs in the memory is a term; a run with
+    The other way round, jieba can cut a word it does not know into characters ("年假可以顺延吗" as 年 +
+    假 + 可以 + 顺延 + 吗), and the single characters are no terms: the question would lose the very word
+    that sets it apart. A run of single characters whose every pair occurs in the memory is a term; a run with
     a pair no unit has is left out: the memory never writes it as one word, and jieba may have been
     right to cut it."""
     import jieba
