@@ -901,6 +901,24 @@ def test_a_ranking_the_model_cannot_read_does_not_outvote_bm25(tmp_path):
         assert result.hits[0].score > 0
 
 
+
+def test_a_cosine_the_model_cannot_read_makes_no_reworded_rule(tmp_path):
+    """Two rules of a Chinese handbook with different dates: a model that reads only Latin script gives
+    them a cosine that says nothing, so neither outdates the other (read by a model that reads them,
+    a cosine above the conflict similarity makes the older one the newer's alternative)."""
+    docs = [Document("fleet", "司机每天连续驾驶不得超过四小时，之后至少休息二十分钟。", "text", title="车队管理",
+                     source="fleet", effective_date="2026-01-15"),
+            Document("safety", "叉车司机必须持有特种设备操作证，消防通道宽度不得小于四米。", "text", title="消防安全",
+                     source="safety", effective_date="2026-01-10")]
+    ingest(tmp_path / "mem", docs, embedder="hash-64")
+    question = "叉车司机需要持有什么证？"
+    with Memory(tmp_path / "mem") as m:
+        config = RetrieveConfig(k=2, bridge_from=0, conflict_similarity=-1.0, confidence_threshold=0.0)
+        reading = Retriever(m, get_embedder("hash-64"), config).search(question).hits
+        blind = Retriever(m, LatinOnlyHashEmbedder(), config).search(question).hits
+    assert any(h.alternative_to for h in reading)  # the premise: a model that reads them sees a revision
+    assert len(blind) == 2 and not any(h.alternative_to or h.disagrees_with for h in blind)
+
 def test_a_refusal_over_text_the_model_cannot_read_says_so(tmp_path):
     """An English question over a Chinese memory, with a model that reads Latin script only: "not found",
     and the reason says how little the model's similarity counted and which embedder reads the script. A refusal over

@@ -64,7 +64,7 @@ from asmr_kernels import CSRGraph
 
 from ..embed.models import on_default_scale, scripts_of
 from ..text.entities import title_key, unit_entities
-from ..text.scripts import ALL_SCRIPTS, readable_share
+from ..text.scripts import ALL_SCRIPTS, READ_FOR_COSINE, readable_share
 from ..text.words import tokenize
 
 EDGE_KINDS = ("semantic", "structure", "entity", "temporal", "cooccur", "usage")
@@ -505,7 +505,7 @@ def _unit_entity_keys(memory, rows: np.ndarray, title_keys: set[str],
     unread: set[int] = set()
 
     def read(row: int, content: str) -> set[str]:
-        if scripts is not ALL_SCRIPTS and not content.isascii() and readable_share(content, scripts) < 0.5:
+        if scripts is not ALL_SCRIPTS and not content.isascii() and readable_share(content, scripts) < READ_FOR_COSINE:
             unread.add(row)
         return unit_entities(content, title_keys, cjk_titles)
 

@@ -15,7 +15,10 @@ A pair is found two ways:
   aired on ...": each is about its own document's subject);
 - **a revised rule reworded**: cosine >= ``conflict_similarity`` and different effective dates, each
   stated by its document (or given to its ingest): a document without one takes the day it was
-  ingested, which says nothing about when what it says held.
+  ingested, which says nothing about when what it says held. Only where the embedding model reads
+  at least half of each unit (``text.scripts.READ_FOR_COSINE``): a model that cannot read a script
+  gives any two short texts of it a high cosine, and two unrelated rules of a Chinese handbook read
+  by an English model would each outdate the other.
 
 Who wins: a statement of history (a changelog document, a unit under a revision-history heading,
 a sentence that states a change "from A to B") loses to a current statement; otherwise the newer
@@ -65,6 +68,7 @@ from ..text.cjk import CJK_CHAR, CJK_CLASS
 from ..text.corrections import adds_value, marks_correction, read_correction, replaced_span
 from ..text.entities import COMMON_WORDS, normalize, title_key, unit_entities
 from ..text.facts import key_facts
+from ..text.scripts import READ_FOR_COSINE
 from ..text.sentences import sentence_ends, split_sentences
 from ..text.turns import parse_turn, said_turns
 from ..text.words import content_words, tokenize
@@ -325,10 +329,11 @@ def states_history(unit, doc_type: str = "", *, sentences: bool = True) -> bool:
 
 def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentSubjects,
                       conflict_similarity: float, documents: dict | None = None,
-                      undated: frozenset = frozenset()) -> list[Hit]:
+                      undated: frozenset = frozenset(), readable: list[float] | None = None) -> list[Hit]:
     """Mark and order the conflicts among ``hits`` (``units``: their units, in the same order;
     ``documents``: (title, type) by (kb, doc_id), as ``Memory.document_titles_and_types`` gives them;
-    ``undated``: the (kb, doc_id) of documents that stated no date, ``Memory.undated_documents``)."""
+    ``undated``: the (kb, doc_id) of documents that stated no date, ``Memory.undated_documents``;
+    ``readable``: the share of each unit's text the embedding model reads, None where it reads all)."""
     if len(hits) < 2:
         return hits
     documents = documents or {}
@@ -337,6 +342,10 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
     stated_date = [(u.kb, u.doc_id) not in undated for u in units]
     vecs = np.asarray(vectors[[h.row for h in hits]])
     cos = vecs @ vecs.T
+    if readable is not None:  # a cosine the model cannot read is no evidence of a reworded rule
+        blind = np.asarray(readable) < READ_FOR_COSINE
+        cos[blind, :] = -np.inf
+        cos[:, blind] = -np.inf
     subjects, cjk = subjects
     names: dict[int, set[str]] = {}
     reads: dict[int, _Read] = {}

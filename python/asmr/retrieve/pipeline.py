@@ -136,6 +136,17 @@ class Retriever:
                 known[row] = readable_share_of(script_words(text[:READABLE_HEAD]), scripts)
         return [known[r] for r in rows if r in known]
 
+    def _hit_shares(self, hits: list) -> list[float] | None:
+        """The readable share of each hit's unit (``_unit_shares``); None over a memory the model reads
+        (nearly) all of, which looks nothing up."""
+        if self._memory_share() >= WHOLE_MEMORY_READABLE:
+            return None
+        scripts = embedder_scripts(self.embedder)
+        rows = [h.row for h in hits]
+        self._unit_shares(rows, scripts)
+        known = self._unit_readable[1]
+        return [known.get(r, 1.0) for r in rows]
+
     def _memory_share(self) -> float:
         """The readable share of the memory's text, from about 2,000 active units spread over it
         (once per snapshot; a memory rarely changes language between ingests)."""
@@ -293,7 +304,8 @@ class Retriever:
         if previous:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
-                                 self._document_titles_and_types(), self._undated_documents())
+                                 self._document_titles_and_types(), self._undated_documents(),
+                                 self._hit_shares(hits))
         gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 

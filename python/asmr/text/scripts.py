@@ -12,6 +12,9 @@ import re
 from .cjk import CJK_CLASS
 
 ALL_SCRIPTS = None  # an embedder's ``scripts`` when it reads every script (a multilingual or a lexical model)
+# The least share of a text the embedding model must read for a cosine of it to mean anything: a
+# model gives two texts of a script it does not read a high cosine whatever they say.
+READ_FOR_COSINE = 0.5
 
 _BLOCKS = (  # script -> the body of a [...] class of its letters
     ("latin", r"A-Za-z\u00c0-\u024f\u1e00-\u1eff"),
