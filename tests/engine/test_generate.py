@@ -201,3 +201,32 @@ def test_a_dictionary_word_is_no_particular_name():
     # a table's capitalised column or a question's first word leads nowhere; a name does
     assert not _particular("value") and not _particular("within")
     assert _particular("vantor") and _particular("recovery time objective")
+
+
+class _NoiseEmbedder:
+    """Cosines that favour one sentence whatever it says: 1 for a text holding ``favoured``, 0 for the
+    rest; ``scripts`` what the model says it reads (None: every script)."""
+
+    def __init__(self, favoured: str, scripts):
+        self.favoured, self.scripts, self.name, self.dim = favoured, scripts, "noise", 2
+
+    def embed(self, texts, *, progress=False):
+        import numpy as np
+        return np.array([[1.0, 0.0] if self.favoured in t else [0.0, 1.0] for t in texts], np.float32)
+
+    def embed_questions(self, texts):
+        import numpy as np
+        return np.array([[1.0, 0.0]] * len(texts), np.float32)
+
+
+def test_a_cosine_the_model_cannot_read_gives_way_to_the_words_a_sentence_shares():
+    """An English model's cosine of Chinese text is noise: the sentence it favours is quoted only by a
+    model that reads Chinese; one that reads Latin script only picks the sentence that holds the
+    question's words."""
+    sources = [Source("memo://kb/hr.attendance/aaa", "仓库白班从早上八点到下午五点。"),
+               Source("memo://kb/faq/bbb", "仓库的地址是嘉兴市物流园十二号。")]
+    question = "仓库的地址在哪里？"
+    reads_all = ExtractiveGenerator(_NoiseEmbedder("白班", None), max_sentences=1)
+    assert "aaa" in reads_all.generate(question, sources).text  # the premise: the cosine decides
+    latin_only = ExtractiveGenerator(_NoiseEmbedder("白班", frozenset({"latin"})), max_sentences=1)
+    assert "嘉兴市物流园十二号[cite:memo://kb/faq/bbb]" in latin_only.generate(question, sources).text

@@ -2,7 +2,9 @@
 
 No model writes anything, so nothing can be invented: every sentence of the
 answer is a sentence of a source, followed by that source's marker. Sentences
-are ranked by cosine to the question (the memory's embedder) plus the share
+are ranked by cosine to the question (the memory's embedder; where the model
+does not read the script of the question or of the sentence, the share of the
+question's words the sentence holds stands in for the cosine) plus the share
 of the question's content words they contain (a chat turn's sentence without
 the turn's head, against the question without its speakers' names; a source's
 ``context`` read before its sentences); the best one is always taken, the next
@@ -36,8 +38,9 @@ from typing import Sequence
 import numpy as np
 
 from asmr.decoding.markers import CITE, Marker, cite, join_sentences
-from asmr.embed.models import question_vectors
+from asmr.embed.models import embedder_scripts, question_vectors
 from asmr.text.entities import mentions, normalize
+from asmr.text.scripts import readable_share
 from asmr.text.sentences import split_sentences
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
@@ -160,6 +163,8 @@ class ExtractiveGenerator:
         plain = [without_names(q, names) for q in queries] if names else queries
         query_vecs = question_vectors(self.embedder, [*queries, *plain] if names else queries)
         sentence_vecs = self.embedder.embed(read)
+        scripts = embedder_scripts(self.embedder)
+        shares = [readable_share(r, scripts) for r in read]
         out = []
         for qi, query in enumerate(queries):
             cos = np.asarray(sentence_vecs @ query_vecs[qi], dtype=np.float64)
@@ -167,11 +172,16 @@ class ExtractiveGenerator:
                 if names else cos
             q_words = content_words(query)
             q_plain = q_words - {w for n in names for w in content_words(n)}
+            read_query = readable_share(query, scripts)
             ranked = []
-            for (i, s), r, t, c, cp in zip(cands, read, turn, cos, cos_plain):
+            for (i, s), r, t, c, cp, share in zip(cands, read, turn, cos, cos_plain, shares):
                 words = q_plain if t else q_words
                 c = cp if t else c
                 overlap = len(words & content_words(r)) / len(words) if words else 0.0
+                # The cosine counts as far as the model reads both texts; for the rest the words they
+                # share stand in for it (an English model's cosine of two Chinese texts is noise).
+                share = min(read_query, share)
+                c = share * c + (1.0 - share) * overlap
                 ranked.append((float(c) + self.lexical_weight * overlap, i, s))
             # ties go to the better-ranked source, then to the earlier sentence: deterministic
             out.append(sorted(ranked, key=lambda r: -r[0]))
