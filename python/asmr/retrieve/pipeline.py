@@ -144,7 +144,7 @@ class Retriever:
         scripts = embedder_scripts(self.embedder)
         rows = [h.row for h in hits]
         self._unit_shares(rows, scripts)
-        known = self._unit_readable[1]
+        known = self._unit_readable[1]  # a row without a share (a new snapshot meanwhile) counts as read
         return [known.get(r, 1.0) for r in rows]
 
     def _memory_share(self) -> float:
