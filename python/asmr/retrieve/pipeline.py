@@ -120,32 +120,37 @@ class Retriever:
             return share * memory, None
         rows, _ = self.memory.search_dense(qvec[None], max(depth, READABLE_UNITS))
         rows = rows[0][rows[0] >= 0]
-        units = self._unit_shares([int(r) for r in rows[:READABLE_UNITS]], scripts)
+        units = list(self._unit_shares([int(r) for r in rows[:READABLE_UNITS]], scripts).values())
         return share * (sum(units) / len(units) if units else memory), rows
 
-    def _unit_shares(self, rows: list[int], scripts) -> list[float]:
+    def _unit_shares(self, rows: list[int], scripts, texts: dict[int, str] | None = None) -> dict[int, float]:
         """The readable share of each unit's first ``READABLE_HEAD`` characters (each unit weighs alike,
-        a long paragraph as much as a short one), remembered per row for this snapshot."""
+        a long paragraph as much as a short one), by row, remembered per row for this snapshot; the
+        texts of rows not yet known are read from the memory unless ``texts`` holds them."""
         generation = self.memory.generation
         if self._unit_readable[0] != generation or len(self._unit_readable[1]) > 1_000_000:
             self._unit_readable = (generation, {})
         known = self._unit_readable[1]
         missing = [r for r in rows if r not in known]
         if missing:
-            for row, text in self.memory.contents_at_rows(missing).items():
-                known[row] = readable_share_of(script_words(text[:READABLE_HEAD]), scripts)
-        return [known[r] for r in rows if r in known]
+            texts = dict(texts or {})
+            unread = [r for r in missing if r not in texts]
+            if unread:
+                texts.update(self.memory.contents_at_rows(unread))
+            for row in missing:
+                if row in texts:
+                    known[row] = readable_share_of(script_words(texts[row][:READABLE_HEAD]), scripts)
+        return {r: known[r] for r in rows if r in known}
 
-    def _hit_shares(self, hits: list) -> list[float] | None:
-        """The readable share of each hit's unit (``_unit_shares``); None over a memory the model reads
-        (nearly) all of, which looks nothing up."""
+    def _hit_shares(self, hits: list, units: list) -> list[float] | None:
+        """The readable share of each hit's unit (``units``: theirs, in order); None over a memory the
+        model reads (nearly) all of, which looks nothing up."""
         if self._memory_share() >= WHOLE_MEMORY_READABLE:
             return None
-        scripts = embedder_scripts(self.embedder)
         rows = [h.row for h in hits]
-        self._unit_shares(rows, scripts)
-        known = self._unit_readable[1]  # a row without a share (a new snapshot meanwhile) counts as read
-        return [known.get(r, 1.0) for r in rows]
+        texts = {h.row: u.content for h, u in zip(hits, units)}
+        shares = self._unit_shares(rows, embedder_scripts(self.embedder), texts)
+        return [shares[r] for r in rows]
 
     def _memory_share(self) -> float:
         """The readable share of the memory's text, from about 2,000 active units spread over it
@@ -305,7 +310,7 @@ class Retriever:
             hits = [replace(h, previous_version=previous.get(h.unit_id)) for h in hits]
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types(), self._undated_documents(),
-                                 self._hit_shares(hits))
+                                 self._hit_shares(hits, units))
         gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 
