@@ -143,3 +143,21 @@ def test_a_count_after_man_is_a_condition_not_a_date():
     # 满一年后: once a year (of service) is complete, whenever that is
     assert resolve("员工入职满一年后享有五天年假，满十二个月后再评估。", MONDAY) == []
     assert one("我三天后出发").label == "2023-05-11"
+
+
+def test_a_period_after_the_is_counted_from_an_event_not_from_the_day():
+    # "the next year": the year after the one the sentence is about (a rule of a policy), not 2024
+    assert resolve("Unused vacation carries over to the next year.", MONDAY) == []
+    assert resolve("Sales fell over the last week and the following month.", MONDAY) == []
+    assert one("Unused vacation carries over to next year.").label == "2024"
+
+
+def test_a_count_in_a_period_is_a_rate_not_a_date():
+    # "three late cancellations in a month": at most three per month, whenever
+    assert resolve("Three late cancellations in a month suspend booking rights.", MONDAY) == []
+    assert resolve("The hood is checked twice in a year.", MONDAY) == []
+    # without a count before it in its sentence, "in a month" is a month from the day
+    assert one("We met 3 times. In a month we meet again.").label == "2023-06"
+    assert one("The lab moves in a month.").label == "2023-06"
+    # a count of periods is a date whatever came before it
+    assert one("Two rooms open in 3 weeks.").label == "2023-05-29 to 2023-06-04"

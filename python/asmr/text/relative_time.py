@@ -17,7 +17,10 @@ effective date). What is recognised, in English and Chinese:
 Weeks start on Monday. A count of weeks, months or years names the whole week, month or year it
 lands in ("two years ago" on 2023-05-08 is 2021), because that is as precise as the words are.
 Vague expressions ("recently", "a few days ago", "the other day") and bare weekdays ("on Friday",
-周五: past or future?) are left alone. Regular expressions only: deterministic and cheap enough to
+周五: past or future?) are left alone, and so are two that name no day of the calendar: a period
+after "the" ("carries over to *the next year*", "in *the last week*": counted from an event the
+sentence names, or a stretch of days back) and a rate ("three late cancellations *in a month*",
+"twice in a year": a count per period, where a lone "in a month" would be a month from now). Regular expressions only: deterministic and cheap enough to
 run on every turn at ingest.
 """
 from __future__ import annotations
@@ -70,7 +73,10 @@ def resolve(text: str, reference: date | datetime) -> list[ResolvedTime]:
     for start, _, m, meaning in found:
         if start < taken_until:
             continue
-        first, last, unit = meaning(m, reference)
+        resolved = meaning(m, reference)
+        if resolved is None:  # the words are a rate or count from an event: no day of the calendar
+            continue
+        first, last, unit = resolved
         out.append(ResolvedTime((m.start(), m.end()), first, last, m.group(), unit))
         taken_until = m.end()
     return out
@@ -171,15 +177,43 @@ def _next_weekday(m: re.Match, ref: date) -> tuple[date, date, str]:
 _EN_OFFSET = {"last": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}
 _EN_PERIOD = {"week": _week, "month": _month, "year": _year}
 
-_Meaning = Callable[[re.Match, date], tuple[date, date, str]]
+_Meaning = Callable[[re.Match, date], "tuple[date, date, str] | None"]
+_AFTER_THE = re.compile(r"(?<![A-Za-z])the\s+$", re.I)
+# a count of occurrences earlier in the sentence: "three cancellations in a month" is a rate
+_COUNT_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?:\d+|" + "|".join(
+    k for k in _EN_NUMBERS if k not in ("a", "an") and " " not in k) + r"|once|twice|thrice|times)(?![A-Za-z0-9])",
+    re.I)
+_SENTENCE_START = re.compile(r"(?:[.!?;:]\s|\n)(?!.*(?:[.!?;:]\s|\n))", re.S)
+
+
+def _anaphoric(m: re.Match) -> bool:
+    """Whether the period follows "the" ("the next year"): counted from an event, not from the day."""
+    return _AFTER_THE.search(m.string, max(0, m.start() - 8), m.start()) is not None
+
+
+def _rate(m: re.Match) -> bool:
+    """Whether "in a <unit>" ends a count of occurrences in its sentence ("three cancellations in a month")."""
+    before = m.string[max(0, m.start() - 120):m.start()]
+    cut = _SENTENCE_START.search(before)
+    return _COUNT_BEFORE.search(before[cut.end():] if cut else before) is not None
+
+
+def _in_count(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
+    n = _en_count(m.group(1))
+    return None if n == 1 and m.group(1).isalpha() and _rate(m) else _shift(ref, m.group(2).lower(), n)
+
+
+def _period(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
+    return None if _anaphoric(m) else _EN_PERIOD[m.group(2).lower()](ref, _EN_OFFSET[m.group(1).lower()])
+
+
 _RULES: list[tuple[re.Pattern, _Meaning]] = [
     (_en(r"the\s+day\s+before\s+yesterday"), lambda m, r: _day(r - timedelta(days=2))),
     (_en(r"the\s+day\s+after\s+tomorrow"), lambda m, r: _day(r + timedelta(days=2))),
     (_en(r"yesterday|last\s+night"), lambda m, r: _day(r - timedelta(days=1))),
     (_en(r"today|tonight"), lambda m, r: _day(r)),
     (_en(r"tomorrow"), lambda m, r: _day(r + timedelta(days=1))),
-    (_en(r"(last|previous|this|next|coming)\s+(week|month|year)"),
-     lambda m, r: _EN_PERIOD[m.group(2).lower()](r, _EN_OFFSET[m.group(1).lower()])),
+    (_en(r"(last|previous|this|next|coming)\s+(week|month|year)"), _period),
     (_en(r"(last|this|next)\s+weekend"), lambda m, r: _weekend(r, _EN_OFFSET[m.group(1).lower()])),
     (_en(r"last\s+" + _EN_WEEKDAY), _last_weekday),
     (_en(r"next\s+" + _EN_WEEKDAY), _next_weekday),
@@ -187,8 +221,7 @@ _RULES: list[tuple[re.Pattern, _Meaning]] = [
      lambda m, r: _weekday_in_week(r, _EN_WEEKDAYS[m.group(1).lower()], 0)),
     (_en(_EN_NUMBER + r"\s+" + _EN_UNIT + r"\s+ago"),
      lambda m, r: _shift(r, m.group(2).lower(), -_en_count(m.group(1)))),
-    (_en(r"in\s+" + _EN_NUMBER + r"\s+" + _EN_UNIT),
-     lambda m, r: _shift(r, m.group(2).lower(), _en_count(m.group(1)))),
+    (_en(r"in\s+" + _EN_NUMBER + r"\s+" + _EN_UNIT), _in_count),
     (_en(_EN_NUMBER + r"\s+" + _EN_UNIT + r"\s+from\s+now"),
      lambda m, r: _shift(r, m.group(2).lower(), _en_count(m.group(1)))),
 ]
