@@ -467,6 +467,8 @@ def test_what_is_left_of_a_contraction_is_no_term():
                                                                                    idf_of)[0]
     assert question_terms("Why doesn't the relay start?", idf_of)[0] == question_terms(
         "Why does the relay not start?", idf_of)[0]
+    assert question_terms("What happens if I'm late for my slot?", idf_of)[0] == question_terms(
+        "What happens if I am late for my slot?", idf_of)[0] == ["happen", "late", "slot"]
 
 
 def test_the_verbs_that_open_a_request_are_no_terms():
