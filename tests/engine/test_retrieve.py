@@ -498,6 +498,53 @@ def test_the_word_that_makes_how_ask_for_a_measure_is_no_term():
     assert "long" in question_terms("Which long river flows past the mill?", idf_of)[0]  # not after "how"
 
 
+FAQ_PAGE = """---
+title: Lab FAQ
+---
+# Lab FAQ
+
+## Can I work alone in the lab at night?
+
+No. Bench work after 8 pm needs a second person in the same corridor.
+
+## Where do I get dry ice?
+
+Dry ice is ordered from stores by 10 am.
+"""
+
+
+def test_a_unit_is_read_under_its_sections_heading_and_never_under_the_documents_title(tmp_path):
+    """A FAQ's answer says "No." and the rest of the rule; the question heading above it says what
+    the rule is about. Alignment reads the unit under that heading; the page's title is no part of it
+    (titles are there or not as a corpus was put together)."""
+    from asmr.retrieve.pipeline import section_heading
+    ingest(tmp_path / "m", [Document("faq", FAQ_PAGE, "markdown", title="Lab FAQ", source="faq.md")],
+           embedder="hash-64")
+    question = "Can I do bench work alone at night?"
+    with Memory(tmp_path / "m") as m:
+        units = m.units_of("kb", "faq")
+        answer = next(u for u in units if u.content.startswith("No."))
+        heading = next(u for u in units if u.kind == "heading" and "alone" in u.content)
+        assert section_heading(answer) == "Can I work alone in the lab at night?"
+        assert section_heading(heading) == "" and section_heading(units[0]) == ""  # a heading; the title
+        e = get_embedder("hash-64")
+        r = Retriever(m, e, RetrieveConfig(alignment_lexical=0))
+        features = r._features(question, np.array([0.5]), [answer], np.zeros(0, np.int64), 1.0)
+        assert features["term_alignment"] == 1.0 and features["unheld_terms"] == ""  # bench, work | alone, night
+        alone = confidence_features_of(question, [answer.content])
+        assert alone["term_alignment"] < 1.0 and alone["unheld_terms"] == "alone, night"
+        # the title's words count for no unit: "lab" is in the page's title, not in this section
+        titled = r._features("Which lab orders dry ice?", np.array([0.5]),
+                             [next(u for u in units if u.content.startswith("Dry ice"))], np.zeros(0, np.int64), 1.0)
+        assert titled["unheld_terms"] == "lab"
+
+
+def confidence_features_of(question, texts):
+    from asmr.retrieve.confidence import confidence_features
+    return confidence_features(question, np.array([0.5] * len(texts)), texts, [], lambda tokens: [2.0] * len(tokens),
+                               RetrieveConfig())
+
+
 def test_kind_alignment_counts_a_missing_kind_word_less_than_a_missing_name():
     import numpy as np
 

@@ -116,7 +116,8 @@ def turn_share(texts: list[str]) -> float:
 
 def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexical_texts: list[str],
                         idf_of, cfg, readable: float = 1.0, speaker_gap: float = 0.0,
-                        own_similarity: float | None = None, links: dict[int, list[int]] | None = None) -> dict:
+                        own_similarity: float | None = None, links: dict[int, list[int]] | None = None,
+                        headings: list[str] | None = None) -> dict:
     """What ``confidence`` weighs, and what the refusal reason names.
 
     ``sim``: the cosine of the question and each reached unit; ``texts``: the recalled units' texts,
@@ -128,10 +129,14 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     the best cosine, since every turn of the person named holds the name; ``links``: which of the
     units read (the first ``cfg.alignment_units`` of ``texts``, then the lexical ones not among them)
     name what another is about (``Retriever.chain_links``): term and kind alignment also read each chain
-    of them as one unit (``signals.chain_masks``), up to ``cfg.chain_units`` long."""
+    of them as one unit (``signals.chain_masks``), up to ``cfg.chain_units`` long; ``headings``: the
+    heading of the section each unit read stands in, below the document's title ("" for none): a
+    section's heading is part of what its units say (a FAQ's question, the instrument a paragraph is
+    about), so term and kind alignment read each unit under it."""
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
-    masks = [held(terms, c) for c in candidates] if terms else []
+    read_as = [f"{h}\n{c}" if h else c for h, c in zip(headings, candidates)] if headings else candidates
+    masks = [held(terms, c) for c in read_as] if terms else []
     read = masks + chain_masks(masks, links, cfg.chain_units) if masks and links else masks
     single = alignment(terms, weights, candidates, read)
     by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, read) if terms else single

@@ -60,6 +60,12 @@ def _day_number(iso: str) -> float:
 
 
 
+def section_heading(unit) -> str:
+    """The heading of the section ``unit`` stands in, below its document's title (the first heading of
+    its path); "" for a heading itself and for a unit outside any section."""
+    return unit.section_path[-1] if len(unit.section_path) > 1 and unit.kind != "heading" else ""
+
+
 def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
     """Words per script (``asmr.text.scripts``) in about ``sample`` active units spread over the memory."""
     counts: dict[str, int] = {}
@@ -382,7 +388,8 @@ class Retriever:
         extra = [unit_of[r] for r in lexical if r in unit_of and unit_of[r].content not in texts]
         return confidence_features(question, sim, [u.content for u in units], [u.content for u in extra],
                                    m.inverse_document_frequencies, cfg, readable, speaker_gap, own_similarity,
-                                   self.chain_links(question, best + extra) if cfg.chain_units > 1 else None)
+                                   self.chain_links(question, best + extra) if cfg.chain_units > 1 else None,
+                                   [section_heading(u) for u in best + extra])
 
     def chain_links(self, question: str, units: list) -> dict[int, list[int]]:
         """Which of ``units`` name what another is about: i -> j where unit i names the subject of unit j's
