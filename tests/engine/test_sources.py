@@ -236,6 +236,27 @@ def test_the_chinese_handbook_holds_the_answers_of_its_questions(handbook_zh):
     assert "(20" not in by_id["hr.attendance"].text
 
 
+def test_the_lab_handbook_holds_the_answers_of_its_questions():
+    # a third handbook, English, of another trade (a research lab), written after the last fit
+    docs, queries = handbook_source(EXAMPLES / "lab")
+    by_id = {d.doc_id: d for d in docs}
+    corpus = "\n".join(d.text for d in docs)
+    answerable = [q for q in queries if q["answerable"]]
+    unanswerable = [q for q in queries if not q["answerable"]]
+    assert len(answerable) >= 30 and len(unanswerable) >= 15
+    assert {"not_covered", "adversarial", "sentence_removed", "removed_by_revision"} <= {
+        q["category"] for q in unanswerable}
+    for q in answerable:
+        text = " ".join(by_id[p].text for p in q["gold_pids"])
+        assert any(a in text for a in q["answers"]), q
+        assert not any(stale in text for stale in q.get("stale_answers", [])), q
+    for q in unanswerable:
+        if "removed_answer" in q:
+            assert q["removed_answer"] not in corpus, q
+    # "three late cancellations in a month" is a rate, no month of the calendar: the rule is read as written
+    assert "(20" not in by_id["equipment.booking"].text
+
+
 def test_cut_sentence_refuses_a_sentence_that_is_not_there(handbook):
     docs, _ = handbook
     with pytest.raises(ValueError, match="not found"):

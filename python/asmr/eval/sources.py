@@ -1,7 +1,9 @@
-"""Evaluation sources that are not generated: the bundled handbook with questions written for it.
+"""Evaluation sources that are not generated: the bundled handbooks with questions written for them.
 
 ``handbook_source(root)`` reads ``root/handbook`` and its revision ``root/handbook-v2`` (``root``
-is the repository's ``examples`` folder) and ``root/handbook-questions.jsonl``, and returns
+is the repository's ``examples`` folder for the operations handbook, ``examples/zh`` for the
+Chinese warehouse handbook, ``examples/lab`` for a research lab's) and
+``root/handbook-questions.jsonl``, and returns
 ``(docs, queries)``:
 
 - ``docs``: the handbook as it stands after the revision, as ``asmr.store.ingest`` takes it
