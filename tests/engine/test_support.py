@@ -65,6 +65,11 @@ def test_chinese_numerals_with_a_unit_are_facts():
     assert [f.norm for f in missing_facts("日志保留十四天。", "日志保留三十天。")] == ["14 day"]
     assert missing_facts("日志保留30天。", "日志保留三十天。") == []
     assert missing_facts("日志保留三十天。", "日志保留30天。") == []
+    # 一 is in many words (一名, 一直): a bare one elsewhere does not excuse an hour where the unit says a year
+    evidence = "谭某是一名球员，一直踢后卫。在不到一年之内，他三次犯规。"
+    assert [f.norm for f in missing_facts("在不到一小时，他三次犯规。", evidence)] == ["1 h"]
+    assert missing_facts("在不到一年之内，他三次犯规。", evidence) == []
+    assert missing_facts("他是一个球员。", "他是一名球员，一直踢后卫。") == []  # no unit on either side
 
 
 def test_missing_numbers_dates_and_entities():

@@ -784,8 +784,10 @@ def _present(f: Fact, ev: _EvidenceFacts) -> bool:
             return True  # "two weeks" is "14 days"
         units = ev.units.get(value)
         if units is not None:
-            # the value is stated; a unit conflicts only when the evidence gives it another one
-            return not unit or "" in units or unit in units
+            # the value is stated; a unit conflicts when the evidence gives it only other ones, and a
+            # bare mention ("一直", "one of") does not excuse a unit the evidence puts with it elsewhere
+            # ("一小时" where the evidence says "一年")
+            return not unit or unit in units or units == {""}
         return value in ev.dates  # "in 2021" counted as a plain number
     if f.kind == "date":
         return any(d.startswith(f.norm) for d in ev.dates) or f.norm in ev.units
@@ -812,8 +814,8 @@ def missing_from(facts: Sequence[Fact], evidence: str) -> list[Fact]:
 def missing_facts(claim: str, evidence: str) -> list[Fact]:
     """Facts of ``claim`` that ``evidence`` does not state, compared by ``norm``.
 
-    A number counts as stated when the evidence has the same value with the same or no unit
-    (also written in words: "four weeks"), or the same span of time in another unit ("two
+    A number counts as stated when the evidence has the same value with the same unit, or with no
+    unit and no other one anywhere (also written in words: "four weeks"), or the same span of time in another unit ("two
     weeks" in "14 days", "a year" in "12 months"; never days in months); a frequency when the evidence gives the same period in any form
     ("every day" in "daily backups", "per day", "/day"); "forever" only when the evidence says
     so too; a date when the evidence has a date at least as precise that agrees ("March 2021"
