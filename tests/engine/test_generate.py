@@ -183,6 +183,38 @@ def test_a_two_hop_question_follows_the_name_the_first_sentence_brings_in(gen):
     assert "harrow-press/c" not in plain
 
 
+def test_a_two_hop_question_follows_a_compound_the_first_sentence_brings_in(gen):
+    # the bridge is a role, no name: "the safety officer" leads to the row that gives the extension
+    sources = [
+        Source("memo://kb/spills/a", "For a spill larger than 500 ml, leave the room and call the safety officer."),
+        Source("memo://kb/contacts/b", "Role: Safety officer; Name: Ines Carvalho; Extension: 4417"),
+        Source("memo://kb/contacts/c", "Role: Lab manager; Name: Priya Raman; Extension: 4410"),
+        Source("memo://kb/safety/d", "The safety officer runs the monthly walk-through."),
+    ]
+    question = "What is the extension of the person I must call after a large spill?"
+    # hashing vectors rank the row far below the quote: a lower floor lets the rows the hop weighs through
+    gen = ExtractiveGenerator(gen.embedder, max_sentences=2, min_score=0.1)
+    text = gen.generate(question, sources).text
+    plain = ExtractiveGenerator(gen.embedder, max_sentences=2, min_score=0.1, follow_links=False).generate(
+        question, sources).text
+    assert "call the safety officer [cite:memo://kb/spills/a]." in text and "[cite:memo://kb/contacts/b]" in text
+    assert "contacts/c" not in text and "safety/d" not in text  # no compound of the quote; no word still asked
+    assert "contacts/b" not in plain
+    # where the quote brings in a name, the name is the bridge, and a shared compound leads nowhere
+    named = [Source("memo://kb/hiring/a", "The Tarnwick office hires a safety officer each spring."), sources[1]]
+    hired = gen.generate("What is the extension of the person the office hires each spring?", named).text
+    assert "[cite:memo://kb/hiring/a]" in hired and "contacts/b" not in hired
+    unnamed = [Source("memo://kb/hiring/a", "The office hires a safety officer each spring."), sources[1]]
+    assert "[cite:memo://kb/contacts/b]" in gen.generate(
+        "What is the extension of the person the office hires each spring?", unnamed).text
+    from asmr.text.words import content_pairs
+    assert content_pairs("leave the room, call the safety officer") == {("safety", "officer")}
+    assert content_pairs("负责车队调度的人 Wi-Fi") == set()  # Chinese characters side by side are no compound
+    # a compound the question gives itself is no bridge: the quote already says it
+    asked = gen.generate("What does the safety officer do after a spill?", sources[:1] + sources[3:]).text
+    assert "[cite:memo://kb/spills/a]" in asked
+
+
 def test_a_question_naming_two_things_quotes_a_sentence_about_each(gen):
     sources = [
         Source("memo://kb/quill/a", "Ada Quill was born first of the five children of a poet."),

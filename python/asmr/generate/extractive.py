@@ -19,7 +19,10 @@ quoted: a name the question gives that no quoted sentence or its source's openin
 best sentence of a source that does (both sides of "Which came first, A or B?"); then a name the
 quoted sentences bring in, which the question does not give, leads to a source whose opening names
 it, and to its best sentence for what the quoted ones leave unsaid (the second hop of "the
-publisher of her first novel is based where?": the publisher's own unit says where).
+publisher of her first novel is based where?": the publisher's own unit says where). A bridge that
+is no name but a thing named by two words ("call the *safety officer*"), where the quoted sentences
+bring in no name, leads to the best sentence of another source that names it too and states a word of
+the question still unsaid (the row that gives the safety officer's extension).
 A sentence already quoted, or one within a quoted sentence (a list item and its list), is not
 quoted again. Questions (an FAQ's headings) and whole tables (their rows are units of their
 own) are never quoted. To a question that asks when, a quoted sentence with relative time states
@@ -44,7 +47,7 @@ from asmr.text.scripts import readable_share
 from asmr.text.sentences import split_sentences
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
-from asmr.text.words import content_words, dictionary_word
+from asmr.text.words import CLAIM_STOP_WORDS, content_pairs, content_words, dictionary_word, light_stem
 
 from .base import Generation, Source, check_sources
 
@@ -255,6 +258,30 @@ class ExtractiveGenerator:
                 reranked = sorted(((rescored(score, s), i, s) for score, i, s in ranked if i in linked),
                                   key=lambda r: -r[0])
                 self._add_best(reranked, chosen, lambda i, s: True)
+            if not bridge and len(chosen) < self.max_sentences:
+                self._follow_compounds(question, ranked, chosen)
+
+    def _follow_compounds(self, question: str, ranked: list[tuple[float, int, str]],
+                          chosen: list[tuple[int, str]]) -> None:
+        """The second hop of a question whose bridge is no name but a thing named by a compound ("call the
+        *safety officer*" leads to the row that gives the safety officer's extension): the best sentence
+        of a source not yet quoted that names a compound the quoted sentences bring in (one the question
+        does not give) and states a word of the question they leave unsaid. Only where the quoted
+        sentences bring in no name: a name is the bridge then, and a passage about a named thing shares
+        compounds ("film festival") with many that are not about it."""
+        def stems(text: str) -> set[str]:  # "requested" states what "request" does
+            return {light_stem(w) for w in content_words(text) - CLAIM_STOP_WORDS}
+        unsaid = stems(question) - set().union(*(stems(s) for _, s in chosen))
+        bridge = set().union(*(content_pairs(s) for _, s in chosen)) - content_pairs(question)
+        if not unsaid or not bridge:
+            return
+        quoted = {i for i, _ in chosen}
+        linked = []
+        for score, i, s in ranked:
+            words = stems(s)
+            if i not in quoted and words & unsaid and content_pairs(s) & bridge:
+                linked.append((score + self.lexical_weight * len(unsaid & words) / len(unsaid), i, s))
+        self._add_best(sorted(linked, key=lambda r: -r[0]), chosen, lambda i, s: True)
 
     def _add_best(self, ranked, chosen: list[tuple[int, str]], linked) -> None:
         """Appends the best-ranked sentence of a source not yet quoted for which ``linked(i, s)``."""

@@ -157,6 +157,19 @@ def content_words(text: str) -> set[str]:
     return {plural_stem(w.lower().rstrip(".")) for w in _CONTENT_WORD.findall(text)} - _CONTENT_STOP_WORDS
 
 
+_PAIR_TOKEN = re.compile(r"[0-9A-Za-z][0-9A-Za-z_\-]*|[^\s0-9A-Za-z]")
+
+
+def content_pairs(text: str) -> set[tuple[str, str]]:
+    """Neighbouring words of ``text`` (Latin script) with no stop word or punctuation between them, as
+    ``content_words`` keys them: the compounds a text names ("safety officer", "waste contractor")."""
+    tokens = [t.lower() for t in _PAIR_TOKEN.findall(text)]
+    keep = [t[0].isascii() and t[0].isalnum() and t not in CLAIM_STOP_WORDS and t not in _CONTENT_STOP_WORDS
+            for t in tokens]
+    return {(plural_stem(a), plural_stem(b)) for a, b, ka, kb in zip(tokens, tokens[1:], keep, keep[1:])
+            if ka and kb}
+
+
 @lru_cache(maxsize=65536)
 def dictionary_word(word: str) -> bool:
     """Whether ``word`` is an English word form that simplemma's dictionary holds ("value", "setting"):
