@@ -59,7 +59,6 @@ def _day_number(iso: str) -> float:
     return d.toordinal() + (d.hour * 3600 + d.minute * 60 + d.second) / 86400.0
 
 
-
 def section_heading(unit) -> str:
     """The heading of the section ``unit`` stands in, below its document's title (the first heading of
     its path); "" for a heading itself and for a unit outside any section."""

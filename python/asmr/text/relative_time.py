@@ -20,8 +20,8 @@ Vague expressions ("recently", "a few days ago", "the other day") and bare weekd
 周五: past or future?) are left alone, and so are two that name no day of the calendar: a period
 after "the" ("carries over to *the next year*", "in *the last week*": counted from an event the
 sentence names, or a stretch of days back) and a rate ("three late cancellations *in a month*",
-"twice in a year": a count per period, where a lone "in a month" would be a month from now). Regular expressions only: deterministic and cheap enough to
-run on every turn at ingest.
+"twice in a year": a count per period, where a lone "in a month" would be a month from now).
+Regular expressions only: deterministic and cheap enough to run on every turn at ingest.
 """
 from __future__ import annotations
 
@@ -183,7 +183,7 @@ _AFTER_THE = re.compile(r"(?<![A-Za-z])the\s+$", re.I)
 _COUNT_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?:\d+|" + "|".join(
     k for k in _EN_NUMBERS if k not in ("a", "an") and " " not in k) + r"|once|twice|thrice|times)(?![A-Za-z0-9])",
     re.I)
-_SENTENCE_START = re.compile(r"(?:[.!?;:]\s|\n)(?!.*(?:[.!?;:]\s|\n))", re.S)
+_SENTENCE_END = re.compile(r"[.!?;:]\s|\n")
 
 
 def _anaphoric(m: re.Match) -> bool:
@@ -193,9 +193,8 @@ def _anaphoric(m: re.Match) -> bool:
 
 def _rate(m: re.Match) -> bool:
     """Whether "in a <unit>" ends a count of occurrences in its sentence ("three cancellations in a month")."""
-    before = m.string[max(0, m.start() - 120):m.start()]
-    cut = _SENTENCE_START.search(before)
-    return _COUNT_BEFORE.search(before[cut.end():] if cut else before) is not None
+    sentence = _SENTENCE_END.split(m.string[max(0, m.start() - 120):m.start()])[-1]
+    return _COUNT_BEFORE.search(sentence) is not None
 
 
 def _in_count(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
