@@ -183,6 +183,21 @@ def test_a_two_hop_question_follows_the_name_the_first_sentence_brings_in(gen):
     assert "harrow-press/c" not in plain
 
 
+def test_the_next_hop_goes_before_a_near_equal_of_the_best_sentence(gen):
+    # two sentences say nearly the same of the novel; only one names the publisher, whose page says where
+    sources = [
+        Source("memo://kb/lantern-tide/a", "Lantern Tide was published by the house of Harrow Press in 2010."),
+        Source("memo://kb/lantern-tide/x", "Lantern Tide was published again in 2015 by a house."),
+        Source("memo://kb/harrow-press/c", "Harrow Press is an independent house. The city of Solby is its home."),
+    ]
+    question = "In which city is the house that published Lantern Tide?"
+    ranked = gen._ranked(question, sources)[0]
+    assert [i for _, i, _ in ranked[:2]] == [0, 1] and ranked[1][0] >= gen.relative_score * ranked[0][0]
+    text = gen.generate(question, sources).text
+    assert "[cite:memo://kb/lantern-tide/a]" in text and "Solby is its home [cite:memo://kb/harrow-press/c]" in text
+    assert "lantern-tide/x" not in text  # two sentences at most: the hop took the second place
+
+
 def test_a_two_hop_question_follows_a_compound_the_first_sentence_brings_in(gen):
     # the bridge is a role, no name: "the safety officer" leads to the row that gives the extension
     sources = [

@@ -7,8 +7,9 @@ does not read the script of the question or of the sentence, the share of the
 question's words the sentence holds stands in for the cosine) plus the share
 of the question's content words they contain (a chat turn's sentence without
 the turn's head, against the question without its speakers' names; a source's
-``context`` read before its sentences); the best one is always taken, the next
-ones only when they score near it. A sentence that opens with a pronoun ("It
+``context`` read before its sentences); the best one is always taken, then what
+the question needs beyond it (below), then the next ones while they score near
+the best and room is left. A sentence that opens with a pronoun ("It
 is owned by …") is quoted with the sentence before it, which names what it is
 about. A question in two parts ("Which team owns X, and who
 leads that team?") gets the best sentence for each part, and for a later part
@@ -210,15 +211,18 @@ class ExtractiveGenerator:
                 if best is not None and (not chosen or best[0] >= self.min_score):
                     chosen.append((best[2], best[3]))
         else:
-            for score, i, s in ranked:
-                # After the best sentence, only near-equals join it: a second fact, not filler.
-                if len(chosen) == self.max_sentences or (chosen and (
-                        score < self.min_score or score < self.relative_score * ranked[0][0])):
+            # After the best sentence, only near-equals join it: a second fact, not filler. What the
+            # question needs beyond the best sentence (another thing it names, the next hop) goes first.
+            near = [(i, s) for score, i, s in ranked[1:]
+                    if score >= self.min_score and score >= self.relative_score * ranked[0][0]]
+            chosen = [(ranked[0][1], ranked[0][2])] if ranked else []
+            if chosen and self.follow_links:
+                self._follow(question, sources, ranked, chosen)
+            for i, s in near:
+                if len(chosen) == self.max_sentences:
                     break
                 if not _repeats(s, chosen):
                     chosen.append((i, s))
-            if chosen and self.follow_links:
-                self._follow(question, sources, ranked, chosen)
         if asks_when(question):
             chosen = [(i, _dated(s, sources[i].text)) for i, s in chosen]
         text = join_sentences(cite(s, sources[i].id, marker) for i, s in chosen)
