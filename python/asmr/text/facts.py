@@ -815,9 +815,10 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
     """Facts of ``claim`` that ``evidence`` does not state, compared by ``norm``.
 
     A number counts as stated when the evidence has the same value with the same unit, or with no
-    unit and no other one anywhere (also written in words: "four weeks"), or the same span of time in another unit ("two
-    weeks" in "14 days", "a year" in "12 months"; never days in months); a frequency when the evidence gives the same period in any form
-    ("every day" in "daily backups", "per day", "/day"); "forever" only when the evidence says
+    unit and no other one anywhere (also written in words: "four weeks"), or the same span of time
+    in another unit ("two weeks" in "14 days", "a year" in "12 months"; never days in months); a
+    frequency when the evidence gives the same period in any form ("every day" in "daily backups",
+    "per day", "/day"); "forever" only when the evidence says
     so too; a date when the evidence has a date at least as precise that agrees ("March 2021"
     is in "March 3, 2021", not the other way round); an entity when its text occurs in the
     evidence or at least half of its words do.
