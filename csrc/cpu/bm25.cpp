@@ -1,7 +1,9 @@
 #include "asmr/bm25.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,12 @@ using Entry = std::pair<float, int64_t>;  // score, unit
 
 // One galloping lookup of a candidate in a posting list costs about as much as adding this many postings.
 constexpr int64_t kLookupCost = 8;
+
+// The largest float no greater than x: a cutoff that keeps every unit the exact one keeps.
+inline float float_at_most(double x) {
+  float f = static_cast<float>(x);
+  return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+}
 
 inline bool better(const Entry& a, const Entry& b) {
   return a.first > b.first || (a.first == b.first && a.second < b.second);
@@ -32,6 +40,10 @@ class TopK {
       std::push_heap(heap_.begin(), heap_.end(), better);
     }
   }
+  // What a score must beat to be kept, once k are kept: offers of units in ascending order need only
+  // beat the worst kept score (an equal score of a later unit loses the tie).
+  bool full() const { return k_ > 0 && static_cast<int64_t>(heap_.size()) >= k_; }
+  float worst() const { return heap_.front().first; }
   int64_t write(int64_t* out_units, float* out_scores) {
     std::sort_heap(heap_.begin(), heap_.end(), better);
     for (size_t i = 0; i < heap_.size(); ++i) {
@@ -51,6 +63,11 @@ struct Scratch {
   std::vector<float> scores;
   std::vector<uint8_t> seen;
   std::vector<int64_t> touched;
+  // The pruned path's work lists, kept between queries: allocated afresh, a list of tens of
+  // thousands of candidates costs a page fault per page on every query
+  std::vector<int64_t> candidates;
+  std::vector<float> partial;
+  std::vector<float> heap;
 
   void fit(int64_t n) {
     if (static_cast<int64_t>(scores.size()) < n) {
@@ -149,28 +166,37 @@ double complete(const int64_t* indptr, const I* indices, const float* data, cons
   return bar;
 }
 
+// Keeps the k best of the scores offered in a min-heap; returns what the next score must beat.
+inline float keep_best(std::vector<float>& heap, int64_t k, float s, float bar) {
+  if (static_cast<int64_t>(heap.size()) < k) {
+    heap.push_back(s);
+    std::push_heap(heap.begin(), heap.end(), std::greater<float>());
+    return static_cast<int64_t>(heap.size()) == k ? heap.front() : bar;  // above the floor, as all it holds
+  }
+  std::pop_heap(heap.begin(), heap.end(), std::greater<float>());
+  heap.back() = s;
+  std::push_heap(heap.begin(), heap.end(), std::greater<float>());
+  return heap.front();
+}
+
 // The k-th best of the active units' partial scores above `floor` (0 when fewer than k are),
 // in one pass with a heap of the k best; a unit's row is looked up only when its score would
 // enter the heap. The units are 0 .. num_units-1, or the `listed` ones when that is not null.
+// The two walks are written apart so that the bar stays in a register: nearly every score fails it.
 inline float kth_above(const float* scores, int64_t num_units, const std::vector<int64_t>* listed,
                        const int64_t* rows, const uint8_t* active, int64_t k, float floor,
                        std::vector<float>& heap) {
   heap.clear();
   float bar = floor;  // what a score must beat to enter: the floor, then the heap's worst
-  const int64_t n = listed != nullptr ? static_cast<int64_t>(listed->size()) : num_units;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t u = listed != nullptr ? (*listed)[i] : i;
-    const float s = scores[u];
-    if (s <= bar || (active != nullptr && !active[rows[u]])) continue;
-    if (static_cast<int64_t>(heap.size()) < k) {
-      heap.push_back(s);
-      std::push_heap(heap.begin(), heap.end(), std::greater<float>());
-      if (static_cast<int64_t>(heap.size()) == k) bar = heap.front();  // above the floor, as all it holds
-    } else {
-      std::pop_heap(heap.begin(), heap.end(), std::greater<float>());
-      heap.back() = s;
-      std::push_heap(heap.begin(), heap.end(), std::greater<float>());
-      bar = heap.front();
+  if (listed != nullptr) {
+    for (const int64_t u : *listed) {
+      const float s = scores[u];
+      if (s > bar && (active == nullptr || active[rows[u]])) bar = keep_best(heap, k, s, bar);
+    }
+  } else {
+    for (int64_t u = 0; u < num_units; ++u) {
+      const float s = scores[u];
+      if (s > bar && (active == nullptr || active[rows[u]])) bar = keep_best(heap, k, s, bar);
     }
   }
   return static_cast<int64_t>(heap.size()) < k ? 0.0f : heap.front();
@@ -229,7 +255,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
     if (indptr[tokens[q] + 1] - indptr[tokens[q]] < long_list) add(tokens[q]);
   }
   std::sort(long_tokens.begin(), long_tokens.end(), [&](int64_t a, int64_t b) { return upper[a] < upper[b]; });
-  std::vector<float> heap;
+  std::vector<float>& heap = scratch.heap;
   // The completed sums are exact up to rounding: rescore the units within the slack of the k-th
   // exactly, token by token in query order (the sums bm25s makes), and offer them.
   const auto rescore = [&](const std::vector<int64_t>& units, const std::vector<float>& sums) {
@@ -254,23 +280,30 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
   int64_t long_postings = 0;
   for (const int64_t t : long_tokens) long_postings += indptr[t + 1] - indptr[t];
   double theta = 0.0;  // a lower bound on the k-th best score, once one is known
-  std::vector<int64_t> candidates;  // ascending, as the lists are
-  std::vector<float> total;
+  std::vector<int64_t>& candidates = scratch.candidates;  // ascending, as the lists are
+  std::vector<float>& total = scratch.partial;
   // The active units whose partial score is at least `cutoff` (and above 0), with those scores.
-  const auto gather = [&](double cutoff) {
+  const auto gather = [&](float cutoff) {
     candidates.clear();
     total.clear();
-    const auto take = [&](int64_t u) {
-      if (scores[u] >= cutoff && scores[u] > 0.0f && (active == nullptr || active[rows[u]])) {
-        candidates.push_back(u);
-        total.push_back(scores[u]);
-      }
-    };
+    const float least = std::max(cutoff, std::numeric_limits<float>::min());  // above 0 too
     if (sparse) {
       std::sort(touched.begin(), touched.end());
-      for (const int64_t u : touched) take(u);
+      for (const int64_t u : touched) {
+        const float s = scores[u];
+        if (s >= least && (active == nullptr || active[rows[u]])) {
+          candidates.push_back(u);
+          total.push_back(s);
+        }
+      }
     } else {
-      for (int64_t u = 0; u < num_units; ++u) take(u);
+      for (int64_t u = 0; u < num_units; ++u) {
+        const float s = scores[u];
+        if (s >= least && (active == nullptr || active[rows[u]])) {
+          candidates.push_back(u);
+          total.push_back(s);
+        }
+      }
     }
   };
   if (static_cast<int64_t>(touched.size()) >= k &&
@@ -286,7 +319,27 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
       }
     }
   }
-  double cutoff = 0.0, bar = 0.0;
+  {
+    // The loop below gives up once the lists it added pass half the postings with no bound beaten
+    // yet. Where its own arithmetic says that comes before a bound can be beaten (common words
+    // only, their weights alike), give up before adding anything.
+    double b = bound, a = added;
+    int64_t s = scored;
+    for (size_t i = long_tokens.size(); i-- > 0;) {
+      const double floor = b + 1e-4 * (1.0 + b);
+      if (theta > floor || a > floor) break;  // a bound may be beaten from here on: run the loop
+      const int64_t t = long_tokens[i];
+      if (2 * (s + indptr[t + 1] - indptr[t]) > postings) {
+        clear();
+        return false;
+      }
+      s += indptr[t + 1] - indptr[t];
+      a += upper[t];
+      b -= upper[t];
+    }
+  }
+  float cutoff = 0.0f;  // in the scores' own precision: a float compare the count loops vectorise
+  double bar = 0.0;
   while (true) {
     // slack for float rounding: the partial sums are added in another order than bm25s adds them
     const double slack = 1e-4 * (1.0 + bound);
@@ -304,7 +357,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
     if (kth > 0.0) {
       // completing the candidates costs a lookup in each list left: take it when that is
       // cheaper than adding those lists (each added list leaves fewer candidates)
-      cutoff = kth - bound - slack;
+      cutoff = float_at_most(kth - bound - slack);
       int64_t candidates = 0, left = 0;  // left: the postings of the lists not added
       if (sparse) {
         for (const int64_t u : touched) candidates += scores[u] >= cutoff;
@@ -312,7 +365,11 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
         for (int64_t u = 0; u < num_units; ++u) candidates += scores[u] >= cutoff;
       }
       for (const int64_t t : long_tokens) left += indptr[t + 1] - indptr[t];
-      if (candidates * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= left) {
+      // and the next list alone: completing against it comes first, before later lists thin
+      // the candidates, so a list shorter than its lookups is added instead
+      const int64_t next = long_tokens.empty() ? 0 : indptr[long_tokens.back() + 1] - indptr[long_tokens.back()];
+      if (candidates * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= left &&
+          candidates * kLookupCost <= next) {
         bar = kth - slack;  // a partial score, or theta: either way no more than the k-th best score
         break;
       }
@@ -368,9 +425,17 @@ int64_t bm25_top_k(int64_t num_units, const int64_t* indptr, const I* indices, c
         const int64_t t = tokens[q];
         for (int64_t j = indptr[t]; j < indptr[t + 1]; ++j) scores[indices[j]] += data[j];
       }
+      // Units in ascending order: once k are kept, a unit enters only above the worst kept score,
+      // a compare that nearly always fails the same way (the scores are cleared in one fill after)
+      float bar = 0.0f;
       for (int64_t u = 0; u < num_units; ++u) {
-        if (scores[u] != 0.0f) offer(u);
+        const float s = scores[u];
+        if (s > bar && (active == nullptr || active[rows[u]])) {
+          best.offer(Entry(s, u));
+          if (best.full()) bar = best.worst();
+        }
       }
+      std::fill(scores, scores + num_units, 0.0f);
     } else {
       for (int64_t q = 0; q < num_tokens; ++q) scratch.add_listed(indptr, indices, data, tokens[q]);
       for (const int64_t u : scratch.touched) {
