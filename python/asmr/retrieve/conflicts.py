@@ -215,6 +215,9 @@ def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False,
             said_more = said_more or i1 > 0 or j1 > 0
             continue  # one side says more: not another value
         sa, ea, sb, eb = ta[i1][1], ta[i2 - 1][2], tb[j1][1], tb[j2 - 1][2]
+        values = (a[sa:ea], b[sb:eb])
+        if found is not None and found != values:
+            return None  # two slots differ: a template filled in for another subject
         value_a, value_b = _holds_value(a, sa, ea), _holds_value(b, sb, eb)
         # a CJK name has no mark of its own: a short CJK span opposite a value is taken for one
         if not (value_a and value_b or value_a and _short_cjk(b[sb:eb]) or value_b and _short_cjk(a[sa:ea])):
@@ -222,11 +225,8 @@ def _differing_value(a: str, ta: list, b: str, tb: list, restated: bool = False,
             if not (restated and max(i2 - i1, j2 - j1) <= _RESTATED_SLOT):
                 return None  # other words in the same place: another statement, not another value
             loose = True
-        values = (a[sa:ea], b[sb:eb])
         if found == values:
             continue  # the same value swapped again ("in 2008 ... the 2008 games")
-        if found is not None:
-            return None  # two slots differ: a template filled in for another subject
         if i1 == 0 and j1 == 0 and not any(c.isdigit() for c in a[sa:ea] + b[sb:eb]):
             return None  # the sentences open with different names: two subjects (a date may open one)
         found = values
@@ -249,22 +249,27 @@ def _short_cjk(span: str) -> bool:
     return 0 < len(chars) <= _CJK_NAME_MAX and all(CJK_CHAR.match(c) for c in chars)
 
 
-def _regions(opcodes, tokens: list) -> list[tuple[int, int, int, int]]:
+def _regions(opcodes, tokens: list):
     """The differing spans of an alignment, with differences one CJK character apart joined
     (character tokens align "十五" with "三十" as insert 三, keep 十, delete 五), and differences a
-    few tokens apart joined where those tokens hold a digit (one date: "1940年6月22日" / "2013年6月21日")."""
-    out: list[list[int]] = []
+    few tokens apart joined where those tokens hold a digit (one date: "1940年6月22日" / "2013年6月21日").
+    Yielded one by one, each once the next difference is known not to join it: a reader that stops at
+    the second slot never reads the rest."""
+    last = None  # the region being built, yielded when a difference that does not join it follows
     gap = None  # the equal stretch since the last difference, read only when a difference follows it
     for op, i1, i2, j1, j2 in opcodes:
         if op == "equal":
             gap = (i1, i2)
             continue
-        if out and gap is not None and _joins(tokens, *gap):
-            out[-1][1], out[-1][3] = i2, j2
+        if last is not None and gap is not None and _joins(tokens, *gap):
+            last = (last[0], i2, last[2], j2)
         else:
-            out.append([i1, i2, j1, j2])
+            if last is not None:
+                yield last
+            last = (i1, i2, j1, j2)
         gap = None
-    return [tuple(r) for r in out]
+    if last is not None:
+        yield last
 
 
 def _joins(tokens: list, i1: int, i2: int) -> bool:

@@ -728,15 +728,21 @@ _LOOSE_UNITS = {"daily": "day", "nightly": "day", "weekly": "week", "fortnightly
 
 
 class _EvidenceFacts:
-    """What an evidence text states, indexed for the checks of missing_facts."""
+    """What an evidence text states, indexed for the checks of missing_facts. The values written in
+    words and the evidence's words are read on first use: most checks end before either is needed."""
 
-    __slots__ = ("norms", "units", "dates", "words", "lower", "durations", "_rates", "_frequencies")
+    __slots__ = ("norms", "_units", "_worded", "dates", "_words", "lower", "durations", "_rates", "_frequencies",
+                 "_text")
 
     def __init__(self, evidence: str):
         facts = _key_facts(evidence)
+        self._text = evidence
         self.norms = {f.norm for f in facts}
-        # value -> the units it is stated with ("" for none), of numbers, versions and word numbers
-        self.units: dict[str, set[str]] = {}
+        # value -> the units it is stated with ("" for none), of numbers and versions (word numbers
+        # are added on first use of ``units``)
+        self._units: dict[str, set[str]] = {}
+        self._worded = False
+        self._words: set[str] | None = None
         self.durations: set[tuple[str, str]] = set()  # spans of time, by _time_key
         self._frequencies: list[str] = []
         self._rates: set[tuple[str, str]] | None = None
@@ -746,14 +752,27 @@ class _EvidenceFacts:
                 self.durations.add(_frequency_key(f.norm))  # "every 3 days" states 3 days too
             elif f.kind in ("number", "version") and f.norm != INF_DURATION:
                 value, _, unit = f.norm.partition(" ")
-                self.units.setdefault(value, set()).add(unit)
+                self._units.setdefault(value, set()).add(unit)
                 if unit in _SECONDS or unit in _CALENDAR:
                     self.durations.add(_time_key(float(value), unit))
-        for value in _word_numbers(evidence):
-            self.units.setdefault(value, set()).add("")
         self.dates = [f.norm for f in facts if f.kind == "date"]
         self.lower = evidence.lower()
-        self.words = set(_entity_norm(evidence).split())
+
+    @property
+    def units(self) -> dict[str, set[str]]:
+        """Value -> the units it is stated with ("" for none), of numbers, versions and word numbers."""
+        if not self._worded:
+            for value in _word_numbers(self._text):
+                self._units.setdefault(value, set()).add("")
+            self._worded = True
+        return self._units
+
+    @property
+    def words(self) -> set[str]:
+        """The evidence's words, as entity norms split them."""
+        if self._words is None:
+            self._words = set(_entity_norm(self._text).split())
+        return self._words
 
     def rates(self) -> set[tuple[str, str]]:
         """The periods of the frequencies the evidence states, read loosely (on first use)."""
