@@ -7,6 +7,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace asmr {
 
 namespace {
@@ -20,6 +24,27 @@ constexpr int64_t kLookupCost = 8;
 inline float float_at_most(double x) {
   float f = static_cast<float>(x);
   return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+}
+
+// The first unit in [u, n) whose score is above bar (n when none). The walks of every unit's score
+// look for the few that pass a bar; where SSE2 is there, sixteen scores are compared at a time.
+inline int64_t next_above(const float* scores, int64_t u, int64_t n, float bar) {
+#if defined(__SSE2__)
+  for (; u < n && (u & 15) != 0; ++u) {
+    if (scores[u] > bar) return u;
+  }
+  const __m128 b = _mm_set1_ps(bar);
+  for (; u + 16 <= n; u += 16) {
+    const float* s = scores + u;
+    const __m128 m = _mm_or_ps(_mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(s), b), _mm_cmpgt_ps(_mm_loadu_ps(s + 4), b)),
+                               _mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(s + 8), b), _mm_cmpgt_ps(_mm_loadu_ps(s + 12), b)));
+    if (_mm_movemask_ps(m) != 0) break;
+  }
+#endif
+  for (; u < n; ++u) {
+    if (scores[u] > bar) return u;
+  }
+  return n;
 }
 
 inline bool better(const Entry& a, const Entry& b) {
@@ -194,9 +219,8 @@ inline float kth_above(const float* scores, int64_t num_units, const std::vector
       if (s > bar && (active == nullptr || active[rows[u]])) bar = keep_best(heap, k, s, bar);
     }
   } else {
-    for (int64_t u = 0; u < num_units; ++u) {
-      const float s = scores[u];
-      if (s > bar && (active == nullptr || active[rows[u]])) bar = keep_best(heap, k, s, bar);
+    for (int64_t u = next_above(scores, 0, num_units, bar); u < num_units; u = next_above(scores, u + 1, num_units, bar)) {
+      if (active == nullptr || active[rows[u]]) bar = keep_best(heap, k, scores[u], bar);
     }
   }
   return static_cast<int64_t>(heap.size()) < k ? 0.0f : heap.front();
@@ -286,22 +310,22 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
   const auto gather = [&](float cutoff) {
     candidates.clear();
     total.clear();
-    const float least = std::max(cutoff, std::numeric_limits<float>::min());  // above 0 too
+    // at least the cutoff and above 0, as one bar to pass: the float just below the cutoff, or 0
+    const float bar = cutoff > 0.0f ? std::nextafter(cutoff, -std::numeric_limits<float>::infinity()) : 0.0f;
     if (sparse) {
       std::sort(touched.begin(), touched.end());
       for (const int64_t u : touched) {
         const float s = scores[u];
-        if (s >= least && (active == nullptr || active[rows[u]])) {
+        if (s > bar && (active == nullptr || active[rows[u]])) {
           candidates.push_back(u);
           total.push_back(s);
         }
       }
     } else {
-      for (int64_t u = 0; u < num_units; ++u) {
-        const float s = scores[u];
-        if (s >= least && (active == nullptr || active[rows[u]])) {
+      for (int64_t u = next_above(scores, 0, num_units, bar); u < num_units; u = next_above(scores, u + 1, num_units, bar)) {
+        if (active == nullptr || active[rows[u]]) {
           candidates.push_back(u);
-          total.push_back(s);
+          total.push_back(scores[u]);
         }
       }
     }
@@ -428,10 +452,9 @@ int64_t bm25_top_k(int64_t num_units, const int64_t* indptr, const I* indices, c
       // Units in ascending order: once k are kept, a unit enters only above the worst kept score,
       // a compare that nearly always fails the same way (the scores are cleared in one fill after)
       float bar = 0.0f;
-      for (int64_t u = 0; u < num_units; ++u) {
-        const float s = scores[u];
-        if (s > bar && (active == nullptr || active[rows[u]])) {
-          best.offer(Entry(s, u));
+      for (int64_t u = next_above(scores, 0, num_units, bar); u < num_units; u = next_above(scores, u + 1, num_units, bar)) {
+        if (active == nullptr || active[rows[u]]) {
+          best.offer(Entry(scores[u], u));
           if (best.full()) bar = best.worst();
         }
       }

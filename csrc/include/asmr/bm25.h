@@ -13,6 +13,8 @@
 // weight down until the k-th best partial score beats what the lists left can add;
 // only the units within that bound of the k-th are completed, by galloping lookups
 // in the lists left, and rescored; *pruned says it happened. Same units, same scores.
+// Where the bounds show that no list can be skipped before half the postings are
+// added (common words only, their weights alike), the plain scan runs from the start.
 //
 // One query on one thread, in per-thread scratch of num_units floats (and a
 // byte each) left cleared after use. Few postings: only the touched units are
