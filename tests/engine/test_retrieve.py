@@ -471,6 +471,20 @@ def test_what_is_left_of_a_contraction_is_no_term():
         "What happens if I am late for my slot?", idf_of)[0] == ["happen", "late", "slot"]
 
 
+def test_the_verbs_that_ask_what_may_or_must_be_done_are_no_terms():
+    """"Am I allowed to", "Do I need to", "Am I able to" ask as "may", "must" and "can" do (需要 and 可以 are no
+    terms of a Chinese question either); a unit that answers says "may", "only" or "must", seldom them."""
+    from asmr.retrieve.signals import alignment, question_terms
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+    for question in ("Am I allowed to work alone at night?", "Do I need to work alone at night?",
+                     "Am I able to work alone at night?", "Am I permitted to work alone at night?"):
+        assert question_terms(question, idf_of)[0] == question_terms("Can I work alone at night?", idf_of)[0]
+    terms, weights = question_terms("Am I allowed to bring guests?", idf_of)
+    assert alignment(terms, weights, ["Guests may be brought on weekdays only."]) == 1.0
+
+
 def test_the_verbs_that_open_a_request_are_no_terms():
     """"Tell me the port of X" asks what "What is the port of X?" asks; no unit that answers says "tell"."""
     from asmr.retrieve.signals import question_terms

@@ -76,8 +76,11 @@ do does did done doing have has had having what which who whom whose when where 
 there their they them he she his her him i we you your our my me us can could should would will shall may might must
 than then as if so such also any all each every some many much more most other same only very just
 within without before after during between through across
+need needs needed able allowed permitted
 s re ve ll m t don doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn""".split())
-# the last line: what is left of a contraction ("what's", "I'm", "don't") once the apostrophe splits the word
+# "need", "able", "allowed", "permitted": what may or must be done, asked as "can" and "must" ask it (their
+# Chinese counterparts 需要 and 可以 are no terms either: retrieve.signals.CJK_QUESTION_WORDS). The last
+# line: what is left of a contraction ("what's", "I'm", "don't") once the apostrophe splits the word
 
 # A question put as a request ("Tell me ...", "Look up ...", "Could you find out ...") asks as "what is"
 # does: its opening verbs are the asking, not the asked, and no unit that states the answer says them.
