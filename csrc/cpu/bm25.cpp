@@ -30,9 +30,6 @@ inline float float_at_most(double x) {
 // look for the few that pass a bar; where SSE2 is there, sixteen scores are compared at a time.
 inline int64_t next_above(const float* scores, int64_t u, int64_t n, float bar) {
 #if defined(__SSE2__)
-  for (; u < n && (u & 15) != 0; ++u) {
-    if (scores[u] > bar) return u;
-  }
   const __m128 b = _mm_set1_ps(bar);
   for (; u + 16 <= n; u += 16) {
     const float* s = scores + u;
@@ -207,7 +204,7 @@ inline float keep_best(std::vector<float>& heap, int64_t k, float s, float bar) 
 // The k-th best of the active units' partial scores above `floor` (0 when fewer than k are),
 // in one pass with a heap of the k best; a unit's row is looked up only when its score would
 // enter the heap. The units are 0 .. num_units-1, or the `listed` ones when that is not null.
-// The two walks are written apart so that the bar stays in a register: nearly every score fails it.
+// Nearly every score fails the bar: the walk of every unit skips to the next that passes (next_above).
 inline float kth_above(const float* scores, int64_t num_units, const std::vector<int64_t>* listed,
                        const int64_t* rows, const uint8_t* active, int64_t k, float floor,
                        std::vector<float>& heap) {
