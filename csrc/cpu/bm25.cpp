@@ -19,6 +19,10 @@ using Entry = std::pair<float, int64_t>;  // score, unit
 
 // One galloping lookup of a candidate in a posting list costs about as much as adding this many postings.
 constexpr int64_t kLookupCost = 8;
+// Against the next list alone, a candidate costs more: it is first gathered from all units' scores,
+// and the lookups land close together in the list. Measured at 1,000,000 units: 33,000 candidates took
+// 1.1 ms to gather and 1.1-1.4 ms to complete against a list of 264,000 postings that adds in 0.33 ms.
+constexpr int64_t kNextLookupCost = 32;
 
 // The largest float no greater than x: a cutoff that keeps every unit the exact one keeps.
 inline float float_at_most(double x) {
@@ -387,10 +391,10 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
       }
       for (const int64_t t : long_tokens) left += indptr[t + 1] - indptr[t];
       // and the next list alone: completing against it comes first, before later lists thin
-      // the candidates, so a list shorter than its lookups is added instead
+      // the candidates, so a list that adds for less than its lookups cost is added instead
       const int64_t next = long_tokens.empty() ? 0 : indptr[long_tokens.back() + 1] - indptr[long_tokens.back()];
       if (candidates * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= left &&
-          candidates * kLookupCost <= next) {
+          candidates * kNextLookupCost <= next) {
         bar = kth - slack;  // a partial score, or theta: either way no more than the k-th best score
         break;
       }
