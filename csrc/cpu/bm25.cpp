@@ -24,6 +24,12 @@ constexpr int64_t kLookupCost = 8;
 // 1.1 ms to gather and 1.1-1.4 ms to complete against a list of 264,000 postings that adds in 0.33 ms.
 constexpr int64_t kNextLookupCost = 32;
 
+// Room for float rounding around a sum near x: partial sums are added in another order than bm25s adds them.
+inline double slack(double x) { return 1e-4 * (1.0 + x); }
+
+// What a partial score must beat to be sure of beating `bound`, in the scores' own precision.
+inline float above_bound(double bound) { return static_cast<float>(bound + slack(bound)); }
+
 // The largest float no greater than x: a cutoff that keeps every unit the exact one keeps.
 inline float float_at_most(double x) {
   float f = static_cast<float>(x);
@@ -175,9 +181,9 @@ double complete(const int64_t* indptr, const I* indices, const float* data, cons
     if (static_cast<int64_t>(sums.size()) >= k) {
       heap.assign(sums.begin(), sums.end());
       std::nth_element(heap.begin(), heap.begin() + (k - 1), heap.end(), std::greater<float>());
-      bar = std::max(bar, heap[k - 1] - 1e-4 * (1.0 + heap[k - 1]));  // slack: sums in another order
+      bar = std::max(bar, heap[k - 1] - slack(heap[k - 1]));
     }
-    const double need = bar - rest - 1e-4 * (1.0 + bar);
+    const double need = bar - rest - slack(bar);
     if (need <= 0.0) continue;
     size_t kept = 0;
     for (size_t i = 0; i < units.size(); ++i) {
@@ -288,7 +294,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
     if (static_cast<int64_t>(sums.size()) >= k) {
       heap.assign(sums.begin(), sums.end());
       std::nth_element(heap.begin(), heap.begin() + (k - 1), heap.end(), std::greater<float>());
-      final_cutoff = heap[k - 1] - 1e-4 * (1.0 + heap[k - 1]);
+      final_cutoff = heap[k - 1] - slack(heap[k - 1]);
     }
     for (size_t i = 0; i < units.size(); ++i) {
       if (sums[i] < final_cutoff) continue;
@@ -337,7 +343,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
     if (static_cast<int64_t>(candidates.size()) >= k) {
       theta = complete(indptr, indices, data, upper, long_tokens, k, candidates, total, 0.0, heap);
       // theta: k units score this much, so the top k's k-th is no lower
-      if (static_cast<int64_t>(candidates.size()) >= k && theta > bound + 1e-4 * (1.0 + bound)) {
+      if (static_cast<int64_t>(candidates.size()) >= k && theta > bound + slack(bound)) {
         clear();
         rescore(candidates, total);
         return true;
@@ -351,7 +357,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
     double b = bound, a = added;
     int64_t s = scored;
     for (size_t i = long_tokens.size(); i-- > 0;) {
-      const double floor = b + 1e-4 * (1.0 + b);
+      const float floor = above_bound(b);
       if (theta > floor || a > floor) break;  // a bound may be beaten from here on: run the loop
       const int64_t t = long_tokens[i];
       if (2 * (s + indptr[t + 1] - indptr[t]) > postings) {
@@ -366,9 +372,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
   float cutoff = 0.0f;  // in the scores' own precision: a float compare the count loops vectorise
   double bar = 0.0;
   while (true) {
-    // slack for float rounding: the partial sums are added in another order than bm25s adds them
-    const double slack = 1e-4 * (1.0 + bound);
-    const float floor = static_cast<float>(bound + slack);
+    const float floor = above_bound(bound);
     double kth = theta > floor ? theta : 0.0;  // above the bound: no unit unnamed so far can reach it
     if (kth == 0.0 && added > floor) {
       int64_t above = 0;  // a count the compiler vectorises: most checks fail on it, before any heap work
@@ -382,7 +386,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
     if (kth > 0.0) {
       // completing the candidates costs a lookup in each list left: take it when that is
       // cheaper than adding those lists (each added list leaves fewer candidates)
-      cutoff = float_at_most(kth - bound - slack);
+      cutoff = float_at_most(kth - bound - slack(bound));
       int64_t candidates = 0, left = 0;  // left: the postings of the lists not added
       if (sparse) {
         for (const int64_t u : touched) candidates += scores[u] >= cutoff;
@@ -395,7 +399,7 @@ bool top_k_pruned(int64_t num_units, const int64_t* indptr, const I* indices, co
       const int64_t next = long_tokens.empty() ? 0 : indptr[long_tokens.back() + 1] - indptr[long_tokens.back()];
       if (candidates * static_cast<int64_t>(long_tokens.size()) * kLookupCost <= left &&
           candidates * kNextLookupCost <= next) {
-        bar = kth - slack;  // a partial score, or theta: either way no more than the k-th best score
+        bar = kth - slack(bound);  // a partial score, or theta: either way no more than the k-th best score
         break;
       }
     }
