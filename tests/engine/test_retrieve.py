@@ -485,6 +485,25 @@ def test_the_verbs_that_ask_what_may_or_must_be_done_are_no_terms():
     assert alignment(terms, weights, ["Guests may be brought on weekdays only."]) == 1.0
 
 
+def test_the_time_of_asking_is_no_term():
+    """"now", "currently", "still" (现在, 目前, 还要) say when the question is asked: a unit that answers says
+    who holds the post, not that they hold it now."""
+    from asmr.retrieve.signals import alignment, question_terms
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+    plain = question_terms("Who is the safety officer?", idf_of)[0]
+    for question in ("Who is the safety officer now?", "Who is currently the safety officer?",
+                     "Who is the current safety officer?", "Is Ines still the safety officer?"):
+        terms = question_terms(question, idf_of)[0]
+        assert set(terms) - set(plain) <= set(question_terms("Ines", idf_of)[0]), question
+    terms, weights = question_terms("晚班现在几点开始？", idf_of)
+    assert "现在" not in terms and "晚班" in terms
+    terms, weights = question_terms("单册逾期费目前是多少？", idf_of)
+    assert alignment(terms, weights, ["单册逾期费上限为5元。"]) == 1.0
+    assert "还要" not in question_terms("现在还要交逾期费吗？", idf_of)[0]
+
+
 def test_the_verbs_that_open_a_request_are_no_terms():
     """"Tell me the port of X" asks what "What is the port of X?" asks; no unit that answers says "tell"."""
     from asmr.retrieve.signals import question_terms
