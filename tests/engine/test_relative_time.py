@@ -161,3 +161,22 @@ def test_a_count_in_a_period_is_a_rate_not_a_date():
     assert one("The lab moves in a month.").label == "2023-06"
     # a count of periods is a date whatever came before it
     assert one("Two rooms open in 3 weeks.").label == "2023-05-29 to 2023-06-04"
+
+
+def test_a_day_after_a_month_is_a_day_of_the_month_not_a_count():
+    # 每月25日前: by the 25th of each month; 2月28日之前: before 28 February (not "25 / 28 days ago")
+    assert resolve("活动专员须在每月25日前交计划。", MONDAY) == []
+    assert resolve("各部门须在2026年2月28日之前完成学习。", MONDAY) == []
+    assert resolve("业主须在每季度首月的15日之前缴费。", MONDAY) == []
+    assert one("三日前他走了。").label == "2023-05-05"
+
+
+def test_a_period_in_a_routine_is_counted_from_each_time_it_comes_round():
+    # "next week" of a rota posted every Friday is the week after each Friday, not a week of the calendar
+    assert resolve("The rota for next week is posted every Friday.", MONDAY) == []
+    assert resolve("Pay goes into your account on the last Friday of each month.", MONDAY) == []
+    assert resolve("下周的排班表每周五下午贴出。", MONDAY) == []
+    assert resolve("每月25日前把下个月的活动安排发出。", MONDAY) == []
+    # a routine in another sentence leaves the date alone
+    assert one("We moved last Friday. Every Friday we swim.").label == "2023-05-05"
+    assert one("下周五开会。").label == "2023-05-19"

@@ -20,7 +20,11 @@ Vague expressions ("recently", "a few days ago", "the other day") and bare weekd
 周五: past or future?) are left alone, and so are two that name no day of the calendar: a period
 after "the" ("carries over to *the next year*", "in *the last week*": counted from an event the
 sentence names, or a stretch of days back) and a rate ("three late cancellations *in a month*",
-"twice in a year": a count per period, where a lone "in a month" would be a month from now).
+"twice in a year": a count per period, where a lone "in a month" would be a month from now). So is
+a period or weekday in a sentence that states a routine ("the rota for *next week* is posted every
+Friday", "on the *last Friday* of each month", 下周的排班表每周五贴出: counted from each time the
+routine comes round), and a day after a month (每月25日前, 2月28日之前: the 25th, 28 February, not
+a count of days).
 Regular expressions only: deterministic and cheap enough to run on every turn at ingest.
 """
 from __future__ import annotations
@@ -197,13 +201,34 @@ def _rate(m: re.Match) -> bool:
     return _COUNT_BEFORE.search(sentence) is not None
 
 
+# what says that a sentence states a routine: "every Friday", "each month", 每周五, 每月, 每个季度
+_ROUTINE = re.compile(r"(?<![A-Za-z])(?:every|each)\s+(?:other\s+)?(?:day|week|weekday|weekend|month|quarter|year|"
+                      r"morning|evening|night|shift|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+                      r"(?![A-Za-z])|每个?(?:周|星期|礼拜|月|季度|年|天|日|班)", re.I)
+_CLAUSE_END = re.compile(r"[.!?;]\s|[。！？；\n]")
+
+
+def _routine(m: re.Match) -> bool:
+    """Whether the sentence around ``m`` states a routine ("The rota for next week is posted every
+    Friday", "on the last Friday of each month", 下周的排班表每周五贴出): the period is counted from
+    each time the routine comes round, not from the day the text was written."""
+    text = m.string
+    before = _CLAUSE_END.split(text[max(0, m.start() - 120):m.start()])[-1]
+    after = _CLAUSE_END.split(text[m.end():m.end() + 120])[0]
+    return _ROUTINE.search(before) is not None or _ROUTINE.search(after) is not None
+
+
+def _unless_routine(meaning: "_Meaning") -> "_Meaning":
+    return lambda m, ref: None if _routine(m) else meaning(m, ref)
+
+
 def _in_count(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
     n = _en_count(m.group(1))
     return None if n == 1 and m.group(1).isalpha() and _rate(m) else _shift(ref, m.group(2).lower(), n)
 
 
 def _period(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
-    return None if _anaphoric(m) else _EN_PERIOD[m.group(2).lower()](ref, _EN_OFFSET[m.group(1).lower()])
+    return None if _anaphoric(m) or _routine(m) else _EN_PERIOD[m.group(2).lower()](ref, _EN_OFFSET[m.group(1).lower()])
 
 
 _RULES: list[tuple[re.Pattern, _Meaning]] = [
@@ -214,10 +239,10 @@ _RULES: list[tuple[re.Pattern, _Meaning]] = [
     (_en(r"tomorrow"), lambda m, r: _day(r + timedelta(days=1))),
     (_en(r"(last|previous|this|next|coming)\s+(week|month|year)"), _period),
     (_en(r"(last|this|next)\s+weekend"), lambda m, r: _weekend(r, _EN_OFFSET[m.group(1).lower()])),
-    (_en(r"last\s+" + _EN_WEEKDAY), _last_weekday),
-    (_en(r"next\s+" + _EN_WEEKDAY), _next_weekday),
+    (_en(r"last\s+" + _EN_WEEKDAY), _unless_routine(_last_weekday)),
+    (_en(r"next\s+" + _EN_WEEKDAY), _unless_routine(_next_weekday)),
     (_en(r"this\s+(?:coming\s+)?" + _EN_WEEKDAY),
-     lambda m, r: _weekday_in_week(r, _EN_WEEKDAYS[m.group(1).lower()], 0)),
+     _unless_routine(lambda m, r: _weekday_in_week(r, _EN_WEEKDAYS[m.group(1).lower()], 0))),
     (_en(_EN_NUMBER + r"\s+" + _EN_UNIT + r"\s+ago"),
      lambda m, r: _shift(r, m.group(2).lower(), -_en_count(m.group(1)))),
     (_en(r"in\s+" + _EN_NUMBER + r"\s+" + _EN_UNIT), _in_count),
@@ -254,18 +279,29 @@ _ZH_SIDE = {"上": -1, "这": 0, "本": 0, "下": 1}
 _ZH_UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "个星期": "week", "礼拜": "week",
             "个礼拜": "week", "个月": "month", "年": "year"}
 
+_DAY_OF_MONTH = re.compile(r"月的?$")
+
+
+def _zh_count_from_day(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
+    """三天前, 两年后; but N日 right after a month ("每月25日前", "2月28日之前": by the 25th, by 28
+    February) is a day of the month, not a count of days."""
+    if m.group(2) == "日" and _DAY_OF_MONTH.search(m.string, max(0, m.start() - 2), m.start()):
+        return None
+    return _shift(ref, _ZH_UNIT[m.group(2)], _zh_count(m.group(1)) * (-1 if m.group(3) == "前" else 1))
+
+
 _RULES += [
     (re.compile("|".join(sorted(_ZH_DAYS, key=len, reverse=True))),
      lambda m, r: _day(r + timedelta(days=_ZH_DAYS[m.group()]))),
     (re.compile("|".join(_ZH_YEARS)), lambda m, r: _year(r, _ZH_YEARS[m.group()])),
     (re.compile(r"([上这本下])个?" + _ZH_WEEK + r"([一二三四五六日天])"),
-     lambda m, r: _weekday_in_week(r, _ZH_WEEKDAYS[m.group(2)], _ZH_SIDE[m.group(1)])),
-    (re.compile(r"([上这本下])" + _ZH_WEEK), lambda m, r: _week(r, _ZH_SIDE[m.group(1)])),
-    (re.compile(r"([上这本下])个?月"), lambda m, r: _month(r, _ZH_SIDE[m.group(1)])),
+     _unless_routine(lambda m, r: _weekday_in_week(r, _ZH_WEEKDAYS[m.group(2)], _ZH_SIDE[m.group(1)]))),
+    (re.compile(r"([上这本下])" + _ZH_WEEK), _unless_routine(lambda m, r: _week(r, _ZH_SIDE[m.group(1)]))),
+    (re.compile(r"([上这本下])个?月"), _unless_routine(lambda m, r: _month(r, _ZH_SIDE[m.group(1)]))),
     # a count of at most three digits, not the end of a longer number ("1987年后" is after the year
     # 1987), not after 满 ("入职满一年后": once a year of service is complete, a condition and no
     # date), and not 前后 ("221年前后": around the year 221)
     (re.compile(rf"(?<![\d{_ZH_NUMERALS}满])(\d{{1,3}}|[{_ZH_NUMERALS}]{{1,3}})"
                 r"(天|日|周|个?星期|个?礼拜|个月|年)(?:以|之)?([前后])(?!后)"),
-     lambda m, r: _shift(r, _ZH_UNIT[m.group(2)], _zh_count(m.group(1)) * (-1 if m.group(3) == "前" else 1))),
+     _zh_count_from_day),
 ]
