@@ -2,7 +2,10 @@
 
 ``handbook_source(root)`` reads ``root/handbook`` and its revision ``root/handbook-v2`` (``root``
 is the repository's ``examples`` folder for the operations handbook, ``examples/zh`` for the
-Chinese warehouse handbook, ``examples/lab`` for a research lab's) and
+Chinese warehouse handbook, ``examples/lab`` for a research lab's; ``examples/clinic``,
+``examples/bakery``, ``examples/zh-library`` and ``examples/zh-property`` for four more, a clinic's,
+a bakery's, a library branch's and a property office's, each written by a session that read none
+of the code that scores it) and
 ``root/handbook-questions.jsonl``, and returns
 ``(docs, queries)``:
 
