@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from ..text.facts import key_facts
 from ..text.relative_time import annotate
 from .chunk import chunk_text
 from .html_text import html_to_text
@@ -181,6 +182,37 @@ _CODE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)?(?: {0,3}\1[`~]
                          re.MULTILINE | re.DOTALL)
 
 
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+
+
+def _dated_sections(text: str, start: int) -> list[tuple[int, int]]:
+    """The spans of ``text`` (from ``start``) under a Markdown heading that states a date ("## September
+    2026", "## 2026年9月", "### 2026-03-01"), to the next heading of its level or above: a changelog's
+    "this month" under "September 2026" is September, whatever the page's own date."""
+    spans, level, opened = [], 0, 0
+    for m in _HEADING.finditer(text, start):
+        depth = len(m.group(1))
+        if level and depth <= level:
+            spans.append((opened, m.start()))
+            level = 0
+        if not level and any(f.kind == "date" for f in key_facts(m.group(2))):
+            level, opened = depth, m.start()
+    if level:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping ones joined (a code block inside a dated section)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
 def with_resolved_time(doc: Document, default_date: str | None = None) -> Document:
     """``doc`` with each relative time expression of its text ("yesterday", "last week", "next
     month", 上周) followed by the day or range it means on the document's effective date, else on
@@ -194,10 +226,12 @@ def with_resolved_time(doc: Document, default_date: str | None = None) -> Docume
         return doc
     day = datetime.fromisoformat(date).date()
     body = front_matter(doc.text)[1] if doc.fmt == "markdown" else 0
-    # fenced code says what it says: "yesterday" in a shell line or a string literal stays as written
-    code = [m.span() for m in _CODE_FENCE.finditer(doc.text, body)] if doc.fmt == "markdown" else []
+    # fenced code says what it says: "yesterday" in a shell line or a string literal stays as written;
+    # a section under a dated heading counts from its own date, which the words do not give
+    kept = ([m.span() for m in _CODE_FENCE.finditer(doc.text, body)] + _dated_sections(doc.text, body)
+            if doc.fmt == "markdown" else [])
     text, pos = doc.text[:body], body
-    for start, end in [*code, (len(doc.text), len(doc.text))]:
+    for start, end in [*_merged(kept), (len(doc.text), len(doc.text))]:
         text += annotate(doc.text[pos:start], day, skip_reference_day=False) + doc.text[start:end]
         pos = end
     if text == doc.text:
