@@ -538,6 +538,19 @@ def test_a_chinese_word_put_for_another_is_a_swap_unless_cilin_holds_them_as_syn
     assert synonyms("著名", "知名") and not synonyms("增加", "减少") and not synonyms("著名", "著名")
 
 
+def test_the_words_of_the_present_are_one_sense(embedder):
+    """现在 for 目前 ("now" for "currently") says what the unit says: no swap, though Cilin parts them;
+    the confidence likewise reads neither as a term of a question."""
+    from asmr.retrieve.signals import question_terms
+    from asmr.text.cjk import synonyms
+
+    assert synonyms("现在", "目前") and synonyms("如今", "当前") and not synonyms("现在", "过去")
+    col = FEATURES.index("flip_swap")
+    x = pair_features(["现在社长是林小雨。", "过去社长是林小雨。"], ["目前社长是林小雨。"] * 2, embedder=embedder)
+    assert x[0, col] == 0.0 and x[1, col] > 0.5
+    assert question_terms("目前社长是谁？", lambda t: [2.0] * len(t))[0] == ["社长"]
+
+
 def test_a_chinese_run_put_for_another_counts_as_a_name(embedder):
     """Chinese: three or more characters standing for three or more others, none in common, in a sentence
     otherwise restated, count as a name (the extractor reads no name in "赵远志"); a word put for a

@@ -47,7 +47,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..text.cjk import CJK_CHAR
+from ..text.cjk import CJK_CHAR, CJK_PRESENT_WORDS
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
 
 # Chinese characters that stand alone as grammar, not as part of a word jieba failed to know: structural
@@ -57,9 +57,9 @@ from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_req
 CJK_FUNCTION_CHARACTERS = frozenset("的 地 得 着 了 过 吗 呢 吧 是 由 被 在 把 给 对 从 向 到 和 与 及 所 之 "
                                     "也 就 还 又 很 最 更 谁 哪 几 多".split())
 
-# Chinese words that ask, or that say nothing on their own: no terms of a question. The fifth line:
-# the time of asking (现在 now, 目前 currently) and 还 + a verb (还要 still must, 还是 still / or), which
-# QUESTION_STOP_WORDS holds in English too. The last two lines are what QUESTION_STOP_WORDS holds in English: modal verbs (应该 should, 需要 / 必须 must),
+# Chinese words that ask, or that say nothing on their own: no terms of a question. The fifth line and
+# CJK_PRESENT_WORDS: 还 + a verb (还要 still must, 还是 still / or) and the time of asking (现在 now,
+# 目前 currently), which QUESTION_STOP_WORDS holds in English too. The last two lines are what QUESTION_STOP_WORDS holds in English: modal verbs (应该 should, 需要 / 必须 must),
 # negation (没有), quantifiers (每个 each, 一些 some, 至少 at least), before / after / within
 # (以前, 以后, 以内), conjunctions and pronouns. A unit that answers "员工应该在几点以前提交？" says "员工
 # 在五点前提交", seldom 应该 or 以前.
@@ -68,10 +68,10 @@ CJK_QUESTION_WORDS = frozenset("""
 为何 何时 何地 何 什么时候 什么样 有 在 和 与 及 被 于 为 对 从 以 之 其 该 这 那 这个 那个 一个 哪一个 所 也 都 又 还 会 能
 可以 曾 曾经 主要 分别 叫 叫做 称为 名为 是否 有没有 多 之一 一 个 位 中 上 下 时 后 前 年 月 日
 多久 多长 多大 多高 多远 多深 时候
-现在 目前 当前 如今 眼下 还要 还是
+还要 还是
 应该 应当 必须 需要 须要 能够 可能 将要 没有 不是 不能 不会 每个 每一 一些 许多 很多 更多 最多 至少 其他 其它 只有
 仅仅 非常 以前 之前 以后 之后 期间 之间 以内 之内 然后 如果 所以 任何 所有 全部 他们 她们 它们 我们 你们 自己
-""".split())
+""".split()) | CJK_PRESENT_WORDS
 # The words that ask by their form: 几 + a measure word ("几年", "几分钟": how many), 多 or 有多 + a
 # dimension ("多长时间", "有多深": how long, how deep), 哪 + a measure word ("哪天"); and 这 / 那 + a
 # measure word ("这座": this one), which point at the subject without naming it.

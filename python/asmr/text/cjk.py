@@ -34,7 +34,18 @@ def _synonym_groups() -> dict[str, frozenset[int]]:
     return {w: frozenset(g) for w, g in groups.items()}
 
 
+# Words that place what is said at the time it is said ("now", "currently"): a question's 现在 asks no
+# more than the plain question (retrieve.signals), and a claim's 现在 says what its unit's 目前 says;
+# Cilin puts them in different groups. English: text.words.PRESENT_WORDS.
+CJK_PRESENT_WORDS = frozenset("现在 目前 当前 如今 眼下".split())
+
+
 def synonyms(a: str, b: str) -> bool:
-    """Whether two different Chinese words share a sense in Cilin ("采用" / "使用", "著名" / "知名")."""
+    """Whether two different Chinese words share a sense: in Cilin ("采用" / "使用", "著名" / "知名"), or
+    both CJK_PRESENT_WORDS ("现在" / "目前")."""
+    if a == b:
+        return False
+    if a in CJK_PRESENT_WORDS and b in CJK_PRESENT_WORDS:
+        return True
     table = _synonym_groups()
-    return a != b and not table.get(a, frozenset()).isdisjoint(table.get(b, ()))
+    return not table.get(a, frozenset()).isdisjoint(table.get(b, ()))
