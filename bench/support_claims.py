@@ -9,7 +9,9 @@ Sources (units as a memory holds them; claims by ``asmr.eval.contradictions``, s
 - ``handbook``: the example handbook and its revision (examples/), the units of its memory;
 - ``handbook-zh``: the Chinese handbook and its revision (examples/zh), the same way;
 - ``synth-a`` / ``synth-b``: the generated knowledge base, family A seed 0 and family B seed 1, the
-  units of a memory of its current documents.
+  units of a memory of its current documents;
+- ``clinic``, ``bakery``, ``zh-library``, ``zh-property``: the four handbooks written apart from the
+  code (examples/<name>), as ``handbook-zh``; no model was fitted on them.
 
 Claims are written to OUT/SOURCE.jsonl (reused when present; ``--fresh`` rebuilds them) so that
 ``bench/calibrate_support.py --claims`` fits on some sources and reports on the others. The report
@@ -31,7 +33,8 @@ from asmr.verify.verifier import VerifierConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
-SOURCES = ("hotpotqa", "cmrc", "handbook", "handbook-zh", "synth-a", "synth-b")
+APART = ("clinic", "bakery", "zh-library", "zh-property")  # examples/ handbooks written apart from the code
+SOURCES = ("hotpotqa", "cmrc", "handbook", "handbook-zh", "synth-a", "synth-b", *APART)
 PER_KIND = 300
 
 
@@ -58,15 +61,17 @@ def _synth_units(tmp: Path, family: str, seed: int) -> list[tuple[str, str]]:
     return _memory_units(tmp / f"mem-{family}")
 
 
-def _zh_handbook_units(tmp: Path) -> list[tuple[str, str]]:
+def _handbook_units(tmp: Path, folder: str, name: str) -> list[tuple[str, str]]:
+    """The units of a memory of ``examples/<folder>/handbook`` and then its revision, as a user ingests them."""
     from asmr.store import Writer
-    from asmr.units.read import read_path
+    from asmr.units.read import FORMAT_BY_SUFFIX, read_path
 
-    for name in ("handbook", "handbook-v2"):  # a page, then its revision
-        root = ROOT / "examples" / "zh" / name
-        with Writer(tmp / "handbook-zh", embedder="hash-256", progress=False) as w:
-            w.ingest([read_path(p, root=root) for p in sorted(root.rglob("*.md"))], kb="handbook")
-    return _memory_units(tmp / "handbook-zh")
+    for version in ("handbook", "handbook-v2"):  # a page, then its revision
+        root = ROOT / "examples" / folder / version
+        with Writer(tmp / name, embedder="hash-256", progress=False) as w:
+            w.ingest([read_path(p, root=root) for p in sorted(root.rglob("*"))
+                      if p.is_file() and p.suffix.lower() in FORMAT_BY_SUFFIX], kb="handbook")
+    return _memory_units(tmp / name)
 
 
 def units_of(source: str, tmp: Path) -> list[tuple[str, str]]:
@@ -77,7 +82,9 @@ def units_of(source: str, tmp: Path) -> list[tuple[str, str]]:
     if source == "handbook":
         return _memory_units(build_example_memory(tmp / "handbook", "hash-256"))
     if source == "handbook-zh":
-        return _zh_handbook_units(tmp)
+        return _handbook_units(tmp, "zh", source)
+    if source in APART:
+        return _handbook_units(tmp, source, source)
     if source == "synth-a":
         return _synth_units(tmp, "A", 0)
     return _synth_units(tmp, "B", 1)
