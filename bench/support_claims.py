@@ -62,7 +62,8 @@ def _synth_units(tmp: Path, family: str, seed: int) -> list[tuple[str, str]]:
 
 
 def _handbook_units(tmp: Path, folder: str, name: str) -> list[tuple[str, str]]:
-    """The units of a memory of ``examples/<folder>/handbook`` and then its revision, as a user ingests them."""
+    """The units of a memory of ``examples/<folder>/handbook`` and then its revision, as a user
+    ingests them."""
     from asmr.store import Writer
     from asmr.units.read import FORMAT_BY_SUFFIX, read_path
 

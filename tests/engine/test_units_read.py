@@ -396,13 +396,15 @@ def test_relative_time_in_fenced_code_stays_as_written(tmp_path):
 def test_relative_time_under_a_dated_heading_stays_as_written(tmp_path):
     # a changelog revised on 2026-10-01: "this month" under "September 2026" is September, not October
     log = tmp_path / "changelog.md"
-    log.write_text("# Changes\n\nNext week the office moves.\n\n## September 2026\n\nThis month the port moved."
-                   "\n\n```\nuntil yesterday\n```\n\n### Details\n\nLast week too.\n\n## 2026年8月\n\n本月起收费下调。"
-                   "\n\n## Policies\n\nLast week we changed the rota.\n", encoding="utf-8")
+    log.write_text("# Changes\n\nNext week the office moves.\n\n## September 2026\n\nThis month the port "
+                   "moved.\n\n```\nuntil yesterday\n```\n\n### Details\n\nLast week too.\n\n## 2026年8月\n\n"
+                   "本月起收费下调。\n\n## Policies\n\nLast week we changed the rota.\n\n```sh\n# 2026-09-01 backup\n"
+                   "```\n\nYesterday the disk filled.\n", encoding="utf-8")
     text = read_path(log, default_date="2026-10-01").text
     assert "Next week (2026-10-05 to 2026-10-11) the office moves." in text
     assert "This month the port moved.\n" in text and "Last week too.\n" in text and "本月起收费下调。" in text
     assert "Last week (2026-09-21 to 2026-09-27) we changed the rota." in text  # the dated section has ended
+    assert "Yesterday (2026-09-30) the disk filled." in text  # a shell comment with a date is no heading
 
 
 def test_a_dated_document_ingested_again_keeps_its_unit_ids(tmp_path, capsys):

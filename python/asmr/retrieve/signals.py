@@ -59,7 +59,8 @@ CJK_FUNCTION_CHARACTERS = frozenset("的 地 得 着 了 过 吗 呢 吧 是 由
 
 # Chinese words that ask, or that say nothing on their own: no terms of a question. The fifth line and
 # CJK_PRESENT_WORDS: 还 + a verb (还要 still must, 还是 still / or) and the time of asking (现在 now,
-# 目前 currently), which QUESTION_STOP_WORDS holds in English too. The last two lines are what QUESTION_STOP_WORDS holds in English: modal verbs (应该 should, 需要 / 必须 must),
+# 目前 currently), which QUESTION_STOP_WORDS holds in English too. The last two lines are what
+# QUESTION_STOP_WORDS holds in English: modal verbs (应该 should, 需要 / 必须 must),
 # negation (没有), quantifiers (每个 each, 一些 some, 至少 at least), before / after / within
 # (以前, 以后, 以内), conjunctions and pronouns. A unit that answers "员工应该在几点以前提交？" says "员工
 # 在五点前提交", seldom 应该 or 以前.

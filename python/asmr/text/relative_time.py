@@ -202,9 +202,9 @@ def _rate(m: re.Match) -> bool:
 
 
 # what says that a sentence states a routine: "every Friday", "each month", 每周五, 每月, 每个季度
-_ROUTINE = re.compile(r"(?<![A-Za-z])(?:every|each)\s+(?:other\s+)?(?:day|week|weekday|weekend|month|quarter|year|"
-                      r"morning|evening|night|shift|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-                      r"(?![A-Za-z])|每个?(?:周|星期|礼拜|月|季度|年|天|日|班)", re.I)
+_ROUTINE = re.compile(r"(?<![A-Za-z])(?:every|each)\s+(?:other\s+)?(?:day|week|weekday|weekend|month|"
+                      r"quarter|year|morning|evening|night|shift|monday|tuesday|wednesday|thursday|friday|"
+                      r"saturday|sunday)(?![A-Za-z])|每个?(?:周|星期|礼拜|月|季度|年|天|日|班)", re.I)
 _CLAUSE_END = re.compile(r"[.!?;]\s|[。！？；\n]")
 
 
@@ -228,7 +228,9 @@ def _in_count(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
 
 
 def _period(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
-    return None if _anaphoric(m) or _routine(m) else _EN_PERIOD[m.group(2).lower()](ref, _EN_OFFSET[m.group(1).lower()])
+    if _anaphoric(m) or _routine(m):
+        return None
+    return _EN_PERIOD[m.group(2).lower()](ref, _EN_OFFSET[m.group(1).lower()])
 
 
 _RULES: list[tuple[re.Pattern, _Meaning]] = [

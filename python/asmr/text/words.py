@@ -69,8 +69,9 @@ def claim_words(text: str) -> list[str]:
 
 # ---- recall's confidence --------------------------------------------------------------------------
 
+# Words that place what is said at the time it is said (cjk.CJK_PRESENT_WORDS in Chinese).
+PRESENT_WORDS = frozenset("now currently current presently nowadays".split())
 # Words that ask rather than say what is asked for: no terms of a question for the confidence's signals.
-PRESENT_WORDS = frozenset("now currently current presently nowadays".split())  # cjk.CJK_PRESENT_WORDS
 QUESTION_STOP_WORDS = frozenset("""
 a an the of in on at to for from by with about into over under and or but not no nor is are was were be been being am
 do does did done doing have has had having what which who whom whose when where why how that this these those it its
@@ -78,7 +79,8 @@ there their they them he she his her him i we you your our my me us can could sh
 than then as if so such also any all each every some many much more most other same only very just
 within without before after during between through across
 need needs needed able allowed permitted still
-s re ve ll m t don doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn""".split()) | PRESENT_WORDS
+s re ve ll m t don doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn
+""".split()) | PRESENT_WORDS
 # "need", "able", "allowed", "permitted": what may or must be done, asked as "can" and "must" ask it (their
 # Chinese counterparts 需要 and 可以 are no terms either: retrieve.signals.CJK_QUESTION_WORDS). "still" and
 # PRESENT_WORDS ("now", "currently"; 还, 现在, 目前): the time of asking, which a unit that states the

@@ -185,12 +185,15 @@ _CODE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)?(?: {0,3}\1[`~]
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
 
 
-def _dated_sections(text: str, start: int) -> list[tuple[int, int]]:
+def _dated_sections(text: str, start: int, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The spans of ``text`` (from ``start``) under a Markdown heading that states a date ("## September
     2026", "## 2026年9月", "### 2026-03-01"), to the next heading of its level or above: a changelog's
-    "this month" under "September 2026" is September, whatever the page's own date."""
+    "this month" under "September 2026" is September, whatever the page's own date. A line of fenced
+    ``code`` (spans) is no heading ("# 2026-09-01 backup" in a shell block)."""
     spans, level, opened = [], 0, 0
     for m in _HEADING.finditer(text, start):
+        if any(a <= m.start() < b for a, b in code):
+            continue
         depth = len(m.group(1))
         if level and depth <= level:
             spans.append((opened, m.start()))
@@ -228,8 +231,8 @@ def with_resolved_time(doc: Document, default_date: str | None = None) -> Docume
     body = front_matter(doc.text)[1] if doc.fmt == "markdown" else 0
     # fenced code says what it says: "yesterday" in a shell line or a string literal stays as written;
     # a section under a dated heading counts from its own date, which the words do not give
-    kept = ([m.span() for m in _CODE_FENCE.finditer(doc.text, body)] + _dated_sections(doc.text, body)
-            if doc.fmt == "markdown" else [])
+    code = [m.span() for m in _CODE_FENCE.finditer(doc.text, body)] if doc.fmt == "markdown" else []
+    kept = code + _dated_sections(doc.text, body, code) if doc.fmt == "markdown" else []
     text, pos = doc.text[:body], body
     for start, end in [*_merged(kept), (len(doc.text), len(doc.text))]:
         text += annotate(doc.text[pos:start], day, skip_reference_day=False) + doc.text[start:end]
