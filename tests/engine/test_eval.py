@@ -75,6 +75,30 @@ def test_questions_without_gold_are_unanswerable_and_left_out_of_recall(tmp_path
     assert "refusal_modes" not in report
 
 
+def test_per_question_lines_say_what_each_method_showed_and_how_refusal_scored_it(tmp_path, capsys):
+    out = tmp_path / "per-question.jsonl"
+    code, report = retrieval(tmp_path, capsys, "--methods", "bm25,asmr", "--unanswerable", "0.5",
+                             "--unanswerable-mode", "swap", "--per-question", str(out))
+    assert code == 0
+    lines = {r["qid"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert list(lines) == [q["qid"] for q in QUERIES]
+    ana = lines["ana"]
+    assert set(ana["documents"]) == {"bm25", "asmr"} and len(ana["documents"]["asmr"]) <= 5
+    assert ana["recall@5"]["bm25"] == float("ana" in ana["documents"]["bm25"])
+    assert "documents" in lines["moon"] and "recall@5" not in lines["moon"]  # shown, but no answer to recall
+    # every question report["refusal"] scored has its confidence and verdict, the constructed ones marked
+    scored = [r for r in lines.values() if "confidence" in r]
+    assert len(scored) == report["refusal"]["answerable"] + report["refusal"]["unanswerable"]
+    made = [r for r in scored if r.get("made_unanswerable") == "swap"]
+    assert made and all(not r["answerable_here"] and r["asked"] != r["question"] for r in made)
+    assert all(r["refused"] == (r["confidence"] < report["params"]["retrieve"]["confidence_threshold"])
+               for r in scored)
+    assert sum(not r["answerable_here"] and r["refused"] for r in scored) == round(
+        report["refusal"]["recall"] * report["refusal"]["unanswerable"])
+    code, err = retrieval(tmp_path, capsys, "--methods", "bm25", "--per-question", str(tmp_path / "no" / "f"))
+    assert code == 2 and "--per-question" in err and len(err.strip().splitlines()) == 1
+
+
 def test_a_record_that_says_answerable_wrongly_is_a_clear_error(tmp_path, capsys):
     bad = [{"qid": "1", "question": "Who?", "gold_pids": ["ana"], "answerable": "no"}]
     c, q = write(tmp_path, queries=bad)

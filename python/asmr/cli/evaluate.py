@@ -47,6 +47,10 @@ def add_eval(sub) -> None:
                          "swap: the name of a gold passage in the question replaced by another passage's "
                          "title (same memory); all: each, reported apart (refusal = removed's)")
     pe.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
+    pe.add_argument("--per-question", type=Path, default=None, metavar="FILE",
+                    help="also write one JSON line a question to FILE: its first five documents by method, "
+                         "whether they hold its gold documents, and where it was scored for refusal ASMR's "
+                         "confidence, whether it was refused and the terms no recalled unit holds")
     retrieve_args(pe)
     pe.add_argument("--json", action="store_true", help="print one JSON object")
     pe.set_defaults(handler=cmd_eval_retrieval)
@@ -180,17 +184,26 @@ def cmd_eval_retrieval(args) -> int:
         modes = _unanswerable_modes(args)
         documents = list(iter_jsonl(args.corpus))  # read once: ingested, and cut for unanswerable questions
         built = {mode: make(mode, queries, documents, args.unanswerable, args.seed) for mode in modes}
+        if args.per_question and not args.per_question.parent.is_dir():  # before the work, not after it
+            raise ValueError(f"--per-question {args.per_question}: no folder {args.per_question.parent}")
     except (ValueError, OSError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
     with Writer(memory, embedder=args.embedder, progress=None if not args.json else False) as w:
         w.ingest(documents, kb=CORPUS_KB)
+    shown: dict = {}  # qid -> method -> first documents, for --per-question
     with Memory(memory) as m:
         others = _other_documents(m, documents, args.corpus)
-        report = evaluate(m, get_embedder(m.embed_model), queries, config, methods)
+        report = evaluate(m, get_embedder(m.embed_model), queries, config, methods,
+                          documents=shown if args.per_question else None)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
     report["params"]["other_documents"] = others
-    _refusal(report, args, memory, queries, built, documents, config)
+    scored = _refusal(report, args, memory, queries, built, documents, config)
+    if args.per_question:
+        try:
+            _write_per_question(args.per_question, queries, built, shown, scored)
+        except OSError as exc:
+            return fail(f"--per-question {args.per_question}: {exc.strerror or exc}", EXIT_BAD_INPUT)
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK
@@ -263,11 +276,12 @@ def _constructed(memory: Path, mode: str, args, documents) -> Path:
     return Path(f"{memory}-unanswerable-{mode}-{args.unanswerable}-{args.seed}-{h.hexdigest()}")
 
 
-def _refusal(report: dict, args, memory: Path, queries, built: dict, documents: list, config) -> None:
+def _refusal(report: dict, args, memory: Path, queries, built: dict, documents: list, config) -> tuple:
     """Adds refusal to an ``eval retrieval`` report where some questions have no answer: ``refusal``
     (asmr's) and ``refusal_by_method`` over the first construction together with the file's own
     no-answer questions; ``refusal_modes``, each construction (and the file's own, ``natural``)
-    against the answerable questions alone."""
+    against the answerable questions alone. Returns what ``refusal`` was computed on: (each question's
+    row of ``refusal_features``, the qids without an answer there), or ((), set()) without refusal."""
     from ..embed import get_embedder
     from ..eval.retrieval import BASELINES, refusal_by_category, refusal_by_method, refusal_features
     from ..store import Memory, Writer
@@ -307,6 +321,45 @@ def _refusal(report: dict, args, memory: Path, queries, built: dict, documents: 
     if primary is not None:
         report["refusal_by_method"] = refusal_by_method(*primary, embedder=model)
         report["refusal"] = report["refusal_by_method"]["asmr"]
+        return primary
+    return (), set()
+
+
+# What --per-question copies from a question's refusal row (eval.retrieval.refusal_features)
+_PER_QUESTION_SIGNALS = ("top_similarity", "term_alignment", "kind_alignment", "unheld_terms")
+
+
+def _write_per_question(path: Path, queries, built: dict, shown: dict, scored: tuple) -> None:
+    """One JSON line a question: the first five documents each method showed, ``recall@5`` of an
+    answerable one, and how ASMR's refusal scored it (the questions of ``report["refusal"]``: those
+    --unanswerable made are marked ``"made_unanswerable"`` with the construction's name, with
+    ``"asked"`` where it rewrote the question, and ``"answerable_here"`` is false for them)."""
+    rows, unanswerable = scored
+    by_qid = {r["qid"]: r for r in rows}
+    first = next(iter(built.values()), None)  # the construction report["refusal"] was computed on
+    made = {qid: first.mode for qid in first.qids} if first else {}
+    asked = {q.qid: q.question for q in first.queries} if first else {}  # swap rewrites the question
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for q in queries:
+            line: dict = {"qid": q.qid, "question": q.question, "answerable": q.answerable,
+                          "category": q.category, "gold": list(q.gold)}
+            if q.qid in made:
+                line["made_unanswerable"] = made[q.qid]
+                if asked.get(q.qid, q.question) != q.question:
+                    line["asked"] = asked[q.qid]
+            if q.qid in shown:
+                line["documents"] = shown[q.qid]
+                if q.answerable and q.gold:
+                    line["recall@5"] = {m: len(set(q.gold) & set(d)) / len(set(q.gold))
+                                        for m, d in shown[q.qid].items()}
+            row = by_qid.get(q.qid)
+            if row is not None:
+                line.update({"answerable_here": q.qid not in unanswerable,
+                             "confidence": round(float(row["confidence"]), 4),
+                             "refused": bool(row["refused"]),
+                             **{k: (round(float(row[k]), 4) if isinstance(row[k], float) else row[k])
+                                for k in _PER_QUESTION_SIGNALS if k in row}})
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
 # Column heads that stay apart in 14 characters.
