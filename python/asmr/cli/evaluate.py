@@ -195,7 +195,7 @@ def cmd_eval_retrieval(args) -> int:
     with Memory(memory) as m:
         others = _other_documents(m, documents, args.corpus)
         report = evaluate(m, get_embedder(m.embed_model), queries, config, methods,
-                          documents=shown if args.per_question else None)
+                          shown=shown if args.per_question else None)
     report["params"]["corpus"], report["params"]["memory"] = str(args.corpus), str(memory)
     report["params"]["other_documents"] = others
     scored = _refusal(report, args, memory, queries, built, documents, config)

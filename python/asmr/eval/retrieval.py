@@ -133,9 +133,9 @@ class _PPR:
 
 
 def evaluate(memory, embedder, queries: list[Query], config: RetrieveConfig | None = None,
-             methods=METHODS, documents: dict | None = None) -> dict:
+             methods=METHODS, shown: dict | None = None) -> dict:
     """Recall@2, Recall@5 and latency per method; the report's ``params`` echo every setting.
-    ``documents``, where given, receives each question's first five documents by method:
+    ``shown``, where given, receives each question's first five documents by method:
     ``{qid: {method: [doc_id, ...]}}``."""
     config = config or RetrieveConfig()
     retriever = Retriever(memory, embedder, config)
@@ -173,8 +173,8 @@ def evaluate(memory, embedder, queries: list[Query], config: RetrieveConfig | No
             t = time.perf_counter()
             docs = run(method, q)
             ms.append((time.perf_counter() - t) * 1000)
-            if documents is not None:
-                documents.setdefault(q.qid, {})[method] = docs[:5]
+            if shown is not None:
+                shown.setdefault(q.qid, {})[method] = docs[:5]
             if q.answerable:
                 gold = set(q.gold)
                 recall[q.qid] = (len(gold & set(docs[:2])) / len(gold), len(gold & set(docs[:5])) / len(gold))
