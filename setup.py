@@ -99,7 +99,8 @@ setup(
     packages=find_packages("python") + ["asmr_kernels"],
     package_dir={"": "python", "asmr_kernels": "asmr_kernels"},
     # the fitted models (confidence, support) are read at import
-    package_data={"asmr_kernels": ["*.pyx", "*.pxd"], "asmr.retrieve": ["*.json"], "asmr.verify": ["*.json"]},
+    package_data={"asmr_kernels": ["*.pyx", "*.pxd"], "asmr.retrieve": ["*.json"], "asmr.text": ["*.json"],
+                  "asmr.verify": ["*.json"]},
     ext_modules=ext_modules,
     cmdclass={"build_ext": CMakeBuild},
 )

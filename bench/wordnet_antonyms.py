@@ -7,10 +7,10 @@ WordNet marks antonymy between word senses (the ``!`` pointer of ``data.adj``, `
 ``data.noun`` and ``data.verb``: "increase"/"decrease", "minor"/"major", "online"/"offline"). The table
 keeps the pairs of one-word lemmas, both ways, and the irregular forms of the ``*.exc`` files whose
 base form is in it ("worse" → "bad", "lost" → "lose"), so the check can read inflected words without
-WordNet at run time. It is written to ``python/asmr/verify/antonyms_en.json`` (committed: the package
+WordNet at run time. It is written to ``python/asmr/text/antonyms_en.json`` (committed: the package
 needs no WordNet installed), with WordNet's licence notice, which allows copying with the notice kept.
 
-It also writes ``python/asmr/verify/synonyms_en.json``: WordNet's synsets (the words of one sense,
+It also writes ``python/asmr/text/synonyms_en.json``: WordNet's synsets (the words of one sense,
 "keep"/"retain", "begin"/"start") that hold two or more one-word lemmas, and the irregular forms of
 their words, so that a claim that puts a synonym for its source's word is not read as one thing put
 for another.
@@ -21,7 +21,7 @@ import argparse
 import json
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "python" / "asmr" / "verify" / "antonyms_en.json"
+OUT = Path(__file__).resolve().parent.parent / "python" / "asmr" / "text" / "antonyms_en.json"
 SYNONYMS_OUT = OUT.with_name("synonyms_en.json")
 POS = ("adj", "adv", "noun", "verb")
 

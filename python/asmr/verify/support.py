@@ -34,13 +34,11 @@ kernel call for all the cosines; the rest is string work on short texts.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from itertools import accumulate
 from typing import Sequence
 
@@ -50,6 +48,9 @@ from cydifflib import SequenceMatcher
 from asmr.text.cjk import CJK_CHAR
 from asmr.text.cjk import synonyms as cjk_synonyms
 from asmr.text.entities import capitalised_words
+from asmr.text.wordnet import opposite as wordnet_opposite
+from asmr.text.wordnet import senses as wordnet_senses
+from asmr.text.wordnet import synonym
 from asmr.text.facts import (
     NUMERAL_CHARS,
     key_facts,
@@ -378,69 +379,6 @@ def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return stems, frozenset(forms)
 
 
-# WordNet's detachment rules: the endings a noun, verb or adjective takes, and what its base form ends in
-_DETACHMENTS = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
-                ("men", "man"), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
-                ("ing", ""), ("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
-
-
-@lru_cache(maxsize=1)
-def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
-    """WordNet's English antonyms (word → its antonyms) and irregular forms (form → base forms), from
-    the table ``bench/wordnet_antonyms.py`` writes."""
-    data = json.loads(resources.files(__package__).joinpath("antonyms_en.json").read_text(encoding="utf-8"))
-    return ({w: frozenset(a) for w, a in data["antonyms"].items()},
-            {f: tuple(b) for f, b in data["forms"].items()})
-
-
-def _candidate_bases(word: str, forms: dict[str, tuple[str, ...]]) -> set[str]:
-    """What ``word``'s base form may be, as WordNet's own lemmatizer tries it: the word, its irregular
-    base forms (``forms``), then the word with an ending detached."""
-    found = {word, *forms.get(word, ())}
-    found.update(word[:len(word) - len(end)] + base for end, base in _DETACHMENTS
-                 if word.endswith(end) and len(word) - len(end) + len(base) >= 2)
-    return found
-
-
-@lru_cache(maxsize=65536)
-def _wordnet_bases(word: str) -> frozenset[str]:
-    """The base forms of ``word`` that WordNet's antonym table holds ("lost" → "lose", "minors" →
-    "minor")."""
-    table, forms = _wordnet()
-    return frozenset(b for b in _candidate_bases(word, forms) if b in table)
-
-
-def _wordnet_opposite(a: str, b: str) -> bool:
-    """Whether WordNet holds a sense of ``a`` and one of ``b`` as antonyms."""
-    table = _wordnet()[0]
-    theirs = _wordnet_bases(b)
-    return bool(theirs) and any(not theirs.isdisjoint(table[x]) for x in _wordnet_bases(a))
-
-
-@lru_cache(maxsize=1)
-def _synonym_table() -> tuple[dict[str, frozenset[int]], dict[str, tuple[str, ...]]]:
-    """WordNet's synsets as word → the synsets it is in, and irregular forms (form → base forms), from
-    the table ``bench/wordnet_antonyms.py`` writes."""
-    data = json.loads(resources.files(__package__).joinpath("synonyms_en.json").read_text(encoding="utf-8"))
-    senses: dict[str, set[int]] = {}
-    for k, words in enumerate(data["synsets"]):
-        for w in words:
-            senses.setdefault(w, set()).add(k)
-    return {w: frozenset(v) for w, v in senses.items()}, {f: tuple(b) for f, b in data["forms"].items()}
-
-
-@lru_cache(maxsize=65536)
-def _senses(word: str) -> frozenset[int]:
-    """The WordNet synsets of ``word``'s base forms ("kept" → those of "keep"), found as for antonyms."""
-    table, forms = _synonym_table()
-    return frozenset().union(*(table[b] for b in _candidate_bases(word, forms) if b in table))
-
-
-def _synonym(a: str, b: str) -> bool:
-    """Whether a sense of ``a`` and one of ``b`` are one WordNet synset ("retained" / "kept")."""
-    return a != b and not _senses(a).isdisjoint(_senses(b))
-
-
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
 
 
@@ -454,10 +392,10 @@ def _comparative(word: str) -> str:
 
 def _opposite(a: str, b: str) -> bool:
     """Two words of opposite sense: an antonym pair of the stem table (superlatives as their
-    comparatives: "smallest" for "largest") or of WordNet's (:func:`_wordnet_opposite`), or one the
+    comparatives: "smallest" for "largest") or of WordNet's (``text.wordnet.opposite``), or one the
     other with a negating prefix."""
     stems, forms = _opposites_of(a)
-    if b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems) or _wordnet_opposite(a, b):
+    if b in forms or any(b.startswith(o) and len(b) - len(o) <= 3 for o in stems) or wordnet_opposite(a, b):
         return True
     a2, b2 = _comparative(a), _comparative(b)
     if (a2, b2) == (a, b):
@@ -520,9 +458,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
         if claim_only and sentence_only:
             # a synonym of one of the sentence's own words says what the sentence says ("retained" for "kept")
             unstated = {light_stem(a): a for a in mine_only if a.isascii()}
-            senses = frozenset().union(*(_senses(b) for b in theirs if b.isascii())) if unstated else frozenset()
+            senses = (frozenset().union(*(wordnet_senses(b) for b in theirs if b.isascii())) if unstated
+                      else frozenset())
             reworded = sum(1 for t in set(claim_only) if t in unstated and t not in capitals
-                           and not _senses(unstated[t]).isdisjoint(senses))
+                           and not wordnet_senses(unstated[t]).isdisjoint(senses))
             replaced = max(replaced - reworded, 0)
     sequence = ev.sent_seq[j] if one else [w for seq in ev.sent_seq[lo:hi] for w in seq]
     sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
@@ -650,7 +589,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
                 t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
             continue
-        if all(any(_synonym(w, u) for u, _ in other) for w, _ in ours):
+        if all(any(synonym(w, u) for u, _ in other) for w, _ in ours):
             continue  # the same thing in other words: "retained" for "kept"
         swaps += 1
         swapped += a1 - a0
