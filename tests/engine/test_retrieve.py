@@ -504,6 +504,31 @@ def test_the_time_of_asking_is_no_term():
     assert "还要" not in question_terms("现在还要交逾期费吗？", idf_of)[0]
 
 
+def test_a_word_said_another_way_is_held():
+    """A unit holds a question's word that it says by a WordNet synonym of few senses ("physician" for
+    "doctor") or as a hyphenated pair written as one ("wifi" for "Wi-Fi"); a word of many senses
+    ("open": 15) and another thing of the same kind ("Tuesday" for "Monday") are not held."""
+    from asmr.retrieve.signals import alignment, held, question_terms, term_senses
+
+    def idf_of(tokens):
+        return [2.0] * len(tokens)
+
+    def holds(question, unit):
+        terms = question_terms(question, idf_of)[0]
+        return dict(zip(terms, held(terms, unit, term_senses(question, terms))))
+    assert all(holds("Which physician covers nights?", "Dr Lee is the doctor on call each night.")[t]
+               for t in question_terms("physician nights", idf_of)[0])
+    assert all(holds("Which wifi network do laptops join?", "Laptops join the Wi-Fi network rch-staff.").values())
+    assert not any(holds("When does the lab open?", "The lab starts at 8 am.")[t]
+                   for t in question_terms("open", idf_of)[0])
+    assert not any(holds("Who is on call on Monday?", "Dr Lee is on call on Tuesday.")[t]
+                   for t in question_terms("Monday", idf_of)[0])
+    # without the senses, as subject_phrases reads a unit, only the word's own forms count
+    terms, weights = question_terms("Which physician covers nights?", idf_of)
+    assert alignment(terms, weights, ["Dr Lee is the doctor on call each night."]) < 1.0
+    assert held(terms, "Dr Lee is the doctor on call each night.", term_senses("Which physician covers nights?",
+                                                                               terms)).sum() == 2
+
 def test_the_verbs_that_open_a_request_are_no_terms():
     """"Tell me the port of X" asks what "What is the port of X?" asks; no unit that answers says "tell"."""
     from asmr.retrieve.signals import question_terms

@@ -27,6 +27,7 @@ from .signals import (
     question_terms,
     subject_phrases,
     term_key,
+    term_senses,
 )
 
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
@@ -136,7 +137,8 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     read_as = [f"{h}\n{c}" if h else c for h, c in zip(headings, candidates)] if headings else candidates
-    masks = [held(terms, c) for c in read_as] if terms else []
+    senses = term_senses(question, terms)
+    masks = [held(terms, c, senses) for c in read_as] if terms else []
     read = masks + chain_masks(masks, links, cfg.chain_units) if masks and links else masks
     single = alignment(terms, weights, candidates, read)
     by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, read) if terms else single

@@ -35,19 +35,24 @@ and the share of the question's three-word phrases one unit states weighed 0 onc
 was held to its sign (``confidence.SIGNS``), and were dropped.
 
 English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "founded" meets
-"founding" and "went" meets "go"; Chinese questions are cut into words by jieba, and a word is
-held by a unit that contains it, or that contains the dictionary words it is made of (a compound
-the question keeps whole, the unit may state in parts). The question words that ask rather than say (``QUESTION_STOP_WORDS``
-and their Chinese counterparts) are no terms, nor the verbs that open a request ("Tell me",
-"Look up": ``text.words.without_request``).
+"founding" and "went" meets "go"; in term and kind alignment an English term is also held by a unit
+that says it another way, by a WordNet synonym of few senses (``term_senses``: "doctor" for
+"physician") or as a hyphenated pair written as one word ("Wi-Fi" for "wifi"). Chinese questions are
+cut into words by jieba, and a word is held by a unit that contains it, or that contains the
+dictionary words it is made of (a compound the question keeps whole, the unit may state in parts).
+The question words that ask rather than say (``QUESTION_STOP_WORDS`` and their Chinese
+counterparts) are no terms, nor the verbs that open a request ("Tell me", "Look up":
+``text.words.without_request``).
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import numpy as np
 
 from ..text.cjk import CJK_CHAR, CJK_PRESENT_WORDS
+from ..text.wordnet import senses
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
 
 # Chinese characters that stand alone as grammar, not as part of a word jieba failed to know: structural
@@ -109,9 +114,45 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
+_HYPHENATED = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
+
+
 @lru_cache(maxsize=1 << 12)
 def _unit_keys(text: str) -> frozenset[str]:
-    return frozenset(term_key(w) for w in tokenize(CJK_CHAR.sub(" ", text)) if not CJK_CHAR.match(w))
+    """The keys of a unit's English words, and of each hyphenated pair written as one word ("Wi-Fi" as
+    "wifi", "e-mail" as "email"): a question may write it either way."""
+    latin = CJK_CHAR.sub(" ", text)
+    joined = [a.lower() + b.lower() for a, b in _HYPHENATED.findall(latin)]
+    return frozenset(term_key(w) for w in tokenize(latin) + joined)
+
+
+# A word of more WordNet senses than this ("get", "open", "shift") shares one with too many others to
+# say that a unit holding one of them says the question's word another way
+SYNONYM_MAX_SENSES = 6
+
+
+@lru_cache(maxsize=1 << 16)
+def _few_senses(word: str) -> frozenset[int]:
+    found = senses(word)
+    return found if len(found) <= SYNONYM_MAX_SENSES else frozenset()
+
+
+def term_senses(question: str, terms: list[str]) -> list[frozenset[int]]:
+    """For each of ``terms`` (``question_terms``), the WordNet senses of the question's words that
+    make it (words of at most SYNONYM_MAX_SENSES senses; none for a CJK term)."""
+    found: dict[str, frozenset[int]] = {}
+    for w in tokenize(CJK_CHAR.sub(" ", without_request(question))):
+        if w not in QUESTION_STOP_WORDS:
+            key = term_key(w)
+            found[key] = found.get(key, frozenset()) | _few_senses(w)
+    return [found.get(t, frozenset()) for t in terms]
+
+
+@lru_cache(maxsize=1 << 12)
+def _unit_senses(text: str) -> frozenset[int]:
+    """The WordNet senses of a unit's English words (``_few_senses``)."""
+    return frozenset().union(*(_few_senses(w) for w in tokenize(CJK_CHAR.sub(" ", text))
+                               if w not in QUESTION_STOP_WORDS))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -284,11 +325,17 @@ def _cjk_held(word: str, text: str) -> bool:
     return reached[-1]
 
 
-def held(terms: list[str], text: str) -> np.ndarray:
-    """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, a CJK word as a
-    substring or in its parts (``_cjk_held``)."""
+def held(terms: list[str], text: str, term_senses: list[frozenset[int]] | None = None) -> np.ndarray:
+    """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, or by a word
+    that shares a WordNet sense with it (``term_senses``, where given: "repairs" holds "fix",
+    "physician" "doctor"), a CJK word as a substring or in its parts (``_cjk_held``)."""
     keys = _unit_keys(text)
-    return np.array([_cjk_held(t, text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
+    out = np.array([_cjk_held(t, text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
+    if term_senses is not None and not out.all():
+        theirs = _unit_senses(text)
+        for i, mine in enumerate(term_senses):
+            out[i] = out[i] or not mine.isdisjoint(theirs)
+    return out
 
 
 def alignment(terms: list[str], weights: np.ndarray, texts: list[str],
