@@ -316,6 +316,45 @@ def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
                        and h.path[-1].edge_weight == r.config.bridge_decay for h in named)
 
 
+def test_bridge_follows_a_role_to_the_table_row_it_opens(tmp_path):
+    """A unit that names what a table row of another page is about ("the events officer", 活动专员)
+    brings that row in: the contacts table's extension is the second hop. A key the question names is
+    no bridge, nor a first cell that opens several rows (a rota's weekday)."""
+    from asmr.retrieve.bridge import _row_key, named_rows
+    contacts = ("# Contacts\n\n| Role | Name | Extension |\n|---|---|---|\n"
+                "| Events officer | Wu Ting | 8033 |\n| IT contact | Zhao Lei | 8045 |\n| 活动专员 | 吴婷婷 | 8033 |\n")
+    rota = "# Rota\n\n| Day | Desk | Shelves |\n|---|---|---|\n" + "".join(
+        f"| Monday | {a} | {b} |\n" for a, b in (("Ana", "Ben"), ("Cy", "Di"), ("Ed", "Flo"), ("Gus", "Hal")))
+    booking = ("# Hall bookings\n\nSchools that want the hall fill in the booking form and hand it to the "
+               "events officer, who replies within a week. 多功能厅的申请表交活动专员审核。\n")
+    docs = [Document("events", booking, "markdown", title="Hall bookings", source="events"),
+            Document("contacts", contacts, "markdown", title="Contacts", source="contacts"),
+            Document("rota", rota, "markdown", title="Rota", source="rota")]
+    ingest(tmp_path / "m", docs, embedder="hash-64")
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+        rows = [u for u in m.units_of("kb", "contacts") if u.kind == "table_row"]
+        row = next(u for u in rows if "Events officer" in u.content)
+        zh_row = next(u for u in rows if "活动专员" in u.content)
+        r = Retriever(m, e, RetrieveConfig(seeds=1))
+        hits = r.search("A school wants the hall: who gets the booking form, and on which extension?").hits
+        assert hits[0].unit_id.startswith("memo://kb/events/")
+        via = next(h for h in hits if h.unit_id in (row.id, zh_row.id))
+        assert via.hop == 2 and via.path[0].node == hits[0].unit_id
+        assert via.score == pytest.approx(hits[0].score * r.config.bridge_decay)
+        off = Retriever(m, e, RetrieveConfig(seeds=1, bridge_from=0)).search(
+            "A school wants the hall: who gets the booking form, and on which extension?").hits
+        assert row.id not in [h.unit_id for h in off] and zh_row.id not in [h.unit_id for h in off]
+        events = next(u for u in m.units_of("kb", "events") if "officer" in u.content)
+        assert named_rows(events, r._table_row_keys(), " which extension has the hall ") == {
+            row.row: "events officer", zh_row.row: "活动专员"}
+        assert named_rows(events, r._table_row_keys(), " which extension has the events officer ") == {
+            zh_row.row: "活动专员"}  # the question names it: its own words find the row
+        keys = r._table_row_keys()[0]
+        assert {"events officer", "it contact", "活动专员"} <= set(keys) and "monday" not in keys
+    assert _row_key("副馆长（排班、人事）") == "副馆长" and _row_key("8033") is None and _row_key("2026-10-01") is None
+
+
 def test_a_title_that_opens_with_its_kind_is_named_without_it(tmp_path):
     from asmr.retrieve.bridge import name_cores
     # "Team X" pages, called "the X team" by the pages that name them: the bridge still finds them

@@ -1,14 +1,16 @@
-"""Bridging: the question's other half, looked for in the documents that the best hits name, and the
-units that verified answers cited together with the best hits."""
+"""Bridging: the question's other half, looked for in the documents and the table rows that the best
+hits name, and the units that verified answers cited together with the best hits."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 
 import numpy as np
 
 from ..graph import EDGE_KINDS
-from ..text.entities import mentions, normalize, split_words, title_key, unit_entities
+from ..text.cjk import CJK_CHAR
+from ..text.entities import COMMON_WORDS, mentions, normalize, split_words, title_key, unit_entities
 from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
 from ..text.words import QUESTION_STOP_WORDS, dictionary_word, tokenize
@@ -57,6 +59,70 @@ def document_subjects(memory) -> DocumentSubjects:
     return subjects, [k for k in subjects if not k.isascii()]
 
 
+# What each table row is about: the key of its first cell -> the rows it opens (row, kb, doc_id); and
+# the longest key, in words (Latin) and in characters (CJK)
+RowKeys = tuple[dict[str, list[tuple[int, str, str]]], int, int]
+_BRACKETED = re.compile(r"[(（][^)）]*[)）]")
+# A first cell that opens more rows than this (a weekday of a rota) names no one thing
+ROW_KEY_MAX_ROWS = 3
+
+
+def _row_key(cell: str) -> str | None:
+    """A table row's first cell as a key ("副馆长（排班、人事）" as 副馆长, "Facilities supervisor" as
+    "facilities supervisor"); None for one that names nothing: a number, a date, a common word."""
+    key = normalize(_BRACKETED.sub(" ", cell))
+    if CJK_CHAR.search(key):
+        return key if len(key) >= 2 and all(CJK_CHAR.match(c) for c in key) else None
+    words = key.split()
+    if not words or not all(w.isalpha() for w in words) or len(key) < 3:
+        return None
+    return None if len(words) == 1 and words[0] in COMMON_WORDS else key
+
+
+def table_row_keys(memory) -> RowKeys:
+    """What each active table row is about (``_row_key`` of its first cell), mapped to its rows."""
+    keys: dict[str, list[tuple[int, str, str]]] = {}
+    for row, kb, doc, content in memory.active_table_rows():
+        cells = content.rsplit("\n", 1)[-1].strip().strip("|").split("|")
+        key = _row_key(cells[0]) if cells else None
+        if key:
+            keys.setdefault(key, []).append((row, kb, doc))
+    keys = {k: v for k, v in keys.items() if len(v) <= ROW_KEY_MAX_ROWS}
+    latin = [len(k.split()) for k in keys if not CJK_CHAR.search(k)]
+    cjk = [len(k) for k in keys if CJK_CHAR.search(k)]
+    return keys, max(latin, default=0), max(cjk, default=0)
+
+
+def named_rows(unit, row_keys: RowKeys, asked: str) -> dict[int, str]:
+    """The table rows of other documents whose first cell ``unit`` names ("hand the form to the events
+    officer": the row of "Events officer"), each with the key: not a key the question names (``asked``:
+    its normalised text between spaces), whose row its own words find."""
+    keys, most_words, most_chars = row_keys
+    if not keys:
+        return {}
+    text = normalize(unit.content)
+    found: set[str] = set()
+    words = text.split()
+    for i in range(len(words)):
+        for n in range(1, min(most_words, len(words) - i) + 1):
+            if (key := " ".join(words[i:i + n])) in keys:
+                found.add(key)
+    if most_chars:
+        for run in re.findall(f"{CJK_CHAR.pattern}+", text):
+            for i in range(len(run)):
+                for n in range(2, min(most_chars, len(run) - i) + 1):
+                    if run[i:i + n] in keys:
+                        found.add(run[i:i + n])
+    rows: dict[int, str] = {}
+    for key in sorted(found):
+        if (f" {key} " in asked) or (CJK_CHAR.search(key) and key in asked):
+            continue
+        for row, kb, doc in keys[key]:
+            if (kb, doc) != (unit.kb, unit.doc_id):
+                rows.setdefault(row, key)
+    return rows
+
+
 def named_documents(unit, subjects: DocumentSubjects, asked: str) -> dict[tuple[str, str], str]:
     """The documents whose subject ``unit`` names, each with the name: not a name the question gives
     (``asked``: its normalised text between spaces), nor one the unit's own document is about."""
@@ -70,7 +136,8 @@ def named_documents(unit, subjects: DocumentSubjects, asked: str) -> dict[tuple[
 
 
 def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndarray, hits: list[Hit], units: list,
-           k: int, speakers: dict[str, np.ndarray] | None = None) -> tuple[list[Hit], list]:
+           k: int, speakers: dict[str, np.ndarray] | None = None, row_keys: RowKeys | None = None
+           ) -> tuple[list[Hit], list]:
     """The question's other half, looked for in the documents that the best hits name, and in the turns
     of the people the best hits are about.
 
@@ -82,7 +149,9 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
     names (a document's subject is its title or a name in its title; not one the question
     names, nor one of the hit's own document) have their units ranked against the
     question (dense cosine, fused by reciprocal rank with BM25 over those units alone for
-    the question's words the hit does not contain), and the best ``bridge_hits`` join the
+    the question's words the hit does not contain; with them, the table rows of other documents
+    whose first cell the hit names, ``row_keys``: "send it to the events officer" and the contacts
+    table's row "| Events officer | Wu | 8033 |"), and the best ``bridge_hits`` join the
     result with ``bridge_decay`` (then its square, ...) times the hit's score, their path
     that of the hit, then the name and the unit (edge kind "entity"). Headings are skipped:
     they state nothing.
@@ -110,6 +179,15 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
                 if kind != "heading" and row != h.row:
                     cand_rows.append(row)
                     cand_words.append(tokenize(content))
+                    cand_names.append(name)
+        if row_keys is not None:
+            rows = {r: key for r, key in named_rows(u, row_keys, asked).items()
+                    if r != h.row and r not in cand_rows}
+            contents = m.contents_at_rows(list(rows))
+            for row, name in rows.items():
+                if row in contents:
+                    cand_rows.append(row)
+                    cand_words.append(tokenize(contents[row]))
                     cand_names.append(name)
         turn = parse_turn(u.content) if speakers else None
         if turn is not None:

@@ -37,7 +37,15 @@ from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
 from ..text.when import asks_when, says_when
-from .bridge import DocumentSubjects, bridge, document_subjects, named_documents, usage_bridge
+from .bridge import (
+    DocumentSubjects,
+    RowKeys,
+    bridge,
+    document_subjects,
+    named_documents,
+    table_row_keys,
+    usage_bridge,
+)
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
 from .types import Hit, PathStep, Result, RetrieveConfig
@@ -95,6 +103,7 @@ class Retriever:
         self._cache_lock = threading.Lock()  # servers search from many threads; recall itself needs no lock
         self._cache_generation = memory.generation
         self._subjects: tuple[dict[str, list[tuple[str, str]]], list[str]] | None = None
+        self._row_keys: RowKeys | None = None
         self._days: np.ndarray | None = None
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
         self._undated: frozenset[tuple[str, str]] | None = None
@@ -307,7 +316,7 @@ class Retriever:
                             self._path(nodes, ids), u.effective_at))
         if cfg.bridge_from and cfg.bridge_hits:
             hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k,
-                                 self.speakers() if cfg.speaker_bridge else None)
+                                 self.speakers() if cfg.speaker_bridge else None, self._table_row_keys())
         if cfg.bridge_from and g.learned:
             hits, units = usage_bridge(m, g, cfg, qvec, hits, units, k)
         previous = m.predecessors([h.unit_id for h in hits])
@@ -451,6 +460,11 @@ class Retriever:
         if self._undated is None:  # once per snapshot
             self._undated = self.memory.undated_documents()
         return self._undated
+
+    def _table_row_keys(self) -> RowKeys:
+        if self._row_keys is None:  # once per snapshot
+            self._row_keys = table_row_keys(self.memory)
+        return self._row_keys
 
     def _document_subjects(self) -> DocumentSubjects:
         if self._subjects is None:  # once per snapshot

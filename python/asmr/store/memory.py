@@ -352,6 +352,11 @@ class Memory:
         return [r[0] for r in self._db.execute("SELECT content FROM units WHERE status='active' AND row % ? = 0 "
                                                "LIMIT ?", (stride, n))]
 
+    def active_table_rows(self) -> Iterator[tuple[int, str, str, str]]:
+        """(row, kb, doc_id, content) of every active table row unit (its header line, then the row)."""
+        return iter(self._db.execute("SELECT row, kb, doc_id, content FROM units WHERE status='active' AND "
+                                     "kind='table_row'"))
+
     def active_effective_dates(self) -> Iterator[tuple[int, str]]:
         """(row, effective_at) of every active unit."""
         return iter(self._db.execute("SELECT row, effective_at FROM units WHERE status='active'"))
