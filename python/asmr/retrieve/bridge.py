@@ -181,27 +181,13 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
                     cand_words.append(tokenize(content))
                     cand_names.append(name)
         if row_keys is not None:
-            rows = {r: key for r, key in named_rows(u, row_keys, asked).items()
-                    if r != h.row and r not in cand_rows}
-            contents = m.contents_at_rows(list(rows))
-            for row, name in rows.items():
-                if row in contents:
-                    cand_rows.append(row)
-                    cand_words.append(tokenize(contents[row]))
-                    cand_names.append(name)
+            _add_candidates(m, named_rows(u, row_keys, asked), h.row, cand_rows, cand_words, cand_names)
         turn = parse_turn(u.content) if speakers else None
         if turn is not None:
             people = [p for p in dict.fromkeys([normalize(turn.speaker), *named_speakers(turn.body, speakers)])
                       if p in speakers]
-            rows = {int(r): p for p in reversed(people) for r in speakers[p][-cfg.bridge_units:]}
-            taken = set(cand_rows) | {h.row}
-            rows = {r: p for r, p in rows.items() if r not in taken}
-            contents = m.contents_at_rows(list(rows))
-            for row, name in rows.items():
-                if row in contents:
-                    cand_rows.append(row)
-                    cand_words.append(tokenize(contents[row]))
-                    cand_names.append(name)
+            _add_candidates(m, {int(r): p for p in reversed(people) for r in speakers[p][-cfg.bridge_units:]},
+                            h.row, cand_rows, cand_words, cand_names)
         if not cand_rows:
             continue
         probe = qvec
@@ -230,6 +216,20 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
                              h.path + (PathStep(f"entity '{name}'", "entity", 1.0), PathStep(u.id, "entity", factor)),
                              u.effective_at)
     return _join(m, hits, units, {row: named(row, *joined) for row, joined in bridged.items()}, k)
+
+
+def _add_candidates(memory, named: dict[int, str], hit_row: int, rows: list[int], words: list[list[str]],
+                    names: list[str]) -> None:
+    """Append to ``rows``, ``words`` and ``names`` the units of ``named`` (row -> the name that reached
+    it) that are neither the hit (``hit_row``) nor candidates already, with their words."""
+    taken = set(rows) | {hit_row}
+    named = {r: n for r, n in named.items() if r not in taken}
+    contents = memory.contents_at_rows(list(named))
+    for row, name in named.items():
+        if row in contents:
+            rows.append(row)
+            words.append(tokenize(contents[row]))
+            names.append(name)
 
 
 def _join(memory, hits: list[Hit], units: list, joining: dict, k: int) -> tuple[list[Hit], list]:
