@@ -353,6 +353,7 @@ def test_bridge_follows_a_role_to_the_table_row_it_opens(tmp_path):
         keys = r._table_row_keys()[0]
         assert {"events officer", "it contact", "活动专员"} <= set(keys) and "monday" not in keys
     assert _row_key("副馆长（排班、人事）") == "副馆长" and _row_key("8033") is None and _row_key("2026-10-01") is None
+    assert _row_key("Staff who arrive after the doors close must sign in") is None  # a sentence, no name
 
 
 def test_a_title_that_opens_with_its_kind_is_named_without_it(tmp_path):

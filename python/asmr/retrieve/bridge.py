@@ -67,14 +67,20 @@ _BRACKETED = re.compile(r"[(（][^)）]*[)）]")
 ROW_KEY_MAX_ROWS = 3
 
 
+# A longer first cell is a sentence, not a name (and bounds the lookups of ``named_rows``)
+ROW_KEY_MAX_CHARS, ROW_KEY_MAX_WORDS = 12, 5
+
+
 def _row_key(cell: str) -> str | None:
     """A table row's first cell as a key ("副馆长（排班、人事）" as 副馆长, "Facilities supervisor" as
-    "facilities supervisor"); None for one that names nothing: a number, a date, a common word."""
+    "facilities supervisor"); None for one that names nothing: a number, a date, a common word, or a
+    sentence."""
     key = normalize(_BRACKETED.sub(" ", cell))
     if CJK_CHAR.search(key):
-        return key if len(key) >= 2 and all(CJK_CHAR.match(c) for c in key) else None
+        ok = 2 <= len(key) <= ROW_KEY_MAX_CHARS and all(CJK_CHAR.match(c) for c in key)
+        return key if ok else None
     words = key.split()
-    if not words or not all(w.isalpha() for w in words) or len(key) < 3:
+    if not words or len(words) > ROW_KEY_MAX_WORDS or not all(w.isalpha() for w in words) or len(key) < 3:
         return None
     return None if len(words) == 1 and words[0] in COMMON_WORDS else key
 

@@ -133,6 +133,7 @@ SYNONYM_MAX_SENSES = 6
 
 @lru_cache(maxsize=1 << 16)
 def _few_senses(word: str) -> frozenset[int]:
+    """``word``'s WordNet senses, none for a word of more than SYNONYM_MAX_SENSES."""
     found = senses(word)
     return found if len(found) <= SYNONYM_MAX_SENSES else frozenset()
 
@@ -325,15 +326,15 @@ def _cjk_held(word: str, text: str) -> bool:
     return reached[-1]
 
 
-def held(terms: list[str], text: str, term_senses: list[frozenset[int]] | None = None) -> np.ndarray:
+def held(terms: list[str], text: str, word_senses: list[frozenset[int]] | None = None) -> np.ndarray:
     """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, or by a word
-    that shares a WordNet sense with it (``term_senses``, where given: "repairs" holds "fix",
-    "physician" "doctor"), a CJK word as a substring or in its parts (``_cjk_held``)."""
+    that shares a WordNet sense with it (``word_senses``, each term's :func:`term_senses`, where given:
+    "doctor" holds "physician"), a CJK word as a substring or in its parts (``_cjk_held``)."""
     keys = _unit_keys(text)
     out = np.array([_cjk_held(t, text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
-    if term_senses is not None and not out.all():
+    if word_senses is not None and not out.all():
         theirs = _unit_senses(text)
-        for i, mine in enumerate(term_senses):
+        for i, mine in enumerate(word_senses):
             out[i] = out[i] or not mine.isdisjoint(theirs)
     return out
 
