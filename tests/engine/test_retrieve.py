@@ -320,7 +320,8 @@ def test_bridge_follows_a_role_to_the_table_row_it_opens(tmp_path):
     """A unit that names what a table row of another page is about ("the events officer", 活动专员)
     brings that row in: the contacts table's extension is the second hop. A key the question names is
     no bridge, nor a first cell that opens several rows (a rota's weekday)."""
-    from asmr.retrieve.bridge import _row_key, named_rows
+    from asmr.retrieve.bridge import named_rows
+    from asmr.text.tables import row_key as _row_key
     contacts = ("# Contacts\n\n| Role | Name | Extension |\n|---|---|---|\n"
                 "| Events officer | Wu Ting | 8033 |\n| IT contact | Zhao Lei | 8045 |\n| 活动专员 | 吴婷婷 | 8033 |\n")
     rota = "# Rota\n\n| Day | Desk | Shelves |\n|---|---|---|\n" + "".join(

@@ -2,7 +2,6 @@
 hits name, and the units that verified answers cited together with the best hits."""
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import replace
 
@@ -10,7 +9,8 @@ import numpy as np
 
 from ..graph import EDGE_KINDS
 from ..text.cjk import CJK_CHAR
-from ..text.entities import COMMON_WORDS, mentions, normalize, split_words, title_key, unit_entities
+from ..text.entities import mentions, normalize, split_words, title_key, unit_entities
+from ..text.tables import keys_named, names_key, table_row_key
 from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
 from ..text.words import QUESTION_STOP_WORDS, dictionary_word, tokenize
@@ -62,36 +62,15 @@ def document_subjects(memory) -> DocumentSubjects:
 # What each table row is about: the key of its first cell -> the rows it opens (row, kb, doc_id); and
 # the longest key, in words (Latin) and in characters (CJK)
 RowKeys = tuple[dict[str, list[tuple[int, str, str]]], int, int]
-_BRACKETED = re.compile(r"[(（][^)）]*[)）]")
 # A first cell that opens more rows than this (a weekday of a rota) names no one thing
 ROW_KEY_MAX_ROWS = 3
 
 
-# A longer first cell is a sentence, not a name (and bounds the lookups of ``named_rows``)
-ROW_KEY_MAX_CHARS, ROW_KEY_MAX_WORDS = 12, 5
-
-
-def _row_key(cell: str) -> str | None:
-    """A table row's first cell as a key ("副馆长（排班、人事）" as 副馆长, "Facilities supervisor" as
-    "facilities supervisor"); None for one that names nothing: a number, a date, a common word, or a
-    sentence."""
-    key = normalize(_BRACKETED.sub(" ", cell))
-    if CJK_CHAR.search(key):
-        ok = 2 <= len(key) <= ROW_KEY_MAX_CHARS and all(CJK_CHAR.match(c) for c in key)
-        return key if ok else None
-    words = key.split()
-    if not words or len(words) > ROW_KEY_MAX_WORDS or not all(w.isalpha() for w in words) or len(key) < 3:
-        return None
-    return None if len(words) == 1 and words[0] in COMMON_WORDS else key
-
-
 def table_row_keys(memory) -> RowKeys:
-    """What each active table row is about (``_row_key`` of its first cell), mapped to its rows."""
+    """What each active table row is about (``text.tables.table_row_key``), mapped to its rows."""
     keys: dict[str, list[tuple[int, str, str]]] = {}
     for row, kb, doc, content in memory.active_table_rows():
-        cells = content.rsplit("\n", 1)[-1].strip().strip("|").split("|")
-        key = _row_key(cells[0]) if cells else None
-        if key:
+        if key := table_row_key(content):
             keys.setdefault(key, []).append((row, kb, doc))
     keys = {k: v for k, v in keys.items() if len(v) <= ROW_KEY_MAX_ROWS}
     latin = [len(k.split()) for k in keys if not CJK_CHAR.search(k)]
@@ -106,22 +85,9 @@ def named_rows(unit, row_keys: RowKeys, asked: str) -> dict[int, str]:
     keys, most_words, most_chars = row_keys
     if not keys:
         return {}
-    text = normalize(unit.content)
-    found: set[str] = set()
-    words = text.split()
-    for i in range(len(words)):
-        for n in range(1, min(most_words, len(words) - i) + 1):
-            if (key := " ".join(words[i:i + n])) in keys:
-                found.add(key)
-    if most_chars:
-        for run in re.findall(f"{CJK_CHAR.pattern}+", text):
-            for i in range(len(run)):
-                for n in range(2, min(most_chars, len(run) - i) + 1):
-                    if run[i:i + n] in keys:
-                        found.add(run[i:i + n])
     rows: dict[int, str] = {}
-    for key in sorted(found):
-        if (f" {key} " in asked) or (CJK_CHAR.search(key) and key in asked):
+    for key in sorted(keys_named(unit.content, keys, most_words, most_chars)):
+        if names_key(asked, key):
             continue
         for row, kb, doc in keys[key]:
             if (kb, doc) != (unit.kb, unit.doc_id):
