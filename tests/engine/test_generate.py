@@ -198,6 +198,28 @@ def test_the_next_hop_goes_before_a_near_equal_of_the_best_sentence(gen):
     assert "lantern-tide/x" not in text  # two sentences at most: the hop took the second place
 
 
+def test_a_quoted_sentence_reads_on_to_the_table_row_it_names(gen):
+    """A role the quote names by a table row's first cell leads to that row (the person and the
+    extension), in Chinese as in English, while room is left; a row the quote does not name is not
+    followed."""
+    sources = [
+        Source("memo://kb/hours/a", "需要换班的同事，请提前5天登记，经副馆长批准后生效。"),
+        Source("memo://kb/contacts/b", "| 岗位 | 姓名 | 分机 |\n| 副馆长（排班、人事） | 陈晓雯 | 8002 |"),
+        Source("memo://kb/contacts/c", "| 岗位 | 姓名 | 分机 |\n| 保安主管 | 孙海涛 | 8010 |"),
+        Source("memo://kb/rooms/d", "Book the hall through the events officer."),
+        Source("memo://kb/contacts/e", "| Role | Name | Extension |\n| Events officer | Wu Ting | 8033 |"),
+    ]
+    gen = ExtractiveGenerator(gen.embedder, max_sentences=2)
+    text = gen.generate("换班要经谁批准？", sources).text
+    assert "经副馆长批准后生效[cite:memo://kb/hours/a]" in text and "陈晓雯" in text and "contacts/c" not in text
+    unfollowed = ExtractiveGenerator(gen.embedder, max_sentences=2, follow_links=False)
+    assert "[cite:memo://kb/contacts/b]" not in unfollowed.generate("换班要经谁批准？", sources).text
+    english = gen.generate("Who do I see to book the hall?", sources).text
+    assert "[cite:memo://kb/rooms/d]" in english and "Wu Ting" in english
+    assert "Wu Ting" not in ExtractiveGenerator(gen.embedder, max_sentences=1).generate(
+        "Who do I see to book the hall?", sources).text  # no room left: the best sentence alone
+
+
 def test_a_two_hop_question_follows_a_compound_the_first_sentence_brings_in(gen):
     # the bridge is a role, no name: "the safety officer" leads to the row that gives the extension
     sources = [

@@ -23,7 +23,9 @@ it, and to its best sentence for what the quoted ones leave unsaid (the second h
 publisher of her first novel is based where?": the publisher's own unit says where). A bridge that
 is no name but a thing named by two words ("call the *safety officer*"), where the quoted sentences
 bring in no name, leads to the best sentence of another source that names it too and states a word of
-the question still unsaid (the row that gives the safety officer's extension).
+the question still unsaid (the row that gives the safety officer's extension). A table row of another
+source whose first cell a quoted sentence names ("经副馆长批准": the contacts table's 副馆长 row, with
+the name and the extension) is quoted after it, while room is left (``text.tables``).
 A sentence already quoted, or one within a quoted sentence (a list item and its list), is not
 quoted again. Questions (an FAQ's headings) and whole tables (their rows are units of their
 own) are never quoted. To a question that asks when, a quoted sentence with relative time states
@@ -46,6 +48,7 @@ from asmr.embed.models import embedder_scripts, question_vectors
 from asmr.text.entities import mentions, normalize
 from asmr.text.scripts import readable_share
 from asmr.text.sentences import split_sentences
+from asmr.text.tables import keys_named, names_key, table_row_key
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
 from asmr.text.words import CLAIM_STOP_WORDS, content_pairs, content_words, dictionary_word, light_stem
@@ -218,6 +221,7 @@ class ExtractiveGenerator:
             chosen = [(ranked[0][1], ranked[0][2])] if ranked else []
             if chosen and self.follow_links:
                 self._follow(question, sources, ranked, chosen)
+                self._follow_rows(question, sources, ranked, chosen)
             for i, s in near:
                 if len(chosen) == self.max_sentences:
                     break
@@ -286,6 +290,32 @@ class ExtractiveGenerator:
             if i not in quoted and words & unsaid and content_pairs(s) & bridge:
                 linked.append((score + self.lexical_weight * len(unsaid & words) / len(unsaid), i, s))
         self._add_best(sorted(linked, key=lambda r: -r[0]), chosen, lambda i, s: True)
+
+    def _follow_rows(self, question: str, sources: Sequence[Source], ranked: list[tuple[float, int, str]],
+                     chosen: list[tuple[int, str]]) -> None:
+        """The table rows of other sources that the quoted sentences name by their first cell ("hand the
+        form to the events officer", 交活动专员审核: the contacts table's row of that role gives the name
+        and extension the question asks for), while room is left; not a row whose key the question
+        names (it was ranked as the question's own words found it)."""
+        rows: dict[str, list[int]] = {}
+        for i, src in enumerate(sources):
+            if key := table_row_key(src.text):
+                rows.setdefault(key, []).append(i)
+        if not rows or len(chosen) >= self.max_sentences:
+            return
+        most_words = max((len(k.split()) for k in rows if k.isascii()), default=0)
+        most_chars = max((len(k) for k in rows if not k.isascii()), default=0)
+        asked = f" {normalize(question)} "
+        best = {}
+        for _, i, s in ranked:
+            best.setdefault(i, s)
+        for j, s in list(chosen):
+            for key in sorted(keys_named(s, rows, most_words, most_chars)):
+                for i in rows[key]:
+                    quoted = {q for q, _ in chosen}
+                    if (len(chosen) < self.max_sentences and i not in quoted and i != j and i in best
+                            and not names_key(asked, key)):
+                        chosen.append((i, best[i]))
 
     def _add_best(self, ranked, chosen: list[tuple[int, str]], linked) -> None:
         """Appends the best-ranked sentence of a source not yet quoted for which ``linked(i, s)``."""
