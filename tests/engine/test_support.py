@@ -382,6 +382,11 @@ DEPENDENCIES = ("Lumant depends on Quorent for currency conversion. "
     # WordNet's synonyms in the place of a word say what the sentence says; another role does not
     ("Backups are retained for 30 days.", "Each backup is kept for 30 days in the cold storage bucket.", True),
     ("The client stores each backup for 30 days.", "The server stores each backup for 30 days.", False),
+    # a word in the place of a number word is a swap too (not a number said another way)
+    ("The fire-daily readings moved from 8:30 am and 4:30 pm to 8:00 am and 5:00 pm.",
+     "The twice-daily readings moved from 8:30 am and 4:30 pm to 8:00 am and 5:00 pm.", False),
+    ("The readings are taken twice daily, at 8:00 am and 5:00 pm.",
+     "The readings are taken two times daily, at 8:00 am and 5:00 pm.", True),
     # the same amount in other units; Chinese too
     ("审计日志保留12个月。", "服务日志保存十四天，之后自动删除。审计日志保存一年。", True),
     ("Audit logs are kept for 12 months.", "Audit logs are kept for a year.", True),

@@ -516,9 +516,9 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     The claim's words and the sentence's are aligned (longest matching blocks, by stem); a run of at
     most MAX_SWAP_WORDS content words of the claim standing where the sentence has other content words
     is a swap ("the client listens" for "the server listens", "external" for "internal"), unless the
-    two are forms of one word ("cycle"/"cycling"), a number, a name or an opposite (counted apart), a
-    negation or quantifier (their own cues), or words the sentence has elsewhere (a list in another
-    order). A swap whose two sides both name a unit of time or measure that differs ("hourly" for
+    two are forms of one word ("cycle"/"cycling"), numbers on both sides, a name or an opposite (counted
+    apart), a negation or quantifier (their own cues), or words the sentence has elsewhere (a list in
+    another order); a word in the place of a number ("fire-daily" for "twice-daily") is a swap. A swap whose two sides both name a unit of time or measure that differs ("hourly" for
     "weekly", "minutes" for "hours"), or another amount ("five servers" for "three servers"), is a
     ``measure`` instead; an opposite in the place of a word is a ``flip`` even where the sentence
     holds that word elsewhere.
@@ -583,9 +583,11 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             # the river, by the South Gate" for "north of ..."), where the comparison of word sets sees none
             flips += 1
             continue
-        if not ours or not other or any(number_word(w) or w in _NEGATIONS or w in _QUANTIFIERS
-                                        for w, _ in ours + other):
+        if not ours or not other or any(w in _NEGATIONS or w in _QUANTIFIERS for w, _ in ours + other):
             continue
+        if all(any(number_word(w) for w, _ in side) for side in (ours, other)):
+            continue  # a number said in other words is the key-fact check's; a word put for a number
+            # ("fire-daily" for "twice-daily") is a swap
         if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
                 t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
             continue
