@@ -48,7 +48,7 @@ from asmr.embed.models import embedder_scripts, question_vectors
 from asmr.text.entities import mentions, normalize
 from asmr.text.scripts import readable_share
 from asmr.text.sentences import split_sentences
-from asmr.text.tables import keys_named, names_key, table_row_key
+from asmr.text.tables import keys_named, longest_keys, names_key, table_row_key
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
 from asmr.text.words import CLAIM_STOP_WORDS, content_pairs, content_words, dictionary_word, light_stem
@@ -303,8 +303,7 @@ class ExtractiveGenerator:
                 rows.setdefault(key, []).append(i)
         if not rows or len(chosen) >= self.max_sentences:
             return
-        most_words = max((len(k.split()) for k in rows if k.isascii()), default=0)
-        most_chars = max((len(k) for k in rows if not k.isascii()), default=0)
+        most_words, most_chars = longest_keys(rows)
         asked = f" {normalize(question)} "
         best = {}
         for _, i, s in ranked:

@@ -8,9 +8,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..graph import EDGE_KINDS
-from ..text.cjk import CJK_CHAR
 from ..text.entities import mentions, normalize, split_words, title_key, unit_entities
-from ..text.tables import keys_named, names_key, table_row_key
+from ..text.tables import keys_named, longest_keys, names_key, table_row_key
 from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
 from ..text.words import QUESTION_STOP_WORDS, dictionary_word, tokenize
@@ -73,9 +72,7 @@ def table_row_keys(memory) -> RowKeys:
         if key := table_row_key(content):
             keys.setdefault(key, []).append((row, kb, doc))
     keys = {k: v for k, v in keys.items() if len(v) <= ROW_KEY_MAX_ROWS}
-    latin = [len(k.split()) for k in keys if not CJK_CHAR.search(k)]
-    cjk = [len(k) for k in keys if CJK_CHAR.search(k)]
-    return keys, max(latin, default=0), max(cjk, default=0)
+    return (keys, *longest_keys(keys))
 
 
 def named_rows(unit, row_keys: RowKeys, asked: str) -> dict[int, str]:

@@ -228,9 +228,7 @@ def _in_count(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
 
 
 def _period(m: re.Match, ref: date) -> "tuple[date, date, str] | None":
-    if _anaphoric(m) or _routine(m):
-        return None
-    return _EN_PERIOD[m.group(2).lower()](ref, _EN_OFFSET[m.group(1).lower()])
+    return None if _anaphoric(m) else _EN_PERIOD[m.group(2).lower()](ref, _EN_OFFSET[m.group(1).lower()])
 
 
 _RULES: list[tuple[re.Pattern, _Meaning]] = [
@@ -239,7 +237,7 @@ _RULES: list[tuple[re.Pattern, _Meaning]] = [
     (_en(r"yesterday|last\s+night"), lambda m, r: _day(r - timedelta(days=1))),
     (_en(r"today|tonight"), lambda m, r: _day(r)),
     (_en(r"tomorrow"), lambda m, r: _day(r + timedelta(days=1))),
-    (_en(r"(last|previous|this|next|coming)\s+(week|month|year)"), _period),
+    (_en(r"(last|previous|this|next|coming)\s+(week|month|year)"), _unless_routine(_period)),
     (_en(r"(last|this|next)\s+weekend"), lambda m, r: _weekend(r, _EN_OFFSET[m.group(1).lower()])),
     (_en(r"last\s+" + _EN_WEEKDAY), _unless_routine(_last_weekday)),
     (_en(r"next\s+" + _EN_WEEKDAY), _unless_routine(_next_weekday)),

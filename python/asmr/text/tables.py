@@ -38,9 +38,16 @@ def table_row_key(text: str) -> str | None:
     return row_key(lines[1].strip().strip("|").split("|")[0])
 
 
+def longest_keys(keys) -> tuple[int, int]:
+    """The longest of ``keys``: Latin ones in words, CJK ones in characters (what ``keys_named`` reads)."""
+    return (max((len(k.split()) for k in keys if not CJK_CHAR.search(k)), default=0),
+            max((len(k) for k in keys if CJK_CHAR.search(k)), default=0))
+
+
 def keys_named(text: str, keys, most_words: int, most_chars: int) -> set[str]:
     """The ``keys`` (a container of ``row_key`` keys) that ``text`` names: a Latin key as a run of
-    whole words (``most_words`` at most), a CJK key as a substring (``most_chars`` at most)."""
+    whole words (``most_words`` at most), a CJK key as a substring (``most_chars`` at most;
+    ``longest_keys``)."""
     text = normalize(text)
     found: set[str] = set()
     words = text.split()
