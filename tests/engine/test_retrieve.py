@@ -1050,6 +1050,41 @@ def test_a_ranking_the_model_cannot_read_does_not_outvote_bm25(tmp_path):
 
 
 
+def test_lexical_similarity_is_the_bm25_score_over_the_best_and_zero_outside_its_ranking():
+    from asmr.retrieve.pipeline import lexical_similarity
+
+    rows = np.array([7, 3, 9, 1])
+    got = lexical_similarity(rows, np.array([3, 7, 5]), np.array([8.0, 4.0, 2.0], np.float32))
+    assert got.tolist() == [0.5, 1.0, 0.0, 0.0]
+    assert lexical_similarity(rows, np.zeros(0, np.int64), np.zeros(0, np.float32)).tolist() == [0.0] * 4
+
+
+def test_where_the_model_cannot_read_bm25_stands_in_for_the_cosine_in_the_score(tmp_path):
+    """A Chinese memory read by a model of Latin script: a unit's cosine counts nothing in its score, and
+    its BM25 score (over the best unit's) takes its place, so a unit that the spreading reaches but that
+    says none of the question's words scores by its path alone, below a unit BM25 ranks as well as it
+    is reached. Before, the path strength took the cosine's share too, and units reached two hops
+    from the first seed outranked the question's own lower BM25 results."""
+    docs = [Document(d, t, "text", title=title, source=d) for d, title, t in ZH_CORPUS if d != "lyon"]
+    docs += [Document("hangzhou", "杭州是浙江的省会，西湖在杭州，杭州离上海不远。\n\n这座城市的地铁线路很多，交通方便。",
+                      "text", title="杭州", source="hangzhou")]
+    ingest(tmp_path / "mem", docs, embedder="hash-64")
+    # The memory's one edge, between the two paragraphs of one page, weighs its kind's prior alone (0.4)
+    config = RetrieveConfig(k=10, bridge_from=0, fact_boost=0.0, when_boost=0.0, recency=0.0,
+                            edge_threshold=0.3)
+    question = "上海位于哪条河的入海口？"
+    with Memory(tmp_path / "mem") as m:
+        r = Retriever(m, LatinOnlyHashEmbedder(), config)
+        hits, _ = r.recall(question, r.embedder.embed([question])[0], config.k)
+        lex_rows, lex_scores = m.search_lexical(question, config.seed_pool)
+    share = dict(zip(lex_rows.tolist(), (lex_scores / lex_scores[0]).tolist()))
+    assert len(hits) > 1 and any(h.row not in share for h in hits)  # some units are reached by the graph alone
+    for h in hits:
+        assert h.score == pytest.approx(config.mix[0] * share.get(h.row, 0.0) + config.mix[1] * h.strength
+                                        + config.mix[2] * h.centrality, abs=1e-6)
+    assert hits[0].unit_id.split("/")[3] == "shanghai"
+
+
 def test_a_cosine_the_model_cannot_read_makes_no_reworded_rule(tmp_path):
     """Two rules of a Chinese handbook with different dates: a model that reads only Latin script gives
     them a cosine that says nothing, so neither outdates the other (read by a model that reads them,

@@ -7,9 +7,11 @@ scores, falling with rank, start a spread of activation over the unit graph
 (``asmr_kernels.SpreadSession``: depth 2, edges under the threshold ignored). Each
 reached unit is scored by
 
-    mix[0] * r * similarity + (mix[1] + mix[0] * (1 - r)) * path strength + mix[2] * centrality / (1 + hop)
+    mix[0] * (r * similarity + (1 - r) * lexical) + mix[1] * path strength + mix[2] * centrality / (1 + hop)
 
-with r the readable share, similarity the cosine of question and unit, path strength the seed score
+with r the readable share, similarity the cosine of question and unit, lexical its stand-in where the
+model cannot read (``lexical_similarity``: a unit the spreading reaches that says none of the question's
+words must not outrank BM25's own results by its path alone), path strength the seed score
 times the product of edge weights on the unit's recall path, and centrality
 its activation relative to the strongest; a recency factor favours newer
 effective dates, and units that state the question's key facts gain up to
@@ -65,6 +67,20 @@ def _day_number(iso: str) -> float:
     except ValueError:
         return 0.0
     return d.toordinal() + (d.hour * 3600 + d.minute * 60 + d.second) / 86400.0
+
+
+def lexical_similarity(rows: np.ndarray, lex_rows: np.ndarray, lex_scores: np.ndarray) -> np.ndarray:
+    """Each of ``rows``' BM25 score for the question over the best one's, 0 for a row outside the BM25
+    ranking (``lex_rows``, ``lex_scores``): the stand-in for the cosine where the model cannot read."""
+    out = np.zeros(len(rows), np.float64)
+    if not len(lex_rows) or not len(rows) or float(lex_scores[0]) <= 0.0:
+        return out
+    order = np.argsort(lex_rows, kind="stable")
+    ranked = np.asarray(lex_rows, np.int64)[order]
+    at = np.minimum(np.searchsorted(ranked, rows), len(ranked) - 1)
+    found = ranked[at] == rows
+    out[found] = np.asarray(lex_scores, np.float64)[order][at[found]] / float(lex_scores[0])
+    return out
 
 
 def section_heading(unit) -> str:
@@ -191,8 +207,8 @@ class Retriever:
 
     def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float,
                own: tuple[np.ndarray, np.ndarray] | None = None, dense_rows: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """seeds(), and the BM25 ranking it fused; the dense ranking (``dense_rows`` where the caller
+               ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """seeds(), and the BM25 ranking it fused (rows and scores); the dense ranking (``dense_rows`` where the caller
         already searched it) counts ``readable`` times, and ``own`` (the turns of the people the
         question names, and the question's vector without their names) ranked by cosine
         ``speaker_seeds`` times."""
@@ -204,7 +220,7 @@ class Retriever:
                 found, _ = m.search_dense(qvec[None], depth)
                 dense_rows = found[0][found[0] >= 0]
             rankings.append((dense_rows[:depth], readable))
-        lex_rows, _ = m.search_lexical(question, depth)
+        lex_rows, lex_scores = m.search_lexical(question, depth)
         rankings.append((lex_rows, 1.0))
         if own is not None and self.config.speaker_seeds > 0.0:
             turns, anyone = own
@@ -215,12 +231,12 @@ class Retriever:
             for rank, row in enumerate(ranking):
                 fused[int(row)] = fused.get(int(row), 0.0) + weight / (self.config.rrf_k + rank + 1)
         if not fused:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32), lex_rows
+            return np.zeros(0, np.int64), np.zeros(0, np.float32), (lex_rows, lex_scores)
         rows = np.fromiter(fused, np.int64, len(fused))
         scores = np.fromiter(fused.values(), np.float64, len(fused))
         top = np.argsort(-scores, kind="stable")[:n]
         return (rows[top], (1.0 / (1.0 + np.arange(len(top)) / self.config.seed_rank_scale)).astype(np.float32),
-                lex_rows)
+                (lex_rows, lex_scores))
 
     def clear_cache(self) -> None:
         """Forget recent questions (benchmarks that time each method from cold)."""
@@ -269,7 +285,8 @@ class Retriever:
             # Among a person's turns their name says nothing: the question without it is compared.
             own = (np.unique(np.concatenate([speakers[p] for p in persons])),
                    question_vectors(self.embedder, [without_names(question, persons)])[0])
-        seed_rows, seed_scores, lex_rows = self._seeds(question, qvec, cfg.seeds, readable, own, dense_rows)
+        seed_rows, seed_scores, (lex_rows, lex_scores) = self._seeds(question, qvec, cfg.seeds, readable, own,
+                                                                      dense_rows)
         facts = key_facts(question) if cfg.fact_boost or cfg.fact_seeds else []
         anchors = [f for f in facts if f.kind in ANCHOR_KINDS] if cfg.fact_seeds else []
         if anchors and len(lex_rows):
@@ -286,8 +303,9 @@ class Retriever:
         strength = np.minimum(res.strength[is_unit][rows_ok], 1.0)
         sim = np.maximum(m.cosines(rows, qvec), 0.0)
         cent = act / max(float(act.max()), 1e-12) / (1.0 + hop)
-        score = cfg.mix[0] * readable * sim + (cfg.mix[1] + cfg.mix[0] * (1.0 - readable)) * strength \
-            + cfg.mix[2] * cent
+        like = readable * sim + (1.0 - readable) * lexical_similarity(rows, lex_rows, lex_scores) \
+            if readable < 1.0 else sim
+        score = cfg.mix[0] * like + cfg.mix[1] * strength + cfg.mix[2] * cent
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
         facts = facts if cfg.fact_boost else []
