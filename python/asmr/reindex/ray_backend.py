@@ -68,7 +68,7 @@ def plan(model: str, *, workers: int | None, device: str, cpus_per_worker: float
     if use_gpu:
         n = workers or gpus
         return RayPlan(n, "cuda", cpus_per_worker or 1, batch_size)
-    n = workers or max(1, cpus // (1 if hashing else 2))  # torch makes good use of two threads a worker
+    n = workers or max(1, cpus // (1 if hashing else 2))  # the model makes good use of two threads a worker
     return RayPlan(n, "cpu", cpus_per_worker or max(1, cpus // n), batch_size)
 
 
@@ -98,11 +98,12 @@ class _Embed:
     """Ray Data actor: holds the model; embeds the distinct texts of a batch, passes errors through."""
 
     def __init__(self, model: str, device: str, threads: int):
-        if device == "cpu" and not model.startswith("hash-"):
+        # The CPUs Ray gave this actor, not the whole node's: a node of 16 cores runs 8 actors.
+        self.embedder = load_embedder(model, device, threads=max(1, threads))
+        if device == "cpu" and getattr(self.embedder, "runtime", "") == "torch":
             import torch
 
-            torch.set_num_threads(max(1, threads))  # the CPUs Ray gave this actor, not the whole node's
-        self.embedder = load_embedder(model, device)
+            torch.set_num_threads(max(1, threads))
 
     def __call__(self, batch: dict) -> dict:
         ok = batch["error"] == ""
