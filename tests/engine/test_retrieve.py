@@ -357,6 +357,21 @@ def test_bridge_follows_a_role_to_the_table_row_it_opens(tmp_path):
     assert _row_key("Staff who arrive after the doors close must sign in") is None  # a sentence, no name
 
 
+def test_a_cjk_row_key_may_hold_latin_letters_and_digits():
+    """"IT联络人" and "3号楼" are names a Chinese table opens rows with; a Latin word inside another ("edit"
+    holds "it") names no key, and a key holds two CJK characters at least."""
+    from asmr.text.tables import keys_named, longest_keys, row_key
+
+    assert row_key("IT联络人") == "it联络人" and row_key("3号楼") == "3号楼"
+    assert row_key("IT") is None and row_key("AB联") is None and row_key("Wi-Fi 联络人") is None
+    keys = {"it联络人", "活动专员", "3号楼"}
+    words, chars = longest_keys(keys)
+    assert keys_named("重启后仍不能使用的，联系分馆IT联络人。", keys, words, chars) == {"it联络人"}
+    assert keys_named("请在3号楼的活动专员处登记", keys, words, chars) == {"3号楼", "活动专员"}
+    assert keys_named("联系editit联络人", keys, words, chars) == set()
+    assert keys_named("it联络人x", keys, words, chars) == {"it联络人"}
+
+
 def test_a_title_that_opens_with_its_kind_is_named_without_it(tmp_path):
     from asmr.retrieve.bridge import name_cores
     # "Team X" pages, called "the X team" by the pages that name them: the bridge still finds them

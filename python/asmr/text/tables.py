@@ -12,7 +12,10 @@ from .entities import COMMON_WORDS, normalize
 _BRACKETED = re.compile(r"[(（][^)）]*[)）]")
 # A longer first cell is a sentence, not a name (and bounds the lookups of ``keys_named``)
 ROW_KEY_MAX_CHARS, ROW_KEY_MAX_WORDS = 12, 5
-_CJK_RUN = re.compile(f"{CJK_CHAR.pattern}+")
+# A run of CJK characters and the Latin letters and digits written into it without spaces ("it联络人",
+# "3号楼"): where a CJK key is looked for
+_CJK_RUN = re.compile(f"(?:{CJK_CHAR.pattern}|[a-z0-9])+")
+_ASCII_WORD = re.compile(r"[a-z0-9]")
 
 
 def row_key(cell: str) -> str | None:
@@ -21,7 +24,9 @@ def row_key(cell: str) -> str | None:
     sentence."""
     key = normalize(_BRACKETED.sub(" ", cell))
     if CJK_CHAR.search(key):
-        ok = 2 <= len(key) <= ROW_KEY_MAX_CHARS and all(CJK_CHAR.match(c) for c in key)
+        # Latin letters and digits may be part of it ("IT联络人"), two CJK characters at least
+        ok = len(key) <= ROW_KEY_MAX_CHARS and _CJK_RUN.fullmatch(key) is not None \
+            and sum(bool(CJK_CHAR.match(c)) for c in key) >= 2
         return key if ok else None
     words = key.split()
     if not words or len(words) > ROW_KEY_MAX_WORDS or not all(w.isalpha() for w in words) or len(key) < 3:
@@ -57,10 +62,17 @@ def keys_named(text: str, keys, most_words: int, most_chars: int) -> set[str]:
                 found.add(key)
     if most_chars:
         for run in _CJK_RUN.findall(text):
+            if not CJK_CHAR.search(run):
+                continue  # a Latin word alone: every CJK key holds two CJK characters
             for i in range(len(run)):
+                if i and _ASCII_WORD.match(run[i]) and _ASCII_WORD.match(run[i - 1]):
+                    continue  # a key does not start inside a Latin word ("edit联络人" names no "it联络人")
                 for n in range(2, min(most_chars, len(run) - i) + 1):
-                    if run[i:i + n] in keys:
-                        found.add(run[i:i + n])
+                    end = i + n
+                    if end < len(run) and _ASCII_WORD.match(run[end - 1]) and _ASCII_WORD.match(run[end]):
+                        continue  # nor end inside one
+                    if run[i:end] in keys:
+                        found.add(run[i:end])
     return found
 
 
