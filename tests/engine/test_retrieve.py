@@ -771,6 +771,26 @@ def test_single_characters_jieba_left_side_by_side_are_a_word_where_the_memory_w
     assert "年假" not in terms and alignment(terms, weights, [in_lieu]) == 1.0
 
 
+def test_a_modal_jieba_glued_to_a_verb_the_memory_never_writes_with_it_is_no_term():
+    """jieba cuts "仓储系统的密码多久要换一次" with 要换 ("must change") as one guessed word; the memory says
+    更换 and never 要换, so the word is no term and the unit that states the rule holds the question.
+    Where the memory writes 要换 the word stays a term; and a word of two characters that does not open
+    with a grammatical one (a name the memory lacks) stays asked."""
+    from asmr.retrieve.signals import alignment, question_terms
+    from asmr.text.words import cjk_bigrams
+
+    unit = "仓储系统的密码每九十天更换一次。"
+    held_pairs = set(cjk_bigrams(["仓储系统的密码每九十天更换一次"]))
+
+    def idf_of(tokens):
+        return [1.0 if t in held_pairs else 5.0 for t in tokens]
+    terms, weights = question_terms("仓储系统的密码多久要换一次？", idf_of)
+    assert "要换" not in terms and alignment(terms, weights, [unit]) == 1.0
+    held_pairs |= {"要换"}
+    assert "要换" in question_terms("仓储系统的密码多久要换一次？", idf_of)[0]
+    held_pairs -= {"要换"}
+    assert "证借" in question_terms("证借的书超期了吗？", idf_of)[0]  # guessed, no unit has it: still asked
+
 def test_a_chinese_compound_is_held_by_a_unit_that_states_its_parts():
     """jieba keeps 工资福利 ("pay and benefits") whole in a question; a unit that gives 工资 and 福利
     apart states it, a unit with one part does not."""

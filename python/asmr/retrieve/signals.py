@@ -193,6 +193,9 @@ def _cjk_words(question: str) -> tuple[list[str], list[str]]:
 
 
 _NO_TOKEN = "\x00"  # a token no unit has: its idf is the largest the index gives
+# Characters that ask or qualify what follows them (所 before a verb, the modal 要, adverbs): jieba's
+# guess can glue one to the verb after it ("多久要换一次" cut as 要换), a word no unit writes.
+_CJK_LEADING_GRAMMAR = frozenset("所要就才都也还又会能该须")
 
 
 def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
@@ -204,7 +207,10 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     pair that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of
     three or more characters with a pair no unit has becomes the word one character shorter at either
     end whose pairs every one occurs in the memory. A dictionary word, and a word none of whose
-    shortenings occurs, stay as they are: a word the memory lacks is still asked.
+    shortenings occurs, stay as they are: a word the memory lacks is still asked. A guessed word of two
+    characters whose first asks or qualifies (``_CJK_LEADING_GRAMMAR``: "多久要换一次" cut as 要换, the
+    modal glued to the verb) and which no unit writes is no term: what is left is one character, as the
+    memory's "更换" says it, and a single character is no term.
 
     The other way round, jieba can cut a word it does not know into characters ("年假可以顺延吗" as 年 +
     假 + 可以 + 顺延 + 吗), and the single characters are no terms: the question would lose the very word
@@ -213,14 +219,18 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     right to cut it."""
     import jieba
     jieba.dt.initialize()  # loaded already by _cjk_words; FREQ is its dictionary
-    long = [w for w in words if len(w) >= 3 and not jieba.dt.FREQ.get(w)]
-    if not long and not runs:
+    guessed = [w for w in words if not jieba.dt.FREQ.get(w)]
+    long = [w for w in guessed if len(w) >= 3]
+    glued = [w for w in guessed if len(w) == 2 and w[0] in _CJK_LEADING_GRAMMAR]
+    if not long and not glued and not runs:
         return words
-    grams = sorted({g for w in long + runs for g in cjk_bigrams([w])})
+    grams = sorted({g for w in long + glued + runs for g in cjk_bigrams([w])})
     idf = idf_of(grams + [_NO_TOKEN])
     absent = {g for g, v in zip(grams, idf[:-1]) if v >= idf[-1]}
     out = []
     for w in words:
+        if w in glued and w in absent:
+            continue  # a grammatical character glued to a verb no unit writes with it: the verb alone is no term
         if w in long and absent.intersection(cjk_bigrams([w])):
             w = next((s for s in (w[:-1], w[1:]) if not absent.intersection(cjk_bigrams([s]))), w)
         out.append(w)
