@@ -1101,8 +1101,8 @@ def test_where_the_model_cannot_read_bm25_stands_in_for_the_cosine_in_the_score(
     is reached. Before, the path strength took the cosine's share too, and units reached two hops
     from the first seed outranked the question's own lower BM25 results."""
     docs = [Document(d, t, "text", title=title, source=d) for d, title, t in ZH_CORPUS if d != "lyon"]
-    docs += [Document("hangzhou", "杭州是浙江的省会，西湖在杭州，杭州离上海不远。\n\n这座城市的地铁线路很多，交通方便。",
-                      "text", title="杭州", source="hangzhou")]
+    hangzhou = "杭州是浙江的省会，西湖在杭州，杭州离上海不远。\n\n这座城市的地铁线路很多，交通方便。"
+    docs += [Document("hangzhou", hangzhou, "text", title="杭州", source="hangzhou")]
     ingest(tmp_path / "mem", docs, embedder="hash-64")
     # The memory's one edge, between the two paragraphs of one page, weighs its kind's prior alone (0.4)
     config = RetrieveConfig(k=10, bridge_from=0, fact_boost=0.0, when_boost=0.0, recency=0.0,
@@ -1113,7 +1113,7 @@ def test_where_the_model_cannot_read_bm25_stands_in_for_the_cosine_in_the_score(
         hits, _ = r.recall(question, r.embedder.embed([question])[0], config.k)
         lex_rows, lex_scores = m.search_lexical(question, config.seed_pool)
     share = dict(zip(lex_rows.tolist(), (lex_scores / lex_scores[0]).tolist()))
-    assert len(hits) > 1 and any(h.row not in share for h in hits)  # some units are reached by the graph alone
+    assert len(hits) > 1 and any(h.row not in share for h in hits)  # some are reached by the graph alone
     for h in hits:
         assert h.score == pytest.approx(config.mix[0] * share.get(h.row, 0.0) + config.mix[1] * h.strength
                                         + config.mix[2] * h.centrality, abs=1e-6)

@@ -208,9 +208,9 @@ class Retriever:
     def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float,
                own: tuple[np.ndarray, np.ndarray] | None = None, dense_rows: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-        """seeds(), and the BM25 ranking it fused (rows and scores); the dense ranking (``dense_rows`` where the caller
-        already searched it) counts ``readable`` times, and ``own`` (the turns of the people the
-        question names, and the question's vector without their names) ranked by cosine
+        """seeds(), and the BM25 ranking it fused (rows and scores); the dense ranking (``dense_rows``
+        where the caller already searched it) counts ``readable`` times, and ``own`` (the turns of the
+        people the question names, and the question's vector without their names) ranked by cosine
         ``speaker_seeds`` times."""
         m = self.memory
         depth = max(n, self.config.seed_pool)

@@ -230,7 +230,7 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     out = []
     for w in words:
         if w in glued and w in absent:
-            continue  # a grammatical character glued to a verb no unit writes with it: the verb alone is no term
+            continue  # a grammatical character glued to a verb no unit writes with it: one character, no term
         if w in long and absent.intersection(cjk_bigrams([w])):
             w = next((s for s in (w[:-1], w[1:]) if not absent.intersection(cjk_bigrams([s]))), w)
         out.append(w)
