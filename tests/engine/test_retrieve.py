@@ -1155,6 +1155,30 @@ def test_a_refusal_over_text_the_model_cannot_read_says_so(tmp_path):
     assert "similarity counts" not in refusal_reason(read, 0.2, 0.7)
 
 
+def test_where_bm25_finds_nothing_a_dense_ranking_the_model_cannot_read_still_seeds(tmp_path):
+    """An English question over a Chinese memory, with a model that reads Latin script only: BM25 finds no
+    unit, and the dense ranking, which counts for nothing beside a BM25 result, seeds alone, so recall
+    shows the units nearest the question's vector (still "not found": nothing the model reads states
+    it). A Chinese question, which BM25 answers, is seeded by BM25 alone as before."""
+    zh = [(d, title, text) for d, title, text in ZH_CORPUS if d != "lyon"]
+    ingest(tmp_path / "mem", [Document(d, t, "text", title=title, source=d) for d, title, t in zh],
+           embedder="hash-64")
+    question = "Which river flows into the sea at the port city?"
+    with Memory(tmp_path / "mem") as m:
+        r = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0))
+        qvec = r.embedder.embed([question])[0]
+        assert r.readable(question, qvec) == 0.0
+        assert len(m.search_lexical(question, 3)[0]) == 0
+        rows, _ = r.seeds(question, qvec, 3)
+        dense, _ = m.search_dense(qvec[None], 3)
+        assert len(rows) > 0 and list(rows) == [row for row in dense[0] if row >= 0][:len(rows)]
+        result = r.search(question)
+        assert result.hits and not result.found
+        chinese = "上海位于哪条河的入海口？"
+        lexical, _ = m.search_lexical(chinese, 3)
+        assert list(r.seeds(chinese, r.embedder.embed([chinese])[0], 3)[0]) == list(lexical)
+
+
 def test_an_english_question_over_a_mixed_memory_trusts_the_dense_ranking_of_what_it_reads(tmp_path):
     """The dense ranking counts by the readable share of the units it ranks first, not of the whole
     memory: half the memory being Chinese does not halve an English question's semantic half."""

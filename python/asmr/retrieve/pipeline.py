@@ -214,14 +214,16 @@ class Retriever:
         ``speaker_seeds`` times."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
-        rankings = []
-        if readable > 0.0:
+        lex_rows, lex_scores = m.search_lexical(question, depth)
+        rankings = [(lex_rows, 1.0)]
+        # Where BM25 finds nothing at all, the dense ranking seeds however little the model reads: a
+        # question in one language over a memory in another has no other way in.
+        dense_weight = readable if readable > 0.0 or len(lex_rows) else 1.0
+        if dense_weight > 0.0:
             if dense_rows is None:
                 found, _ = m.search_dense(qvec[None], depth)
                 dense_rows = found[0][found[0] >= 0]
-            rankings.append((dense_rows[:depth], readable))
-        lex_rows, lex_scores = m.search_lexical(question, depth)
-        rankings.append((lex_rows, 1.0))
+            rankings.insert(0, (dense_rows[:depth], dense_weight))
         if own is not None and self.config.speaker_seeds > 0.0:
             turns, anyone = own
             sims = m.cosines(turns, anyone)
