@@ -206,11 +206,10 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     neighbouring character ("郑舒" + "史称" cut as "郑舒史" + "称"); such a word holds a character
     pair that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of
     three or more characters with a pair no unit has becomes the word one character shorter at either
-    end whose pairs every one occurs in the memory. A dictionary word, and a word none of whose
-    shortenings occurs, stay as they are: a word the memory lacks is still asked. A guessed word of two
-    characters whose first asks or qualifies (``_CJK_LEADING_GRAMMAR``: "多久要换一次" cut as 要换, the
-    modal glued to the verb) and which no unit writes is no term: what is left is one character, as the
-    memory's "更换" says it, and a single character is no term.
+    end whose pairs every one occurs in the memory. So does one of two characters whose first asks or
+    qualifies (``_CJK_LEADING_GRAMMAR``: "多久要换一次" cut as 要换, the modal glued to the verb), and
+    the one character left is no term (the memory says "更换"). A dictionary word, and a word none of
+    whose shortenings occurs, stay as they are: a word the memory lacks is still asked.
 
     The other way round, jieba can cut a word it does not know into characters ("年假可以顺延吗" as 年 +
     假 + 可以 + 顺延 + 吗), and the single characters are no terms: the question would lose the very word
@@ -219,21 +218,18 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     right to cut it."""
     import jieba
     jieba.dt.initialize()  # loaded already by _cjk_words; FREQ is its dictionary
-    guessed = [w for w in words if not jieba.dt.FREQ.get(w)]
-    long = [w for w in guessed if len(w) >= 3]
-    glued = [w for w in guessed if len(w) == 2 and w[0] in _CJK_LEADING_GRAMMAR]
-    if not long and not glued and not runs:
+    long = [w for w in words if not jieba.dt.FREQ.get(w) and (len(w) >= 3 or w[0] in _CJK_LEADING_GRAMMAR)]
+    if not long and not runs:
         return words
-    grams = sorted({g for w in long + glued + runs for g in cjk_bigrams([w])})
+    grams = sorted({g for w in long + runs for g in cjk_bigrams([w])})
     idf = idf_of(grams + [_NO_TOKEN])
     absent = {g for g, v in zip(grams, idf[:-1]) if v >= idf[-1]}
     out = []
     for w in words:
-        if w in glued and w in absent:
-            continue  # a grammatical character glued to a verb no unit writes with it: one character, no term
         if w in long and absent.intersection(cjk_bigrams([w])):
             w = next((s for s in (w[:-1], w[1:]) if not absent.intersection(cjk_bigrams([s]))), w)
-        out.append(w)
+        if len(w) >= 2:  # a word cut back to one character is no term
+            out.append(w)
     return out + [r for r in runs if not absent.intersection(cjk_bigrams([r]))]
 
 
