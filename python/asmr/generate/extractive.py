@@ -308,13 +308,15 @@ class ExtractiveGenerator:
         best = {}
         for _, i, s in ranked:
             best.setdefault(i, s)
-        for j, s in list(chosen):
+        quoted = {i for i, _ in chosen}
+        for _, s in list(chosen):
             for key in sorted(keys_named(s, rows, most_words, most_chars)):
+                if names_key(asked, key):
+                    continue
                 for i in rows[key]:
-                    quoted = {q for q, _ in chosen}
-                    if (len(chosen) < self.max_sentences and i not in quoted and i != j and i in best
-                            and not names_key(asked, key)):
+                    if len(chosen) < self.max_sentences and i not in quoted and i in best:
                         chosen.append((i, best[i]))
+                        quoted.add(i)
 
     def _add_best(self, ranked, chosen: list[tuple[int, str]], linked) -> None:
         """Appends the best-ranked sentence of a source not yet quoted for which ``linked(i, s)``."""

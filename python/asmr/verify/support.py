@@ -518,7 +518,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     is a swap ("the client listens" for "the server listens", "external" for "internal"), unless the
     two are forms of one word ("cycle"/"cycling"), numbers on both sides, a name or an opposite (counted
     apart), a negation or quantifier (their own cues), or words the sentence has elsewhere (a list in
-    another order); a word in the place of a number ("fire-daily" for "twice-daily") is a swap. A swap whose two sides both name a unit of time or measure that differs ("hourly" for
+    another order); a word in the place of a number ("fire-daily" for "twice-daily") is a swap. A swap
+    whose two sides both name a unit of time or measure that differs ("hourly" for
     "weekly", "minutes" for "hours"), or another amount ("five servers" for "three servers"), is a
     ``measure`` instead; an opposite in the place of a word is a ``flip`` even where the sentence
     holds that word elsewhere.
