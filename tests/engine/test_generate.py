@@ -220,6 +220,32 @@ def test_a_quoted_sentence_reads_on_to_the_table_row_it_names(gen):
         "Who do I see to book the hall?", sources).text  # no room left: the best sentence alone
 
 
+def test_a_quoted_source_that_names_a_row_in_another_sentence_leads_to_that_row(gen):
+    """The best sentence names no row, but another sentence of its unit does: that sentence and the row
+    join where the row states a word the question asks and the quote leaves unsaid (the extension), in
+    Chinese as in English; not where the row says nothing still asked, nor where no room is left."""
+    sources = [
+        Source("memo://kb/privacy/a", "A patient who asks for a copy of their record makes a subject access request. "
+                                      "Pass any such request to the data protection officer within one working day."),
+        Source("memo://kb/contacts/b", "| Role | Name | Extension |\n| Data protection officer | Lucy Brennan | 205 |"),
+        Source("memo://kb/contacts/c", "| Role | Name | Extension |\n| IT support | Marcus Lee | 230 |"),
+        Source("memo://kb/hours/d", "读者借书超期的，每本每天收取超期费0.5元。超期费由值班馆员登记。"),
+        Source("memo://kb/contacts/e", "| 岗位 | 姓名 | 分机 |\n| 值班馆员 | 王芳 | 8021 |"),
+    ]
+    gen = ExtractiveGenerator(gen.embedder, max_sentences=3)
+    question = "What extension does the person who takes subject access requests have?"
+    assert gen._ranked(question, sources)[0][0][2].startswith("A patient")  # the best sentence names no row
+    text = gen.generate(question, sources).text
+    assert "to the data protection officer within one working day [cite:memo://kb/privacy/a]" in text
+    assert "Lucy Brennan" in text and "[cite:memo://kb/contacts/b]" in text and "contacts/c" not in text
+    assert "contacts/b" not in ExtractiveGenerator(gen.embedder, max_sentences=2).generate(question, sources).text
+    # the row states nothing the question still asks: the quote stands alone
+    assert "contacts/b" not in gen.generate("What does a patient make who asks for a copy of their record?",
+                                            sources).text
+    zh = gen.generate("每本书每天收取的超期费由谁登记？分机号是多少？", sources).text
+    assert "超期费由值班馆员登记[cite:memo://kb/hours/d]" in zh and "8021 [cite:memo://kb/contacts/e]" in zh
+
+
 def test_a_two_hop_question_follows_a_compound_the_first_sentence_brings_in(gen):
     # the bridge is a role, no name: "the safety officer" leads to the row that gives the extension
     sources = [

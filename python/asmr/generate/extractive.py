@@ -125,6 +125,11 @@ def _lead_names(source: Source) -> set[str]:
     return mentions(opening) | (mentions(source.section) if source.section else set())
 
 
+def _stems(text: str) -> set[str]:
+    """The content words of ``text`` as light stems: "requested" states what "request" does."""
+    return {light_stem(w) for w in content_words(text) - CLAIM_STOP_WORDS}
+
+
 def _dated(sentence: str, unit_text: str) -> str:
     """``sentence`` (of ``unit_text``) with the dates its relative time means in words; a chat turn's
     unresolved ones ("today") against its stamp."""
@@ -277,16 +282,14 @@ class ExtractiveGenerator:
         does not give) and states a word of the question they leave unsaid. Only where the quoted
         sentences bring in no name: a name is the bridge then, and a passage about a named thing shares
         compounds ("film festival") with many that are not about it."""
-        def stems(text: str) -> set[str]:  # "requested" states what "request" does
-            return {light_stem(w) for w in content_words(text) - CLAIM_STOP_WORDS}
-        unsaid = stems(question) - set().union(*(stems(s) for _, s in chosen))
+        unsaid = _stems(question) - set().union(*(_stems(s) for _, s in chosen))
         bridge = set().union(*(content_pairs(s) for _, s in chosen)) - content_pairs(question)
         if not unsaid or not bridge:
             return
         quoted = {i for i, _ in chosen}
         linked = []
         for score, i, s in ranked:
-            words = stems(s)
+            words = _stems(s)
             if i not in quoted and words & unsaid and content_pairs(s) & bridge:
                 linked.append((score + self.lexical_weight * len(unsaid & words) / len(unsaid), i, s))
         self._add_best(sorted(linked, key=lambda r: -r[0]), chosen, lambda i, s: True)
@@ -296,7 +299,12 @@ class ExtractiveGenerator:
         """The table rows of other sources that the quoted sentences name by their first cell ("hand the
         form to the events officer", 交活动专员审核: the contacts table's row of that role gives the name
         and extension the question asks for), while room is left; not a row whose key the question
-        names (it was ranked as the question's own words found it)."""
+        names (it was ranked as the question's own words found it).
+
+        Where the quoted sentences name no row, another sentence of a quoted source may ("A request for
+        a copy of a record is a subject access request. Pass it to the data protection officer."): that
+        sentence and the row it names join, if the row states a word of the question that the quoted
+        sentences leave unsaid (the extension asked for) and both fit."""
         rows: dict[str, list[int]] = {}
         for i, src in enumerate(sources):
             if key := table_row_key(src.text):
@@ -309,14 +317,28 @@ class ExtractiveGenerator:
         for _, i, s in ranked:
             best.setdefault(i, s)
         quoted = {i for i, _ in chosen}
+
+        def named(s: str) -> list[str]:
+            return [k for k in sorted(keys_named(s, rows, most_words, most_chars)) if not names_key(asked, k)]
+        followed = False
         for _, s in list(chosen):
-            for key in sorted(keys_named(s, rows, most_words, most_chars)):
-                if names_key(asked, key):
-                    continue
+            for key in named(s):
                 for i in rows[key]:
                     if len(chosen) < self.max_sentences and i not in quoted and i in best:
                         chosen.append((i, best[i]))
                         quoted.add(i)
+                        followed = True
+        if followed or len(chosen) + 2 > self.max_sentences:
+            return
+        unsaid = _stems(question) - set().union(*(_stems(s) for _, s in chosen))
+        for _, i, s in ranked:
+            if i not in quoted or (i, s) in chosen or _repeats(s, chosen):
+                continue
+            for key in named(s):
+                for r in rows[key]:
+                    if r not in quoted and r in best and unsaid & _stems(sources[r].text):
+                        chosen += [(i, s), (r, best[r])]
+                        return
 
     def _add_best(self, ranked, chosen: list[tuple[int, str]], linked) -> None:
         """Appends the best-ranked sentence of a source not yet quoted for which ``linked(i, s)``."""
