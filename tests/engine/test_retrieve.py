@@ -268,6 +268,36 @@ def test_the_unit_that_states_a_code_of_the_question_starts_the_spread(tmp_path)
         RetrieveConfig(fact_seeds=-1)
 
 
+def test_a_long_unit_that_holds_the_code_of_the_question_seeds_though_bm25_ranks_it_low(tmp_path):
+    """Short pages that share several of the question's common words outrank, to BM25, the long row that
+    holds its code: the unit is found by the code's words, and seeds; a code that more units hold than
+    fact_seeds is looked for among BM25's best only."""
+    mem = tmp_path / "m"
+    docs = [Document(f"teams.t{i}", f"The T{i} team works from office O{i} and owns system S{i}.", "text",
+                     title=f"Team T{i}", source=f"t{i}") for i in range(12)]
+    filler = " ".join(f"step{j} done" for j in range(40))
+    docs.append(Document("runbooks.novium", f"ERR-1689 is raised by Novium on an upstream timeout: {filler}.",
+                         "text", title="Novium runbook", source="n"))
+    docs += [Document(f"runbooks.r{i}", f"ERR-2000 is raised by R{i} on a full disk: {filler}.", "text",
+                      title=f"R{i} runbook", source=f"r{i}") for i in range(4)]
+    ingest(mem, docs, embedder="hash-64")
+    question = "From which office does the team work that owns the system raising error code ERR-1689?"
+    with Memory(mem) as m:
+        rows, _ = m.search_lexical(question, 3)
+        assert "runbooks.novium" not in {u.doc_id for u in m.units_at_rows(rows)}  # BM25's best three lack it
+        assert m.rows_with_words(["err", "1689"]).size == 1 and m.rows_with_words(["err", "zzz"]).size == 0
+
+        def seeds(q: str, **config) -> set[str]:
+            hits = Retriever(m, get_embedder("hash-64"), RetrieveConfig(seeds=2, **config)).search(q).hits
+            return {h.unit_id.split("/")[-2] for h in hits if h.seed}
+        assert "runbooks.novium" in seeds(question)
+        assert "runbooks.novium" not in seeds(question, fact_seeds=0)
+        # a code four units hold, more than fact_seeds: not all of them seed, as they do where four may
+        shared = "From which office does the team work that owns the system raising error code ERR-2000?"
+        runbooks = {f"runbooks.r{i}" for i in range(4)}
+        assert not runbooks <= seeds(shared) and runbooks <= seeds(shared, fact_seeds=4)
+
+
 # Two hops through a common name: the system's page names its team, whose page names the lead.
 # "Ochre Kestrel" is named by so many units that its entity edges are too weak to spread through.
 SYSTEMS = ["Ivrix batches inventory counts", "Rhonova reconciles payroll exports", "Novant audits tax filings",

@@ -289,7 +289,12 @@ class LexicalIndex:
             return np.sort(np.asarray(self.rows, np.int64))
         units = lists[0]
         for other in lists[1:]:  # shortest first: each step can only shrink the set
-            units = units[np.isin(units, other, assume_unique=True)]
+            # a posting list is sorted (index_flat writes them in CSC order): a binary search per unit
+            # left, where np.isin would sort the long list of a common word on every call
+            at = np.searchsorted(other, units)
+            found = at < len(other)
+            found[found] = other[at[found]] == units[found]
+            units = units[found]
         return np.sort(np.asarray(self.rows[units], np.int64))
 
     @cached_property

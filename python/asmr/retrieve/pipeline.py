@@ -39,6 +39,7 @@ from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
 from ..text.when import asks_when, says_when
+from ..text.words import tokenize
 from .bridge import (
     DocumentSubjects,
     RowKeys,
@@ -292,7 +293,8 @@ class Retriever:
         facts = key_facts(question) if cfg.fact_boost or cfg.fact_seeds else []
         anchors = [f for f in facts if f.kind in ANCHOR_KINDS] if cfg.fact_seeds else []
         if anchors and len(lex_rows):
-            seed_rows, seed_scores = self._fact_seeds(anchors, lex_rows[:cfg.fact_seeds], seed_rows, seed_scores)
+            seed_rows, seed_scores = self._fact_seeds(anchors, self._anchored(anchors, lex_rows), seed_rows,
+                                                      seed_scores)
         if not len(seed_rows):
             return [], {**no_features(), "readable": readable}
         res = self._spread_session().run(seed_rows, seed_scores)
@@ -347,6 +349,15 @@ class Retriever:
                                  self._hit_shares(hits, units))
         gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
+
+    def _anchored(self, anchors, lex_rows: np.ndarray) -> np.ndarray:
+        """The units that may state every code and version of the question (``anchors``): all that hold
+        their words where no more than ``fact_seeds`` do, else BM25's best ``fact_seeds``. A code that one
+        unit holds is rare to BM25, yet a long unit that holds it (a table row under its header) ranks
+        below short ones that share several of the question's common words."""
+        n = self.config.fact_seeds
+        held = self.memory.rows_with_words(sorted({w for f in anchors for w in tokenize(f.text)}))
+        return held if 0 < len(held) <= n else lex_rows[:n]
 
     def _fact_seeds(self, facts, lexical: np.ndarray, rows: np.ndarray, scores: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:

@@ -102,8 +102,9 @@ class RetrieveConfig:
     # versions, codes): dense similarity barely sees "Brisade" against "Brisune", or "v4.3.1" against "v4.3.0"
     fact_boost: float = 0.4
     fact_pool: int = 3  # the best k * fact_pool units are rescored with it
-    # the best fact_seeds BM25 units that state every code and version the question names start the spread
-    # at full strength (a code only one unit holds is near nothing to the dense model; fusion flattens it)
+    # the units that state every code and version the question names start the spread at full strength:
+    # all that hold them where no more than fact_seeds do, else the best fact_seeds of BM25 (a code only
+    # one unit holds is near nothing to the dense model; fusion flattens it)
     fact_seeds: int = 3
     # Conversations (chat turns, ``text.turns``): a question that names a speaker of the memory also
     # ranks that person's turns by their cosine to the question without the name, fused with the seeds

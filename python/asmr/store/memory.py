@@ -391,6 +391,15 @@ class Memory:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         return self.lexical.search(query, k)
 
+    def rows_with_words(self, words: list[str]) -> np.ndarray:
+        """Active unit rows (ascending) whose text holds every one of ``words`` (tokens as ``tokenize``
+        gives; ``LexicalIndex.rows_with_all``)."""
+        self.load_indexes()
+        if self.lexical is None:
+            return np.zeros(0, np.int64)
+        rows = self.lexical.rows_with_all(words)
+        return rows[self.active[rows]]
+
     def inverse_document_frequencies(self, words: list[str]) -> np.ndarray:
         """The lexical index's idf of each of ``words`` (``LexicalIndex.inverse_document_frequencies``)."""
         self.load_indexes()
