@@ -346,6 +346,30 @@ def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
                        and h.path[-1].edge_weight == r.config.bridge_decay for h in named)
 
 
+def test_a_second_round_of_bridging_reaches_the_third_hop(tmp_path):
+    """The policy names the system, the system's page names its team, the team's page names the lead: a
+    second round bridges from what the first joined, and the path runs through both names (no spreading
+    here, which in a memory this small reaches the team by itself)."""
+    docs = team_docs() + [Document("policies.expenses", "Expense claims are submitted in Ivrix within 30 days.",
+                                   "text", title="Expenses policy", source="expenses")]
+    ingest(tmp_path / "m", docs, embedder="hash-64")
+    question = "Who is in charge of the owners of the system in which expense claims are submitted?"
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+        lead = next(u for u in m.units_of("kb", "teams.ochre-kestrel") if "led by" in u.content)
+        system = m.units_of("kb", "systems.ivrix")[-1]
+        one = Retriever(m, e, RetrieveConfig(seeds=1, depth=0, bridge_rounds=1)).search(question).hits
+        assert one[0].unit_id.startswith("memo://kb/policies.expenses/") and one[1].unit_id == system.id
+        assert lead.id not in [h.unit_id for h in one]
+        r = Retriever(m, e, RetrieveConfig(seeds=1, depth=0))
+        hits = r.search(question).hits
+        assert [h.unit_id for h in hits[:3]] == [one[0].unit_id, system.id, lead.id]
+        assert [p.node for p in hits[2].path] == [one[0].unit_id, "entity 'ivrix'", system.id,
+                                                  "entity 'ochre kestrel'", lead.id]
+        assert hits[2].score == pytest.approx(hits[0].score * r.config.bridge_decay ** 2)
+        assert hits[2].hop == 4
+
+
 def test_bridge_follows_a_role_to_the_table_row_it_opens(tmp_path):
     """A unit that names what a table row of another page is about ("the events officer", 活动专员)
     brings that row in: the contacts table's extension is the second hop. A key the question names is
@@ -850,7 +874,7 @@ OUT_OF_RANGE = {
     "fact_pool": 0, "cache_size": -1, "confidence_threshold": 1.5, "confidence_weights": (1.0, 2.0),
     "alignment_units": -1, "alignment_lexical": -1, "chain_units": 0, "fact_seeds": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
-    "bridge_units": -1, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
+    "bridge_units": -1, "bridge_rounds": 0, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
 }
 
 

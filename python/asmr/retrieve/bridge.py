@@ -105,8 +105,8 @@ def named_documents(unit, subjects: DocumentSubjects, asked: str) -> dict[tuple[
 
 
 def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndarray, hits: list[Hit], units: list,
-           k: int, speakers: dict[str, np.ndarray] | None = None, row_keys: RowKeys | None = None
-           ) -> tuple[list[Hit], list]:
+           k: int, speakers: dict[str, np.ndarray] | None = None, row_keys: RowKeys | None = None,
+           start: list[tuple[Hit, object]] | None = None) -> tuple[list[Hit], list]:
     """The question's other half, looked for in the documents that the best hits name, and in the turns
     of the people the best hits are about.
 
@@ -130,7 +130,9 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
     the question asks of them is in their other turns. So, for a question that names no speaker, a
     hit that is a chat turn (``text.turns``) also has the turns of the people it is about
     (``speakers``: the rows of each speaker's turns) ranked against the question less the hit and
-    joined the same way."""
+    joined the same way.
+
+    ``start``: the (hit, unit) pairs bridged from, in place of the ``bridge_from`` best (a later round's)."""
     m = memory
     subjects, cjk = subjects
     asked = f" {normalize(question)} "
@@ -140,7 +142,7 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
         speakers = None
     words = tokenize(question)
     bridged: dict[int, tuple[float, Hit, str, float, float]] = {}  # row -> score, from, name, sim, factor
-    for h, u in zip(hits[:cfg.bridge_from], units):
+    for h, u in start if start is not None else zip(hits[:cfg.bridge_from], units):
         docs = named_documents(u, (subjects, cjk), asked)
         cand_rows, cand_words, cand_names = [], [], []
         for (kb, doc), name in docs.items():

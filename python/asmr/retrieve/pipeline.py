@@ -337,8 +337,15 @@ class Retriever:
                             float(cent[t]), int(hop[t]), int(rows[t]) in seeds,
                             self._path(nodes, ids), u.effective_at))
         if cfg.bridge_from and cfg.bridge_hits:
-            hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k,
-                                 self.speakers() if cfg.speaker_bridge else None, self._table_row_keys())
+            start = None  # the first round bridges from the best hits, each next one from what the last joined
+            for _ in range(cfg.bridge_rounds):
+                before = {id(h) for h in hits}  # a hit the bridge joins or raises is a new object
+                hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k,
+                                     self.speakers() if cfg.speaker_bridge else None, self._table_row_keys(),
+                                     start)
+                start = [(h, u) for h, u in zip(hits[:cfg.bridge_from], units) if id(h) not in before]
+                if not start:
+                    break
         if cfg.bridge_from and g.learned:
             hits, units = usage_bridge(m, g, cfg, qvec, hits, units, k)
         previous = m.predecessors([h.unit_id for h in hits])

@@ -133,6 +133,9 @@ class RetrieveConfig:
     bridge_hits: int = 1  # units each of them adds
     bridge_decay: float = 0.9
     bridge_units: int = 200  # units of one named document ranked at most
+    # rounds of bridging: each next round bridges from the best bridge_from hits that the last one joined
+    # or raised (the team named by the system page a first round reached: a chain of three hops and more)
+    bridge_rounds: int = 2
     speaker_bridge: bool = True  # also bridge from a chat turn to the turns of the people it is about
     graph: GraphConfig = field(default_factory=GraphConfig)
 
@@ -173,7 +176,7 @@ _RULES = {
     "confidence_weights": _or_none(_weights),
     "alignment_units": _count(0), "alignment_lexical": _count(0), "chain_units": _count(1),
     "conflict_similarity": _or_none(_number()), "bridge_from": _count(0), "bridge_hits": _count(0),
-    "bridge_decay": _number(0), "bridge_units": _count(0),
+    "bridge_decay": _number(0), "bridge_units": _count(0), "bridge_rounds": _count(1),
     "speaker_bridge": lambda v: None if isinstance(v, bool) else "must be true or false", "graph": _graph,
 }
 
