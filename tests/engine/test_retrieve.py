@@ -292,6 +292,12 @@ def test_a_long_unit_that_holds_the_code_of_the_question_seeds_though_bm25_ranks
             return {h.unit_id.split("/")[-2] for h in hits if h.seed}
         assert "runbooks.novium" in seeds(question)
         assert "runbooks.novium" not in seeds(question, fact_seeds=0)
+        # BM25's best stay candidates beside the units found by the code's words: a unit may state a
+        # version in other words than the question's ("3.5.0" for "v3.5.0")
+        from asmr.text.facts import key_facts
+        lex, _ = m.search_lexical(question, 50)
+        candidates = Retriever(m, get_embedder("hash-64"), RetrieveConfig())._anchored(key_facts(question), lex)
+        assert set(lex[:3].tolist()) | set(m.rows_with_words(["err", "1689"]).tolist()) == set(candidates.tolist())
         # a code four units hold, more than fact_seeds: not all of them seed, as they do where four may
         shared = "From which office does the team work that owns the system raising error code ERR-2000?"
         runbooks = {f"runbooks.r{i}" for i in range(4)}

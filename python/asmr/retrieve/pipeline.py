@@ -358,13 +358,15 @@ class Retriever:
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 
     def _anchored(self, anchors, lex_rows: np.ndarray) -> np.ndarray:
-        """The units that may state every code and version of the question (``anchors``): all that hold
-        their words where no more than ``fact_seeds`` do, else BM25's best ``fact_seeds``. A code that one
-        unit holds is rare to BM25, yet a long unit that holds it (a table row under its header) ranks
-        below short ones that share several of the question's common words."""
+        """The units that may state every code and version of the question (``anchors``): BM25's best
+        ``fact_seeds``, and all that hold their words where no more than ``fact_seeds`` do. A code that
+        one unit holds is rare to BM25, yet a long unit that holds it (a table row under its header)
+        ranks below short ones that share several of the question's common words. (BM25's best stay
+        candidates: a unit may state a version in other words than the question's, "3.5.0" for "v3.5.0".)"""
         n = self.config.fact_seeds
         held = self.memory.rows_with_words(sorted({w for f in anchors for w in tokenize(f.text)}))
-        return held if 0 < len(held) <= n else lex_rows[:n]
+        best = lex_rows[:n]
+        return np.concatenate([held[~np.isin(held, best)], best]) if 0 < len(held) <= n else best
 
     def _fact_seeds(self, facts, lexical: np.ndarray, rows: np.ndarray, scores: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
