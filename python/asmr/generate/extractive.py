@@ -130,6 +130,11 @@ def _stems(text: str) -> set[str]:
     return {light_stem(w) for w in content_words(text) - CLAIM_STOP_WORDS}
 
 
+def _unsaid(question: str, chosen: list[tuple[int, str]]) -> set[str]:
+    """The question's words (``_stems``) that no quoted sentence states: what it still asks."""
+    return _stems(question) - set().union(*(_stems(s) for _, s in chosen))
+
+
 def _dated(sentence: str, unit_text: str) -> str:
     """``sentence`` (of ``unit_text``) with the dates its relative time means in words; a chat turn's
     unresolved ones ("today") against its stamp."""
@@ -282,7 +287,7 @@ class ExtractiveGenerator:
         does not give) and states a word of the question they leave unsaid. Only where the quoted
         sentences bring in no name: a name is the bridge then, and a passage about a named thing shares
         compounds ("film festival") with many that are not about it."""
-        unsaid = _stems(question) - set().union(*(_stems(s) for _, s in chosen))
+        unsaid = _unsaid(question, chosen)
         bridge = set().union(*(content_pairs(s) for _, s in chosen)) - content_pairs(question)
         if not unsaid or not bridge:
             return
@@ -330,7 +335,7 @@ class ExtractiveGenerator:
                         followed = True
         if followed or len(chosen) + 2 > self.max_sentences:
             return
-        unsaid = _stems(question) - set().union(*(_stems(s) for _, s in chosen))
+        unsaid = _unsaid(question, chosen)
         for _, i, s in ranked:
             if i not in quoted or (i, s) in chosen or _repeats(s, chosen):
                 continue
