@@ -145,3 +145,41 @@ def test_tokens_of_many_texts_at_once_match_one_by_one():
     ref = LexicalIndex.build(zip([0, 1, 2], [texts[0], texts[1], texts[5]]))
     for q in ("port", "ends workers", "absent"):
         assert whole.search(q, 3)[0].tolist() == ref.search(q, 3)[0].tolist()
+
+
+def test_han_folding_maps_traditional_characters_one_for_one():
+    from asmr.text.cjk import fold_han
+
+    assert fold_han("圖書館週六幾點開門？") == "图书馆周六几点开门？"
+    for text in ("图书馆周六几点开门？", "Port 8080, v2.3", "", "かな 한국어"):
+        assert fold_han(text) == text  # Simplified, Latin, kana and hangul stay as they are
+    traditional = "臺灣電視公司節目列表：後來於1962年開播，兩週一次。"
+    assert len(fold_han(traditional)) == len(traditional)  # offsets into the folded text hold
+    # a long text is folded by an array lookup, a short one by str.translate: the same map
+    assert fold_han(traditional * 20 + "🙂\ud800") == fold_han(traditional) * 20 + "🙂\ud800"
+
+
+def test_bm25_finds_a_unit_written_in_the_other_han_script(tmp_path, monkeypatch):
+    from asmr.index import lexical
+
+    simplified = ["图书馆周六上午九点开门，下午五点关门。", "借书证丢失后请到前台补办。"]
+    traditional = ["圖書館週六上午九點開門，下午五點關門。", "借書證遺失後請到櫃檯補辦。"]
+    for units, question in ((simplified, "圖書館週六幾點開門？"), (traditional, "图书馆周六几点开门？")):
+        index = LexicalIndex.build(enumerate(units))
+        rows, scores = index.search(question, 2)
+        assert rows[0] == 0 and scores[0] > 0, (units, question)
+        assert index.rows_with_all(["周六", "开门"]).tolist() == [0]
+        assert index.rows_with_all(["週六", "開門"]).tolist() == [0]
+    index = LexicalIndex.build(enumerate(traditional))
+    index.save(tmp_path / "lex")
+    assert LexicalIndex.load(tmp_path / "lex").search("图书馆周六几点开门？", 1)[0].tolist() == [0]
+    # an index written before folding (its words as they stand, no analysis.json) is searched as it
+    # was built: no folded query words that it cannot hold
+    monkeypatch.setattr(lexical, "fold_han", lambda text: text)
+    LexicalIndex.build(enumerate(traditional)).save(tmp_path / "old")
+    monkeypatch.undo()
+    (tmp_path / "old" / "analysis.json").unlink()
+    old = LexicalIndex.load(tmp_path / "old")
+    assert not old.folds_han
+    assert old.search("借書證", 1)[0].tolist() == [1]
+    assert old.rows_with_all(["週六", "開門"]).tolist() == [0]

@@ -2,7 +2,9 @@
 
 Words are ``asmr.text.words.tokenize``: lower-cased letter/digit runs; Chinese, Japanese and Korean runs have
 no spaces between words, so they become overlapping character bigrams (a lone
-character stays a unigram), which is how Lucene's CJK analyzer treats them.
+character stays a unigram), which is how Lucene's CJK analyzer treats them. Traditional Han characters are folded to Simplified
+(``asmr.text.cjk.fold_han``) in the units and in the query, so that either script finds the other;
+an index written before folding (no ``analysis.json``) is searched without it, as it was built.
 The index is built with NumPy in a few array passes instead of bm25s's per-document
 loop (about 6x faster at a million units); the scores it stores are the ones
 ``bm25s.BM25(method="lucene").index`` computes, which a test checks, except that in a memory of
@@ -11,6 +13,7 @@ Chinese and other text a unit's length is compared with the average of its own w
 """
 from __future__ import annotations
 
+import json
 import os
 from array import array
 from collections import defaultdict
@@ -23,10 +26,12 @@ import numpy as np
 
 from asmr_kernels import Postings
 
-from ..text.cjk import CJK_CHAR
+from ..text.cjk import CJK_CHAR, fold_han
 from ..text.words import ASCII_TOKEN_TABLE, token_bytes, tokenize
 
 _ROWS_FILE = "rows.npy"
+# How the index's words were made, beside bm25s's files: {"fold_han": true} since Han folding.
+_ANALYSIS_FILE = "analysis.json"
 
 
 def bm25_scores(query: list[str], texts: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
@@ -88,7 +93,7 @@ class Tokens:
         return _tokens, (dict(self.vocab), self.rows, self.lengths, self.flat)
 
     def add(self, row: int, text: str) -> None:
-        toks = token_bytes(text)
+        toks = token_bytes(fold_han(text))
         self.rows.append(row)
         self.lengths.append(len(toks))
         self.flat.extend(map(self._token_id, toks))
@@ -214,9 +219,10 @@ def _stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
 class LexicalIndex:
     """BM25 over a set of unit rows; ``search`` answers in unit rows."""
 
-    def __init__(self, bm25: bm25s.BM25, rows: np.ndarray):
+    def __init__(self, bm25: bm25s.BM25, rows: np.ndarray, *, folds_han: bool = True):
         self._bm25 = bm25
         self.rows = rows
+        self.folds_han = folds_han  # Tokens fold; only an index loaded from before folding does not
 
     @classmethod
     def build(cls, rows_and_texts: Iterable[tuple[int, str]]) -> "LexicalIndex":
@@ -246,6 +252,7 @@ class LexicalIndex:
         directory.mkdir(parents=True, exist_ok=True)
         self._bm25.save(str(directory), show_progress=False)
         np.save(directory / _ROWS_FILE, self.rows)
+        (directory / _ANALYSIS_FILE).write_text(json.dumps({"fold_han": self.folds_han}), encoding="utf-8")
         _fsync_tree(directory)
 
     @classmethod
@@ -253,7 +260,13 @@ class LexicalIndex:
         directory = Path(directory)
         bm25 = bm25s.BM25.load(str(directory), mmap=mmap)
         rows = np.load(directory / _ROWS_FILE, mmap_mode="r" if mmap else None)
-        return cls(bm25, rows)
+        analysis = directory / _ANALYSIS_FILE
+        folds = analysis.is_file() and bool(json.loads(analysis.read_text(encoding="utf-8")).get("fold_han"))
+        return cls(bm25, rows, folds_han=folds)
+
+    def _fold(self, text: str) -> str:
+        """A query's text or words as the index's units were tokenized."""
+        return fold_han(text) if self.folds_han else text
 
     def search(self, query: str, k: int, *, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Top-k unit rows for ``query`` with their BM25 scores, best first; rows with a zero score are left out.
@@ -262,7 +275,7 @@ class LexicalIndex:
         """
         if self.size == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        ids = self._bm25.get_tokens_ids(tokenize(query))
+        ids = self._bm25.get_tokens_ids(tokenize(self._fold(query)))
         # the native kernel adds the query tokens' postings (bm25s's numpy scorer walks every
         # posting with np.add.at, most of a search's time when common words have long lists)
         units, scores = self._postings.top_k(ids, k, active=active)
@@ -272,6 +285,7 @@ class LexicalIndex:
         """BM25's idf of each of ``words`` (tokens as ``tokenize`` gives) over the indexed units; a word
         in no unit gets the largest idf there is (that of a word in none)."""
         vocab, indptr = self._bm25.vocab_dict, self._bm25.scores["indptr"]
+        words = [self._fold(w) for w in words]
         df = np.array([indptr[vocab[w] + 1] - indptr[vocab[w]] if w in vocab else 0 for w in words], np.float64)
         return np.log1p((self.size - df + 0.5) / (df + 0.5))
 
@@ -279,6 +293,7 @@ class LexicalIndex:
         """Unit rows (ascending) whose text holds every one of ``words`` (tokens as ``tokenize`` gives);
         none when a word is in no unit, all of them when ``words`` is empty."""
         vocab = self._bm25.vocab_dict
+        words = [self._fold(w) for w in words]
         if any(w not in vocab for w in words):
             return np.zeros(0, np.int64)
         m = self._bm25.scores

@@ -5,7 +5,7 @@ A memory directory holds::
     memory.sqlite        documents, versions, units, links, meta (WAL journal)
     vectors.f32          float32 [rows, dim], row r = unit with row r; append-only
     dense.<gen>.faiss    faiss index of active unit rows for generation <gen>
-    lexical.<gen>/       BM25 index (bm25s files + rows.npy) for generation <gen>
+    lexical.<gen>/       BM25 index (bm25s files + rows.npy + analysis.json) for generation <gen>
     write.lock           held by the one writer
 
 ``meta.generation`` is the commit pointer: an ingest writes the next
