@@ -1400,3 +1400,20 @@ def test_a_when_question_prefers_the_unit_that_says_when(tmp_path):
         assert on["b"] / on["a"] == pytest.approx(1.3 * off["b"] / off["a"])  # when_boost 0.3 for the dated unit
         where = scores("Where did the harbour festival move to?", RetrieveConfig())  # asks no time: no boost
         assert where == scores("Where did the harbour festival move to?", RetrieveConfig(when_boost=0.0))
+
+
+def test_a_question_in_traditional_script_is_read_as_one_in_simplified():
+    """Written in Traditional characters, the same question and unit: the question words (什麼, 哪個) ask
+    nothing and the words align as they do in Simplified, over units written in either script."""
+    simplified_q, traditional_q = "韩立兴现在效力于哪个球队？", "韓立興現在效力於哪個球隊？"
+    simplified_u = "韩立兴是广州足球运动员，现时效力中国超级联赛球队广州城。"
+    traditional_u = "韓立興是廣州足球運動員，現時效力中國超級聯賽球隊廣州城。"
+    expected = confidence_features_of(simplified_q, [simplified_u])
+    assert expected["unheld_terms"] == ""
+    for question, unit in ((traditional_q, traditional_u), (traditional_q, simplified_u),
+                           (simplified_q, traditional_u)):
+        f = confidence_features_of(question, [unit])
+        assert f["term_alignment"] == expected["term_alignment"], (question, unit)
+        assert f["unheld_terms"] == "", (question, unit)
+    # the refusal reason names a word as it was asked, in its own script
+    assert confidence_features_of("韓立興的球衣號碼是多少？", [traditional_u])["unheld_terms"] == "球衣, 號碼"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..text.cjk import fold_han
 from ..text.turns import parse_turn
 from ..text.words import tokenize
 from .signals import (
@@ -134,6 +135,11 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     heading of the section each unit read stands in, below the document's title ("" for none): a
     section's heading is part of what its units say (a FAQ's question, the instrument a paragraph is
     about), so term and kind alignment read each unit under it."""
+    # Words compare across Traditional and Simplified script (text.cjk.fold_han): the word lists, jieba's
+    # dictionary and Cilin are Simplified, and a question may be written in the other script than its units.
+    asked, question = question, fold_han(question)
+    texts, lexical_texts = [fold_han(t) for t in texts], [fold_han(t) for t in lexical_texts]
+    headings = [fold_han(h) for h in headings] if headings else headings
     candidates = texts[:cfg.alignment_units] + [t for t in lexical_texts if t not in texts[:cfg.alignment_units]]
     terms, weights = question_terms(question, idf_of)
     read_as = [f"{h}\n{c}" if h else c for h, c in zip(headings, candidates)] if headings else candidates
@@ -143,7 +149,8 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     single = alignment(terms, weights, candidates, read)
     by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, read) if terms else single
     unheld = [t for t, h in zip(terms, np.any(masks, axis=0)) if not h] if terms and candidates else []
-    as_asked = {term_key(w): w for w in reversed(tokenize(question))}  # the reason names words, not stems
+    # the reason names words as asked, not stems (folding keeps each token's place and length)
+    as_asked = {term_key(f): w for f, w in zip(reversed(tokenize(question)), reversed(tokenize(asked)))}
     unheld = [as_asked.get(t, t) for t in unheld]
     top = own_similarity if own_similarity is not None else float(sim.max()) if len(sim) else 0.0
     return {"top_similarity": readable * top + (1.0 - readable) * single,

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from .cjk import fold_han
+
 _CONNECTORS = r"(?:(?:of|de|del|della|der|di|da|du|des|la|le|von|van|y|&)(?:[ \t]+the)?)"
 _WORD_TAIL = r"(?:[\w'’\-]|\.(?=\w))*"  # "U.S." keeps its inner dots, a sentence's last dot goes
 _CAPWORD = rf"(?:[A-Z]{_WORD_TAIL}|[0-9]+(?:\.[0-9]+)*(?:st|nd|rd|th)?)"  # "Release 2.4" whole: not "Release 2"
@@ -44,8 +46,9 @@ def split_words(text: str) -> list[str]:
 
 
 def normalize(text: str) -> str:
-    """The key of a name: lower case, punctuation dropped, spaces collapsed, no leading "the"."""
-    key = _SPACES.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
+    """The key of a name: lower case, Traditional Han as Simplified (``fold_han``), punctuation dropped,
+    spaces collapsed, no leading "the"."""
+    key = _SPACES.sub(" ", _PUNCT.sub(" ", fold_han(text).lower())).strip()
     return key[4:] if key.startswith("the ") else key
 
 
@@ -114,6 +117,6 @@ def unit_entities(text: str, titles: frozenset[str] | set[str], cjk_titles: list
                 if key in titles:
                     out.add(key)
     if cjk_titles:
-        low = text.lower()
+        low = fold_han(text).lower()  # the titles are normalize()d, so folded
         out.update(k for k in cjk_titles if k in low)
     return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .cjk import CJK_CHAR, CJK_CLASS
+from .cjk import CJK_CHAR, CJK_CLASS, fold_han
 
 _TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
 
@@ -160,9 +160,9 @@ def plural_stem(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    """The words of ``text`` that say something (codes and versions whole, each CJK character a word),
-    lower-cased and ``plural_stem``med."""
-    return {plural_stem(w.lower().rstrip(".")) for w in _CONTENT_WORD.findall(text)} - _CONTENT_STOP_WORDS
+    """The words of ``text`` that say something (codes and versions whole, each CJK character a word,
+    Traditional as Simplified: ``fold_han``), lower-cased and ``plural_stem``med."""
+    return {plural_stem(w.lower().rstrip(".")) for w in _CONTENT_WORD.findall(fold_han(text))} - _CONTENT_STOP_WORDS
 
 
 _PAIR_TOKEN = re.compile(r"[0-9A-Za-z][0-9A-Za-z_\-]*|[^\s0-9A-Za-z]")
