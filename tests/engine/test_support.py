@@ -194,6 +194,17 @@ def test_chinese_durations_and_frequencies():
     assert [f.norm for f in missing_facts("审计日志保留18个月。", "审计日志保存一年。")] == ["18 month"]
 
 
+def test_chinese_facts_in_traditional_script_read_as_in_simplified():
+    """兩週 is 两周 and 一萬二千元 is 12,000 yuan (not the 2,000 of its last characters), in a claim and in
+    its unit, whichever script each is written in; a fact's text stays as written."""
+    assert [(f.text, f.norm) for f in key_facts("借閱期限為兩週，罰款一萬二千元。")] == [
+        ("兩週", "2 week"), ("一萬二千元", "12000 cny")]
+    assert [f.norm for f in missing_facts("罰款兩千元。", "罰款一萬二千元。")] == ["2000 cny"]
+    assert missing_facts("借閱期限為兩週。", "借阅期限为十四天。") == []
+    assert missing_facts("借阅期限为两周。", "借閱期限為十四天。") == []
+    assert [f.norm for f in missing_facts("借閱期限為三週。", "借閱期限為兩週。")] == ["3 week"]
+
+
 def test_calendar_spans_compare_in_months_never_in_days():
     assert missing_facts("Audit logs are kept for a year.", "Audit logs are kept for 12 months.") == []
     assert missing_facts("The lease runs two decades.", "The lease runs 20 years.") == []
@@ -542,6 +553,17 @@ def test_a_chinese_word_put_for_another_is_a_swap_unless_cilin_holds_them_as_syn
                       [evidence] * 4, embedder=embedder)
     assert x[:2, col].min() > 0.5 and x[2:, col].tolist() == [0.0, 0.0]
     assert synonyms("著名", "知名") and not synonyms("增加", "减少") and not synonyms("著名", "著名")
+
+
+def test_a_claim_in_the_other_han_script_reads_as_one_in_the_units_script(embedder):
+    """An answer in Traditional characters citing a unit in Simplified ones (or the other way round) gets
+    the support the same claim gets in the unit's own script; a changed duration is still caught."""
+    model = SupportModel.load()
+    simplified, traditional = "读者每次最多可以借十本书，借期为三十天。", "讀者每次最多可以借十本書，借期為三十天。"
+    claims = ["读者每次最多可以借十本书。", "讀者每次最多可以借十本書。", "读者每次最多可以借十本书。"]
+    p = model.score(claims, [simplified, simplified, traditional], embedder=embedder)
+    assert p[0] >= model.hard and p[1] == pytest.approx(p[0]) and p[2] == pytest.approx(p[0])
+    assert [f.norm for f in missing_facts("借期為三十週。", simplified)] == ["30 week"]
 
 
 def test_the_words_of_the_present_are_one_sense(embedder):

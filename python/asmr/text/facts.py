@@ -38,7 +38,7 @@ from typing import NamedTuple, Sequence
 
 from asmr_kernels.cpu import KeyFactExtractor
 
-from .cjk import CJK_CLASS
+from .cjk import CJK_CLASS, fold_han
 from .entities import COMMON_WORDS
 
 KINDS = ("number", "date", "version", "code", "entity")
@@ -357,7 +357,13 @@ def _key_facts(text: str) -> tuple[Fact, ...]:
         facts = _NATIVE(text)
         if facts is not None:
             return facts
-    return _regex_key_facts(text)
+    folded = fold_han(text)
+    if folded is text:
+        return _regex_key_facts(text)
+    # Traditional characters read as Simplified ones (兩週 as 两周, 一萬 as 一万), which the patterns
+    # know; each fact's text is given back as written (folding keeps every character's place)
+    return tuple(f._replace(text=text[i:i + len(f.text)]) if (i := folded.find(f.text)) >= 0 else f
+                 for f in _regex_key_facts(folded))
 
 
 def key_facts(text: str) -> list[Fact]:
@@ -787,7 +793,7 @@ class _EvidenceFacts:
 
 @lru_cache(maxsize=2048)
 def _evidence(evidence: str) -> _EvidenceFacts:
-    return _EvidenceFacts(evidence)
+    return _EvidenceFacts(fold_han(evidence))  # as the claim's facts were read (_key_facts)
 
 
 def _present(f: Fact, ev: _EvidenceFacts) -> bool:

@@ -45,7 +45,7 @@ from typing import Sequence
 import numpy as np
 from cydifflib import SequenceMatcher
 
-from asmr.text.cjk import CJK_CHAR
+from asmr.text.cjk import CJK_CHAR, fold_han
 from asmr.text.cjk import synonyms as cjk_synonyms
 from asmr.text.entities import capitalised_words
 from asmr.text.wordnet import opposite as wordnet_opposite
@@ -931,6 +931,9 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     n = len(claims)
     if n == 0:
         return np.zeros((0, len(FEATURES)), np.float64)
+    # An answer may be written in the other Han script than the units it cites: both are read folded
+    # to Simplified (text.cjk.fold_han), the script of the word lists and of Cilin.
+    claims, evidences = [fold_han(c) for c in claims], [fold_han(e) for e in evidences]
     for name, vecs in (("claim_vecs", claim_vecs), ("evidence_vecs", evidence_vecs)):
         if vecs is not None and (np.ndim(vecs) != 2 or len(vecs) != n):
             raise ValueError(f"pair_features: {name} must have one row per pair ({n}), got shape {np.shape(vecs)}")
