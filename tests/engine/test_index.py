@@ -155,12 +155,15 @@ def test_han_folding_maps_traditional_characters_one_for_one():
         assert fold_han(text) == text  # Simplified, Latin, kana and hangul stay as they are
     traditional = "臺灣電視公司節目列表：後來於1962年開播，兩週一次。"
     assert len(fold_han(traditional)) == len(traditional)  # offsets into the folded text hold
+    # the word split of BM25, the graph and recall folds (unless told not to, for an unfolded index)
+    from asmr.text.words import tokenize
+    assert tokenize("借書證遺失後") == tokenize("借书证遗失后") != tokenize("借書證遺失後", fold=False)
     # a long text is folded by an array lookup, a short one by str.translate: the same map
     assert fold_han(traditional * 20 + "🙂\ud800") == fold_han(traditional) * 20 + "🙂\ud800"
 
 
 def test_bm25_finds_a_unit_written_in_the_other_han_script(tmp_path, monkeypatch):
-    from asmr.index import lexical
+    from asmr.text import words
 
     simplified = ["图书馆周六上午九点开门，下午五点关门。", "借书证丢失后请到前台补办。"]
     traditional = ["圖書館週六上午九點開門，下午五點關門。", "借書證遺失後請到櫃檯補辦。"]
@@ -175,7 +178,7 @@ def test_bm25_finds_a_unit_written_in_the_other_han_script(tmp_path, monkeypatch
     assert LexicalIndex.load(tmp_path / "lex").search("图书馆周六几点开门？", 1)[0].tolist() == [0]
     # an index written before folding (its words as they stand, no analysis.json) is searched as it
     # was built: no folded query words that it cannot hold
-    monkeypatch.setattr(lexical, "fold_han", lambda text: text)
+    monkeypatch.setattr(words, "fold_han", lambda text: text)
     LexicalIndex.build(enumerate(traditional)).save(tmp_path / "old")
     monkeypatch.undo()
     (tmp_path / "old" / "analysis.json").unlink()

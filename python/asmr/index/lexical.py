@@ -2,9 +2,11 @@
 
 Words are ``asmr.text.words.tokenize``: lower-cased letter/digit runs; Chinese, Japanese and Korean runs have
 no spaces between words, so they become overlapping character bigrams (a lone
-character stays a unigram), which is how Lucene's CJK analyzer treats them. Traditional Han characters are folded to Simplified
-(``asmr.text.cjk.fold_han``) in the units and in the query, so that either script finds the other;
-an index written before folding (no ``analysis.json``) is searched without it, as it was built.
+character stays a unigram), which is how Lucene's CJK analyzer treats them, with
+Traditional Han characters folded to Simplified (``asmr.text.cjk.fold_han``) in the
+units and in the query, so that either script finds the other. An index written
+before folding (no ``analysis.json``) is searched unfolded, as it was built; words a
+caller folded may then miss its Traditional text until the next ingest rebuilds it.
 The index is built with NumPy in a few array passes instead of bm25s's per-document
 loop (about 6x faster at a million units); the scores it stores are the ones
 ``bm25s.BM25(method="lucene").index`` computes, which a test checks, except that in a memory of
@@ -93,7 +95,7 @@ class Tokens:
         return _tokens, (dict(self.vocab), self.rows, self.lengths, self.flat)
 
     def add(self, row: int, text: str) -> None:
-        toks = token_bytes(fold_han(text))
+        toks = token_bytes(text)
         self.rows.append(row)
         self.lengths.append(len(toks))
         self.flat.extend(map(self._token_id, toks))
@@ -264,9 +266,9 @@ class LexicalIndex:
         folds = analysis.is_file() and bool(json.loads(analysis.read_text(encoding="utf-8")).get("fold_han"))
         return cls(bm25, rows, folds_han=folds)
 
-    def _fold(self, text: str) -> str:
-        """A query's text or words as the index's units were tokenized."""
-        return fold_han(text) if self.folds_han else text
+    def _fold(self, words: list[str]) -> list[str]:
+        """Words as the index's units were tokenized (``tokenize`` folds; a caller's words may not)."""
+        return [fold_han(w) for w in words] if self.folds_han else words
 
     def search(self, query: str, k: int, *, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Top-k unit rows for ``query`` with their BM25 scores, best first; rows with a zero score are left out.
@@ -275,7 +277,7 @@ class LexicalIndex:
         """
         if self.size == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        ids = self._bm25.get_tokens_ids(tokenize(self._fold(query)))
+        ids = self._bm25.get_tokens_ids(tokenize(query, fold=self.folds_han))
         # the native kernel adds the query tokens' postings (bm25s's numpy scorer walks every
         # posting with np.add.at, most of a search's time when common words have long lists)
         units, scores = self._postings.top_k(ids, k, active=active)
@@ -285,7 +287,7 @@ class LexicalIndex:
         """BM25's idf of each of ``words`` (tokens as ``tokenize`` gives) over the indexed units; a word
         in no unit gets the largest idf there is (that of a word in none)."""
         vocab, indptr = self._bm25.vocab_dict, self._bm25.scores["indptr"]
-        words = [self._fold(w) for w in words]
+        words = self._fold(words)
         df = np.array([indptr[vocab[w] + 1] - indptr[vocab[w]] if w in vocab else 0 for w in words], np.float64)
         return np.log1p((self.size - df + 0.5) / (df + 0.5))
 
@@ -293,7 +295,7 @@ class LexicalIndex:
         """Unit rows (ascending) whose text holds every one of ``words`` (tokens as ``tokenize`` gives);
         none when a word is in no unit, all of them when ``words`` is empty."""
         vocab = self._bm25.vocab_dict
-        words = [self._fold(w) for w in words]
+        words = self._fold(words)
         if any(w not in vocab for w in words):
             return np.zeros(0, np.int64)
         m = self._bm25.scores

@@ -2,8 +2,9 @@
 
 ``tokenize`` is the one word split of the lexical index, the graph and recall (lower-cased
 letter/digit runs; CJK runs, which have no spaces between words, as overlapping character
-bigrams, as Lucene's CJK analyzer does). ``claim_words`` is the support check's split, which
-also keeps a contraction whole ("don't") so that negations are seen.
+bigrams, as Lucene's CJK analyzer does, Traditional characters folded to Simplified).
+``claim_words`` is the support check's split, which also keeps a contraction whole ("don't") so
+that negations are seen.
 
 Stemmers and stop lists: a fitted model's features depend on the exact variant it was fitted
 with, so each variant that a fitted model or a measured behaviour reads is kept here by name,
@@ -37,8 +38,12 @@ def cjk_bigrams(runs: list[str]) -> list[str]:
     return out
 
 
-def tokenize(text: str) -> list[str]:
-    """Words of ``text`` for BM25: lower-cased alphanumeric runs; CJK runs as character bigrams."""
+def tokenize(text: str, *, fold: bool = True) -> list[str]:
+    """Words of ``text`` for BM25: lower-cased alphanumeric runs; CJK runs as character bigrams, with
+    Traditional Han characters as Simplified ones (``fold_han``) unless ``fold`` is False (for a
+    lexical index written before folding)."""
+    if fold:
+        text = fold_han(text)
     runs = _TOKEN.findall(text.lower())
     return cjk_bigrams(runs) if CJK_CHAR.search(text) else runs
 
