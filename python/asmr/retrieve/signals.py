@@ -80,9 +80,12 @@ CJK_QUESTION_WORDS = frozenset("""
 """.split()) | CJK_PRESENT_WORDS
 # The words that ask by their form: 几 + a measure word ("几年", "几分钟": how many), 多 or 有多 + a
 # dimension ("多长时间", "有多深": how long, how deep), 哪 + a measure word ("哪天"); and 这 / 那 + a
-# measure word ("这座": this one), which point at the subject without naming it.
+# measure word ("这座": this one), which point at the subject without naming it; and 一 / 每 + the
+# measure word of a counted thing ("一张", "每间": a sheet, each room), which counts what the question
+# names beside it, as 一个 and 每个 do (a span of time, "一年", is a value and stays a term).
 _CJK_MEASURES = frozenset("个年天月日号点次分秒小周岁位名种类家座条本部届层场章项件句所只张块辆国里儿些样")
 _CJK_DIMENSIONS = frozenset("久长大高远深宽厚快")
+_CJK_CLASSIFIERS = frozenset("个位名种类家座条本部项件只张块辆间台份套把杯瓶册篇首枚双对批盒袋箱")
 
 
 def asks(word: str) -> bool:
@@ -94,7 +97,8 @@ def asks(word: str) -> bool:
     if len(word) < 2:
         return False
     head, second = word[0], word[1]
-    return ((head in "几哪这那" and second in _CJK_MEASURES) or (head == "多" and second in _CJK_DIMENSIONS))
+    return ((head in "几哪这那" and second in _CJK_MEASURES) or (head == "多" and second in _CJK_DIMENSIONS)
+            or (len(word) == 2 and head in "一每" and second in _CJK_CLASSIFIERS))
 
 # The words that make "how" ask for a measure ("how long", "how often", "how many"): what is asked,
 # which the unit that answers states as a value ("30 days", "weekly"), not as the word.
