@@ -194,6 +194,17 @@ def test_chinese_durations_and_frequencies():
     assert [f.norm for f in missing_facts("审计日志保留18个月。", "审计日志保存一年。")] == ["18 month"]
 
 
+def test_a_count_before_a_chinese_measure_word_is_a_key_fact():
+    """二十本 (twenty, of books) is the number 20 whatever the measure word; 一本 is "a book", and 第二本 /
+    这两本 (the second, these two) count nothing."""
+    assert [(f.text, f.norm) for f in key_facts("读者可借二十本书，研讨室坐十二人。")] == [("二十本", "20"), ("十二人", "12")]
+    assert [(f.text, f.norm) for f in key_facts("二十本，三十天")] == [("二十本", "20"), ("三十天", "30 day")]  # text order
+    assert key_facts("第二本书和这两本书都是一本好书。") == []
+    assert [f.norm for f in missing_facts("读者最多可借二十本书。", "读者最多可以借十本书。")] == ["20"]
+    assert missing_facts("读者最多可借10本书。", "读者最多可以借十本书。") == []
+    assert missing_facts("研讨室可坐十二位读者。", "研讨室可坐十二名读者。") == []
+
+
 def test_chinese_facts_in_traditional_script_read_as_in_simplified():
     """兩週 is 两周 and 一萬二千元 is 12,000 yuan (not the 2,000 of its last characters), in a claim and in
     its unit, whichever script each is written in; a fact's text stays as written."""

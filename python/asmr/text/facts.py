@@ -100,6 +100,10 @@ _CJK_NUMERAL_RUN = re.compile(f"[{_CJK_DIGITS}十百千万亿]+(?:点[{_CJK_DIGI
 _CJK_NUMBER = re.compile(f"({_CJK_NUMERAL_RUN.pattern})个?(月|小时|星期)|({_CJK_NUMERAL_RUN.pattern})(分钟|公里|千米|"
                          f"千克|公斤|天|周|年|秒|元|块钱|米|克|吨|倍|岁)")
 _NOT_A_COUNT = frozenset("哪这那每同第某任唯统")
+# A number of counted things, in Chinese numerals before the measure word that counts them ("二十本",
+# "十二人"), is a key fact too, a plain number whatever the measure word (十二名 and 十二位 say the same
+# count); 一 before one is "a", not a count, and is left out.
+_CJK_COUNT = re.compile(f"({_CJK_NUMERAL_RUN.pattern})[本张台个人名位件间份套辆条把页册篇部家座层]")
 _CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", "岁": "year of age"}
 
 _CODE = re.compile(
@@ -412,8 +416,9 @@ def _cjk_value(run: str) -> float | None:
 
 
 def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
-    """Numbers in Chinese numerals with a unit ("三十天": 30 day); a year written digit by digit
-    ("二〇二三年") is a date."""
+    """Numbers in Chinese numerals with a unit ("三十天": 30 day) or a measure word ("二十本": 20), in
+    text order; a year written digit by digit ("二〇二三年") is a date."""
+    found: list[tuple[int, Fact]] = []
     for m in _CJK_NUMBER.finditer(text):
         if taken and _overlaps(m.span(), taken):
             continue
@@ -430,8 +435,17 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
         else:
             unit = _CJK_UNITS.get(unit) or _unit_norm(_UNITS_ALIAS.get(unit, unit))
             fact = Fact("number", m.group(0), f"{_fmt(value)} {unit}")
-        out.append(fact)
+        found.append((m.start(), fact))
         taken.append(m.span())
+    for m in _CJK_COUNT.finditer(text):
+        run = m.group(1)
+        if run == "一" or (taken and _overlaps(m.span(), taken)) or (m.start() and text[m.start() - 1] in _NOT_A_COUNT):
+            continue  # "一本" (a book), "第二本" (the second), "这两本" (these two)
+        value = _cjk_value(run)
+        if value is not None:
+            found.append((m.start(), Fact("number", m.group(0), _fmt(value))))
+            taken.append(m.span())
+    out.extend(fact for _, fact in sorted(found, key=lambda f: f[0]))
 
 
 # ---- written in words: numbers with a unit, durations and frequencies -----------------------------------
