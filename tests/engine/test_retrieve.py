@@ -777,13 +777,13 @@ def test_chinese_words_that_ask_by_their_form_are_no_terms():
 def test_one_or_each_with_the_measure_word_of_a_counted_thing_is_no_term():
     """一张 / 一间 / 每位 (a sheet, a room, each reader) count what the question names beside them, as 一个
     and 每个 do; a unit that answers says 每间 or gives a price per sheet. A span of time (一年) is a value
-    the unit must state, and 一样 / 一般 / 一楼 are words of their own."""
+    the unit must state, 一层 names the ground floor, and 一样 / 一般 / 一楼 are words of their own."""
     from asmr.retrieve.signals import alignment, asks, question_terms
 
     def idf_of(tokens):
         return [2.0] * len(tokens)
-    assert all(asks(w) for w in ("一张", "一间", "每张", "每间", "每位"))
-    assert not any(asks(w) for w in ("一年", "一次", "一天", "一样", "一般", "一楼"))
+    assert all(asks(w) for w in ("一张", "一间", "每张", "每间", "每位", "每层"))
+    assert not any(asks(w) for w in ("一年", "一次", "一天", "一样", "一般", "一楼", "一层"))  # 一层: the ground floor
     for question, expected in (("黑白复印一张多少钱？", ["黑白", "复印"]), ("会议室一间能坐几个人？", ["会议室"]),
                                ("会员一年交多少钱？", ["会员", "一年"])):
         assert question_terms(question, idf_of)[0] == expected, question

@@ -198,7 +198,8 @@ def test_a_count_before_a_chinese_measure_word_is_a_key_fact():
     """二十本 (twenty, of books) is the number 20 whatever the measure word; 一本 is "a book", and 第二本 /
     这两本 (the second, these two) count nothing."""
     assert [(f.text, f.norm) for f in key_facts("读者可借二十本书，研讨室坐十二人。")] == [("二十本", "20"), ("十二人", "12")]
-    assert [(f.text, f.norm) for f in key_facts("二十本，三十天")] == [("二十本", "20"), ("三十天", "30 day")]  # text order
+    # in text order
+    assert [(f.text, f.norm) for f in key_facts("二十本，三十天")] == [("二十本", "20"), ("三十天", "30 day")]
     assert key_facts("第二本书和这两本书都是一本好书。") == []
     assert [f.norm for f in missing_facts("读者最多可借二十本书。", "读者最多可以借十本书。")] == ["20"]
     assert missing_facts("读者最多可借10本书。", "读者最多可以借十本书。") == []
@@ -210,6 +211,7 @@ def test_chinese_facts_in_traditional_script_read_as_in_simplified():
     its unit, whichever script each is written in; a fact's text stays as written."""
     assert [(f.text, f.norm) for f in key_facts("借閱期限為兩週，罰款一萬二千元。")] == [
         ("兩週", "2 week"), ("一萬二千元", "12000 cny")]
+    assert [f.text for f in key_facts("兩週或两周")] == ["兩週", "两周"]  # each as written, in its place
     assert [f.norm for f in missing_facts("罰款兩千元。", "罰款一萬二千元。")] == ["2000 cny"]
     assert missing_facts("借閱期限為兩週。", "借阅期限为十四天。") == []
     assert missing_facts("借阅期限为两周。", "借閱期限為十四天。") == []

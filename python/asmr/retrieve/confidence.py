@@ -150,7 +150,8 @@ def confidence_features(question: str, sim: np.ndarray, texts: list[str], lexica
     by_kind = alignment(terms, kind_weights(question, terms, weights), candidates, read) if terms else single
     unheld = [t for t, h in zip(terms, np.any(masks, axis=0)) if not h] if terms and candidates else []
     # the reason names words as asked, not stems (folding keeps each token's place and length)
-    as_asked = {term_key(f): w for f, w in zip(reversed(tokenize(question)), reversed(tokenize(asked, fold=False)))}
+    as_asked = {term_key(f): w
+                for f, w in zip(reversed(tokenize(question)), reversed(tokenize(asked, fold=False)))}
     unheld = [as_asked.get(t, t) for t in unheld]
     top = own_similarity if own_similarity is not None else float(sim.max()) if len(sim) else 0.0
     return {"top_similarity": readable * top + (1.0 - readable) * single,

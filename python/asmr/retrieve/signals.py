@@ -51,7 +51,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..text.cjk import CJK_CHAR, CJK_PRESENT_WORDS
+from ..text.cjk import CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_PRESENT_WORDS
 from ..text.wordnet import senses
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
 
@@ -85,7 +85,6 @@ CJK_QUESTION_WORDS = frozenset("""
 # names beside it, as 一个 and 每个 do (a span of time, "一年", is a value and stays a term).
 _CJK_MEASURES = frozenset("个年天月日号点次分秒小周岁位名种类家座条本部届层场章项件句所只张块辆国里儿些样")
 _CJK_DIMENSIONS = frozenset("久长大高远深宽厚快")
-_CJK_CLASSIFIERS = frozenset("个位名种类家座条本部项件只张块辆间台份套把杯瓶册篇首枚双对批盒袋箱")
 
 
 def asks(word: str) -> bool:
@@ -98,7 +97,7 @@ def asks(word: str) -> bool:
         return False
     head, second = word[0], word[1]
     return ((head in "几哪这那" and second in _CJK_MEASURES) or (head == "多" and second in _CJK_DIMENSIONS)
-            or (len(word) == 2 and head in "一每" and second in _CJK_CLASSIFIERS))
+            or (len(word) == 2 and head in "一每" and second in CJK_COUNTED and word not in CJK_FIRST_COUNTED))
 
 # The words that make "how" ask for a measure ("how long", "how often", "how many"): what is asked,
 # which the unit that answers states as a value ("30 days", "weekly"), not as the word.

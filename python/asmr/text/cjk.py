@@ -60,6 +60,14 @@ def fold_han(text: str) -> str:
     return folded.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
 
 
+# Measure words of counted things (本 books, 张 sheets, 位 / 名 / 人 people, 间 rooms, 层 floors, ...):
+# numerals before one are a count (二十本: 20; text.facts), and 一 / 每 before one are "a" / "each"
+# (一张, 每间; retrieve.signals), except where 一 names the first of them (一层: the ground floor).
+# Units of time, money and measure are key facts' units, not these.
+CJK_COUNTED = frozenset("个人位名种类家座条本部项件只张块辆间台份套把杯瓶册篇首枚双对批盒袋箱页层")
+CJK_FIRST_COUNTED = frozenset({"一层"})
+
+
 # Words that place what is said at the time it is said ("now", "currently"): a question's 现在 asks no
 # more than the plain question (retrieve.signals), and a claim's 现在 says what its unit's 目前 says;
 # Cilin puts them in different groups. English: text.words.PRESENT_WORDS.

@@ -38,7 +38,7 @@ from typing import NamedTuple, Sequence
 
 from asmr_kernels.cpu import KeyFactExtractor
 
-from .cjk import CJK_CLASS, fold_han
+from .cjk import CJK_CLASS, CJK_COUNTED, fold_han
 from .entities import COMMON_WORDS
 
 KINDS = ("number", "date", "version", "code", "entity")
@@ -103,7 +103,7 @@ _NOT_A_COUNT = frozenset("哪这那每同第某任唯统")
 # A number of counted things, in Chinese numerals before the measure word that counts them ("二十本",
 # "十二人"), is a key fact too, a plain number whatever the measure word (十二名 and 十二位 say the same
 # count); 一 before one is "a", not a count, and is left out.
-_CJK_COUNT = re.compile(f"({_CJK_NUMERAL_RUN.pattern})[本张台个人名位件间份套辆条把页册篇部家座层]")
+_CJK_COUNT = re.compile(f"({_CJK_NUMERAL_RUN.pattern})[{''.join(sorted(CJK_COUNTED))}]")
 _CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", "岁": "year of age"}
 
 _CODE = re.compile(
@@ -365,9 +365,17 @@ def _key_facts(text: str) -> tuple[Fact, ...]:
     if folded is text:
         return _regex_key_facts(text)
     # Traditional characters read as Simplified ones (兩週 as 两周, 一萬 as 一万), which the patterns
-    # know; each fact's text is given back as written (folding keeps every character's place)
-    return tuple(f._replace(text=text[i:i + len(f.text)]) if (i := folded.find(f.text)) >= 0 else f
-                 for f in _regex_key_facts(folded))
+    # know; each fact's text is given back as written (folding keeps every character's place), the
+    # same folded text twice from its first and then its second place
+    after: dict[str, int] = {}
+    facts = []
+    for f in _regex_key_facts(folded):
+        i = folded.find(f.text, after.get(f.text, 0))
+        if i >= 0:
+            after[f.text] = i + 1
+            f = f._replace(text=text[i:i + len(f.text)])
+        facts.append(f)
+    return tuple(facts)
 
 
 def key_facts(text: str) -> list[Fact]:
@@ -439,7 +447,8 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
         taken.append(m.span())
     for m in _CJK_COUNT.finditer(text):
         run = m.group(1)
-        if run == "一" or (taken and _overlaps(m.span(), taken)) or (m.start() and text[m.start() - 1] in _NOT_A_COUNT):
+        if run == "一" or (taken and _overlaps(m.span(), taken)) \
+                or (m.start() and text[m.start() - 1] in _NOT_A_COUNT):
             continue  # "一本" (a book), "第二本" (the second), "这两本" (these two)
         value = _cjk_value(run)
         if value is not None:

@@ -167,7 +167,8 @@ def plural_stem(word: str) -> str:
 def content_words(text: str) -> set[str]:
     """The words of ``text`` that say something (codes and versions whole, each CJK character a word,
     Traditional as Simplified: ``fold_han``), lower-cased and ``plural_stem``med."""
-    return {plural_stem(w.lower().rstrip(".")) for w in _CONTENT_WORD.findall(fold_han(text))} - _CONTENT_STOP_WORDS
+    words = _CONTENT_WORD.findall(fold_han(text))
+    return {plural_stem(w.lower().rstrip(".")) for w in words} - _CONTENT_STOP_WORDS
 
 
 _PAIR_TOKEN = re.compile(r"[0-9A-Za-z][0-9A-Za-z_\-]*|[^\s0-9A-Za-z]")
