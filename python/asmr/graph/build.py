@@ -78,8 +78,8 @@ USAGE_FIELDS = ("usage", "usage_beta", "usage_cap", "usage_min_count", "usage_ha
 INCREMENTAL_MAX_CHANGE = 0.25
 # raise when the same config would give another graph (3: no semantic edge of unread text;
 # 4: co-occurrence edges, and the usage fields left out of the key; 5: cosines on the default model's scale;
-# 6: no temporal edge between two changelogs)
-BUILDER_VERSION = 6
+# 6: no temporal edge between two changelogs; 7: entity keys and words with Traditional Han folded to Simplified)
+BUILDER_VERSION = 7
 
 
 @dataclass(frozen=True)
