@@ -790,6 +790,15 @@ def test_one_or_each_with_the_measure_word_of_a_counted_thing_is_no_term():
     assert alignment(*question_terms("会议室一间能坐几个人？", idf_of), ["每间会议室可坐十二人。"]) == 1.0
 
 
+def test_how_many_or_which_of_a_counted_thing_asks():
+    """几 / 哪 / 这 + any measure word asks or points, those of counted things (几人, 几间, 这台) as those of
+    time (几年) do: one list of measure words serves both rules."""
+    from asmr.retrieve.signals import asks
+
+    assert all(asks(w) for w in ("几人", "几间", "这台", "哪首", "几年", "这座"))
+    assert not any(asks(w) for w in ("几乎", "人间", "间隔"))
+
+
 def test_chinese_modal_negation_and_quantity_words_are_no_terms():
     """The Chinese for should / must / need, not, each, at least, before and after ask nothing of a unit, as
     their English counterparts (QUESTION_STOP_WORDS) do not."""

@@ -83,7 +83,8 @@ CJK_QUESTION_WORDS = frozenset("""
 # measure word ("这座": this one), which point at the subject without naming it; and 一 / 每 + the
 # measure word of a counted thing ("一张", "每间": a sheet, each room), which counts what the question
 # names beside it, as 一个 and 每个 do (a span of time, "一年", is a value and stays a term).
-_CJK_MEASURES = frozenset("个年天月日号点次分秒小周岁位名种类家座条本部届层场章项件句所只张块辆国里儿些样")
+# The measure words: those of counted things (text.cjk.CJK_COUNTED) and those of time, order and the rest.
+_CJK_MEASURES = CJK_COUNTED | frozenset("年天月日号点次分秒小周岁届场章句所国里儿些样")
 _CJK_DIMENSIONS = frozenset("久长大高远深宽厚快")
 
 
