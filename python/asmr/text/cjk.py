@@ -48,8 +48,13 @@ def fold_han(text: str) -> str:
     as case-folded Latin words do across cases; everything else, and the length, unchanged. A few
     characters that Simplified text also uses are folded too (乾 -> 干): both sides of a comparison
     fold alike, so they still match."""
-    if text.isascii():
-        return text
+    return text if text.isascii() else _fold_non_ascii(text)
+
+
+# Recall reads the same units at several stages (BM25's words, the bridge, the confidence, conflicts),
+# each folding them: remembered, a unit is searched and folded once, then costs a hash.
+@lru_cache(maxsize=8192)
+def _fold_non_ascii(text: str) -> str:
     found, table, code_points = _han_fold()
     if not found.search(text):
         return text

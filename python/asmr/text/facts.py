@@ -362,7 +362,7 @@ def _key_facts(text: str) -> tuple[Fact, ...]:
         if facts is not None:
             return facts
     folded = fold_han(text)
-    if folded is text:
+    if folded == text:
         return _regex_key_facts(text)
     # Traditional characters read as Simplified ones (兩週 as 两周, 一萬 as 一万), which the patterns
     # know; each fact's text is given back as written (folding keeps every character's place), the
