@@ -4,9 +4,14 @@ Words are ``asmr.text.words.tokenize``: lower-cased letter/digit runs; Chinese, 
 no spaces between words, so they become overlapping character bigrams (a lone
 character stays a unigram), which is how Lucene's CJK analyzer treats them, with
 Traditional Han characters folded to Simplified (``asmr.text.cjk.fold_han``) in the
-units and in the query, so that either script finds the other. An index written
-before folding (no ``analysis.json``) is searched unfolded, as it was built; words a
-caller folded may then miss its Traditional text until the next ingest rebuilds it.
+units and in the query, so that either script finds the other. The characters of those
+runs are stored too, apart from the words (``_CHARACTER``): a query reads one only where the
+index holds none of its bigrams in the query (``text.words.lone_characters``: "一箱货最重"
+finds "单箱重量" by 箱 and 重), and they never count in a unit's length, so a query of words
+alone scores every unit as it did before characters were stored. ``analysis.json`` says how
+an index's words were made; one written before a step of it is searched as it was built
+(before folding, unfolded: words a caller folded may then miss its Traditional text; before
+characters, by words alone) until the next ingest rebuilds it.
 The index is built with NumPy in a few array passes instead of bm25s's per-document
 loop (about 6x faster at a million units); the scores it stores are the ones
 ``bm25s.BM25(method="lucene").index`` computes, which a test checks, except that in a memory of
@@ -29,11 +34,15 @@ import numpy as np
 from asmr_kernels import Postings
 
 from ..text.cjk import CJK_CHAR, fold_han
-from ..text.words import ASCII_TOKEN_TABLE, token_bytes, tokenize
+from ..text.words import ASCII_TOKEN_TABLE, lone_characters, run_characters, token_bytes, tokenize
 
 _ROWS_FILE = "rows.npy"
-# How the index's words were made, beside bm25s's files: {"fold_han": true} since Han folding.
+# How the index's words were made, beside bm25s's files: {"fold_han": true} since Han folding,
+# "cjk_characters": true since the characters of CJK runs are stored too.
 _ANALYSIS_FILE = "analysis.json"
+# Prefix of a stored character of a CJK run: a token apart from the word of the same character (a
+# lone character between punctuation), and one that no unit's length counts.
+_CHARACTER = "\x02"
 
 
 def bm25_scores(query: list[str], texts: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
@@ -96,6 +105,8 @@ class Tokens:
 
     def add(self, row: int, text: str) -> None:
         toks = token_bytes(text)
+        if not text.isascii():
+            toks += [(_CHARACTER + c).encode() for c in run_characters(text)]
         self.rows.append(row)
         self.lengths.append(len(toks))
         self.flat.extend(map(self._token_id, toks))
@@ -141,7 +152,10 @@ class _VectorizedBM25(bm25s.BM25):
 
     def index_flat(self, doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[str, int]) -> None:
         n_docs, n_vocab = len(doc_ptr) - 1, len(vocab) + 1  # +1: bm25s's empty token
-        doc_len = np.diff(doc_ptr).astype(np.float64)
+        # a unit's length counts its words, not the characters stored beside them (_CHARACTER)
+        is_character = np.zeros(n_vocab, bool)
+        is_character[[i for token, i in vocab.items() if token.startswith(_CHARACTER)]] = True
+        doc_len = (np.diff(doc_ptr) - _per_document(is_character, token_ids, doc_ptr)).astype(np.float64)
         ref_len = _reference_lengths(doc_ptr, token_ids, vocab, doc_len)
         # Tokens grouped by id, documents ascending inside a group (a stable sort of the ids, a radix
         # sort on 16-bit keys): runs of one (token, document) are its term frequency, and the pairs
@@ -197,14 +211,19 @@ def _reference_lengths(doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[s
     is_cjk[[i for token, i in vocab.items() if not token.isascii() and CJK_CHAR.match(token)]] = True
     if n_docs == 0 or not is_cjk.any():
         return np.full(n_docs, overall)
-    running = np.zeros(len(token_ids) + 1, np.int64)
-    np.cumsum(is_cjk[token_ids], out=running[1:])
-    cjk_tokens = running[doc_ptr[1:]] - running[doc_ptr[:-1]]
+    cjk_tokens = _per_document(is_cjk, token_ids, doc_ptr)
     share = np.divide(cjk_tokens, doc_len, out=np.zeros(n_docs), where=doc_len > 0)
     mostly = share > 0.5
     if not mostly.any() or not (~mostly & (doc_len > 0)).any():
         return np.full(n_docs, overall)  # one writing system (empty documents count in its average)
     return share * float(doc_len[mostly].mean()) + (1 - share) * float(doc_len[~mostly].mean())
+
+
+def _per_document(mask: np.ndarray, token_ids: np.ndarray, doc_ptr: np.ndarray) -> np.ndarray:
+    """Per document, how many of its tokens ``mask`` (by token id) selects."""
+    running = np.zeros(len(token_ids) + 1, np.int64)
+    np.cumsum(mask[token_ids], out=running[1:])
+    return running[doc_ptr[1:]] - running[doc_ptr[:-1]]
 
 
 def _stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
@@ -221,10 +240,13 @@ def _stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
 class LexicalIndex:
     """BM25 over a set of unit rows; ``search`` answers in unit rows."""
 
-    def __init__(self, bm25: bm25s.BM25, rows: np.ndarray, *, folds_han: bool = True):
+    def __init__(self, bm25: bm25s.BM25, rows: np.ndarray, *, folds_han: bool = True,
+                 cjk_characters: bool = True):
         self._bm25 = bm25
         self.rows = rows
-        self.folds_han = folds_han  # Tokens fold; only an index loaded from before folding does not
+        # Tokens fold and store characters; only an index loaded from before either step does not
+        self.folds_han = folds_han
+        self.cjk_characters = cjk_characters
 
     @classmethod
     def build(cls, rows_and_texts: Iterable[tuple[int, str]]) -> "LexicalIndex":
@@ -254,7 +276,8 @@ class LexicalIndex:
         directory.mkdir(parents=True, exist_ok=True)
         self._bm25.save(str(directory), show_progress=False)
         np.save(directory / _ROWS_FILE, self.rows)
-        (directory / _ANALYSIS_FILE).write_text(json.dumps({"fold_han": self.folds_han}), encoding="utf-8")
+        (directory / _ANALYSIS_FILE).write_text(
+            json.dumps({"fold_han": self.folds_han, "cjk_characters": self.cjk_characters}), encoding="utf-8")
         _fsync_tree(directory)
 
     @classmethod
@@ -263,8 +286,9 @@ class LexicalIndex:
         bm25 = bm25s.BM25.load(str(directory), mmap=mmap)
         rows = np.load(directory / _ROWS_FILE, mmap_mode="r" if mmap else None)
         analysis = directory / _ANALYSIS_FILE
-        folds = analysis.is_file() and bool(json.loads(analysis.read_text(encoding="utf-8")).get("fold_han"))
-        return cls(bm25, rows, folds_han=folds)
+        made = json.loads(analysis.read_text(encoding="utf-8")) if analysis.is_file() else {}
+        return cls(bm25, rows, folds_han=bool(made.get("fold_han")),
+                   cjk_characters=bool(made.get("cjk_characters")))
 
     def _fold(self, words: list[str]) -> list[str]:
         """Words as the index's units were tokenized (``tokenize`` folds; a caller's words may not)."""
@@ -277,11 +301,20 @@ class LexicalIndex:
         """
         if self.size == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        ids = self._bm25.get_tokens_ids(tokenize(query, fold=self.folds_han))
+        ids = self._bm25.get_tokens_ids(self._query_words(query))
         # the native kernel adds the query tokens' postings (bm25s's numpy scorer walks every
         # posting with np.add.at, most of a search's time when common words have long lists)
         units, scores = self._postings.top_k(ids, k, active=active)
         return np.asarray(self.rows[units], np.int64), scores
+
+    def _query_words(self, query: str) -> list[str]:
+        """The query's words, and the characters it reads alone (``lone_characters``: the index holds
+        neither of their bigrams) in their stored form; an index from before characters has none."""
+        words = tokenize(query, fold=self.folds_han)
+        if self.cjk_characters and not query.isascii():
+            held = self._bm25.vocab_dict.__contains__
+            words += [_CHARACTER + c for c in lone_characters(query, held, fold=self.folds_han)]
+        return words
 
     def inverse_document_frequencies(self, words: list[str]) -> np.ndarray:
         """BM25's idf of each of ``words`` (tokens as ``tokenize`` gives) over the indexed units; a word

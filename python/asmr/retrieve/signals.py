@@ -51,16 +51,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..text.cjk import CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_PRESENT_WORDS
+from ..text.cjk import CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_FUNCTION_CHARACTERS, CJK_PRESENT_WORDS
 from ..text.wordnet import senses
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
-
-# Chinese characters that stand alone as grammar, not as part of a word jieba failed to know: structural
-# and sentence particles (的 地 得 着 了 过 吗 呢 吧), the copula 是, prepositions (由 被 在 把 给 对 从 向
-# 到), conjunctions (和 与 及), 所 and 之, adverbs of degree and sequence (也 就 还 又 很 最 更) and
-# question words (谁 哪 几 多). A run of single characters that holds one is no word (_cjk_words).
-CJK_FUNCTION_CHARACTERS = frozenset("的 地 得 着 了 过 吗 呢 吧 是 由 被 在 把 给 对 从 向 到 和 与 及 所 之 "
-                                    "也 就 还 又 很 最 更 谁 哪 几 多".split())
 
 # Chinese words that ask, or that say nothing on their own: no terms of a question. The fifth line and
 # CJK_PRESENT_WORDS: 还 + a verb (还要 still must, 还是 still / or) and the time of asking (现在 now,

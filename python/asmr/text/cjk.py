@@ -65,6 +65,14 @@ def _fold_non_ascii(text: str) -> str:
     return folded.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
 
 
+# Chinese characters that stand alone as grammar, not as part of a word jieba failed to know: structural
+# and sentence particles (的 地 得 着 了 过 吗 呢 吧), the copula 是, prepositions (由 被 在 把 给 对 从 向
+# 到), conjunctions (和 与 及), 所 and 之, adverbs of degree and sequence (也 就 还 又 很 最 更) and
+# question words (谁 哪 几 多). A run of single characters that holds one is no word (retrieve.signals),
+# and a question's lone characters in BM25 leave them out (words.lone_characters).
+CJK_FUNCTION_CHARACTERS = frozenset("的 地 得 着 了 过 吗 呢 吧 是 由 被 在 把 给 对 从 向 到 和 与 及 所 之 "
+                                    "也 就 还 又 很 最 更 谁 哪 几 多".split())
+
 # Measure words of counted things (本 books, 张 sheets, 位 / 名 / 人 people, 间 rooms, 层 floors, ...):
 # numerals before one are a count (二十本: 20; text.facts), and 一 / 每 before one are "a" / "each"
 # (一张, 每间; retrieve.signals), except where 一 names the first of them (一层: the ground floor).

@@ -2,7 +2,9 @@
 
 ``tokenize`` is the one word split of the lexical index, the graph and recall (lower-cased
 letter/digit runs; CJK runs, which have no spaces between words, as overlapping character
-bigrams, as Lucene's CJK analyzer does, Traditional characters folded to Simplified).
+bigrams, as Lucene's CJK analyzer does, Traditional characters folded to Simplified); the
+lexical index also stores the characters of those runs (``run_characters``) and reads a
+question's characters where the memory holds none of their bigrams (``lone_characters``).
 ``claim_words`` is the support check's split, which also keeps a contraction whole ("don't") so
 that negations are seen.
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .cjk import CJK_CHAR, CJK_CLASS, fold_han
+from .cjk import CJK_CHAR, CJK_CLASS, CJK_FUNCTION_CHARACTERS, fold_han
 
 _TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
 
@@ -46,6 +48,36 @@ def tokenize(text: str, *, fold: bool = True) -> list[str]:
         text = fold_han(text)
     runs = _TOKEN.findall(text.lower())
     return cjk_bigrams(runs) if CJK_CHAR.search(text) else runs
+
+
+def run_characters(text: str, *, fold: bool = True) -> list[str]:
+    """The characters of ``text``'s CJK runs of two or more, in order (a lone character is a word of
+    ``tokenize`` already): what the lexical index stores beside the runs' bigrams."""
+    if fold:
+        text = fold_han(text)
+    return [c for run in _TOKEN.findall(text.lower()) if len(run) > 1 and CJK_CHAR.match(run) for c in run]
+
+
+def lone_characters(text: str, held, *, fold: bool = True) -> list[str]:
+    """The characters of ``text``'s CJK runs that BM25 reads alone: each one neither of whose bigrams in
+    the run ``held`` accepts (the memory writes neither), grammar (``CJK_FUNCTION_CHARACTERS``) left out.
+
+    Chinese writes many words in one character (箱 "box", 重 "heavy", 赔 "pay for"). A question that
+    puts one in a phrase of its own ("一箱货最重") shares no bigram with the sentence that states it
+    ("单箱重量"); only the characters find it. Where a bigram of the question is held, it already
+    stands for its characters, and reading them too would let a unit that shares a common
+    character compete with the one that shares the word."""
+    if fold:
+        text = fold_han(text)
+    out: list[str] = []
+    for run in _TOKEN.findall(text.lower()):
+        if len(run) < 2 or not CJK_CHAR.match(run):
+            continue
+        for i, c in enumerate(run):
+            if c not in CJK_FUNCTION_CHARACTERS and not any(
+                    held(run[j:j + 2]) for j in (i - 1, i) if 0 <= j <= len(run) - 2):
+                out.append(c)
+    return out
 
 
 # ASCII text takes a bytes fast path with the same result as tokenize(): letters and
