@@ -105,8 +105,9 @@ class Tokens:
 
     def add(self, row: int, text: str) -> None:
         toks = token_bytes(text)
-        if not text.isascii():
-            toks += [(_CHARACTER + c).encode() for c in run_characters(text)]
+        if not text.isascii() and (chars := run_characters(text)):
+            # each character with its prefix, encoded in one pass (no CJK character is a line break)
+            toks += (_CHARACTER + ("\n" + _CHARACTER).join(chars)).encode().split(b"\n")
         self.rows.append(row)
         self.lengths.append(len(toks))
         self.flat.extend(map(self._token_id, toks))

@@ -50,12 +50,19 @@ def tokenize(text: str, *, fold: bool = True) -> list[str]:
     return cjk_bigrams(runs) if CJK_CHAR.search(text) else runs
 
 
+def _cjk_runs(text: str, fold: bool) -> list[str]:
+    """The CJK runs of two or more characters of ``text`` as ``tokenize`` reads them."""
+    runs = _TOKEN.findall((fold_han(text) if fold else text).lower())
+    return [run for run in runs if len(run) > 1 and CJK_CHAR.match(run)]
+
+
 def run_characters(text: str, *, fold: bool = True) -> list[str]:
     """The characters of ``text``'s CJK runs of two or more, in order (a lone character is a word of
     ``tokenize`` already): what the lexical index stores beside the runs' bigrams."""
-    if fold:
-        text = fold_han(text)
-    return [c for run in _TOKEN.findall(text.lower()) if len(run) > 1 and CJK_CHAR.match(run) for c in run]
+    out: list[str] = []
+    for run in _cjk_runs(text, fold):
+        out.extend(run)
+    return out
 
 
 def lone_characters(text: str, held, *, fold: bool = True) -> list[str]:
@@ -67,12 +74,8 @@ def lone_characters(text: str, held, *, fold: bool = True) -> list[str]:
     ("单箱重量"); only the characters find it. Where a bigram of the question is held, it already
     stands for its characters, and reading them too would let a unit that shares a common
     character compete with the one that shares the word."""
-    if fold:
-        text = fold_han(text)
     out: list[str] = []
-    for run in _TOKEN.findall(text.lower()):
-        if len(run) < 2 or not CJK_CHAR.match(run):
-            continue
+    for run in _cjk_runs(text, fold):
         for i, c in enumerate(run):
             if c not in CJK_FUNCTION_CHARACTERS and not any(
                     held(run[j:j + 2]) for j in (i - 1, i) if 0 <= j <= len(run) - 2):
