@@ -74,7 +74,7 @@ def check_markers(markers: Sequence[Marker]) -> tuple[Marker, ...]:
 
 
 @lru_cache(maxsize=64)
-def _id_screen(markers: tuple[Marker, ...]) -> re.Pattern[str]:
+def id_screen(markers: tuple[Marker, ...]) -> re.Pattern[str]:
     """Whitespace, a lone surrogate, or the first character of an opener or closer: an id holding
     none of them holds no marker text and cannot run into the closer that follows it."""
     firsts = "".join(sorted({t[0] for m in markers for t in (m.opener, m.closer)}))
@@ -125,7 +125,7 @@ def check_citable_id(unit_id: str, markers: Iterable[Marker] = DEFAULT_MARKERS) 
 def check_citable_ids(ids: Iterable[str], markers: Iterable[Marker] = DEFAULT_MARKERS) -> tuple[str, ...]:
     """``check_citable_id`` over a turn's allowlist: 1,000 ids in a fraction of a millisecond."""
     ids, markers = tuple(ids), tuple(markers)
-    screen = _id_screen(markers)
+    screen = id_screen(markers)
     for uid in ids:
         # A cheap test clears the usual id; whatever it flags gets the exact check, which names the reason.
         if not isinstance(uid, str) or not 0 < len(uid) <= MAX_ID_CHARS or screen.search(uid):

@@ -871,7 +871,13 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
     is in "March 3, 2021", not the other way round); an entity when its text occurs in the
     evidence or at least half of its words do.
     """
-    return missing_from(_key_facts(claim), evidence)
+    return list(_missing_facts(claim, evidence))
+
+
+# The verifier asks for a pair's missing facts after its support check has asked (one reading serves both).
+@lru_cache(maxsize=1024)
+def _missing_facts(claim: str, evidence: str) -> tuple[Fact, ...]:
+    return tuple(missing_from(_key_facts(claim), evidence))
 
 
 # ---- one word: the unit it measures in -------------------------------------------------------------

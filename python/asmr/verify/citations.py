@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from ..decoding.markers import DEFAULT_MARKERS, LONE_SURROGATE, MAX_ID_CHARS, Marker, check_markers
+from ..decoding.markers import DEFAULT_MARKERS, LONE_SURROGATE, MAX_ID_CHARS, Marker, check_markers, id_screen
 from ..text.sentences import sentence_ends
 
 _PAIRED_QUOTES = {"“": "”", "「": "」", "『": "』", "«": "»"}
@@ -122,7 +122,9 @@ class ParsedAnswer:
 _BLANK = re.compile(r"\s")
 
 
-def _id_problem(uid: str, markers: Sequence[Marker]) -> str:
+def _id_problem(uid: str, markers: tuple[Marker, ...]) -> str:
+    if uid and id_screen(markers).search(uid) is None:
+        return ""  # no blank, surrogate or first character of a marker: none of the reasons below
     if not uid.strip():
         return "empty id"
     if _BLANK.search(uid):
@@ -132,6 +134,12 @@ def _id_problem(uid: str, markers: Sequence[Marker]) -> str:
     if LONE_SURROGATE.search(uid):
         return "surrogate in id"  # no unit can have it: the store's ids are UTF-8
     return ""
+
+
+@lru_cache(maxsize=64)
+def _checked(markers: tuple[Marker, ...]) -> tuple[Marker, ...]:
+    """``check_markers`` once per marker set: every answer of a turn is parsed with the same one."""
+    return check_markers(markers)
 
 
 @lru_cache(maxsize=64)
@@ -145,7 +153,7 @@ def scan_markers(text: str, markers: Sequence[Marker] = DEFAULT_MARKERS
     """Every marker in ``text``, complete or malformed, in order of position (no hiding decided)."""
     if not isinstance(text, str):
         raise ValueError(f"answer: must be a string, got {type(text).__name__}")
-    markers = check_markers(markers)
+    markers = _checked(tuple(markers))
     openers, by_opener = _openers(markers)
     cites: list[CitationMarker] = []
     bad: list[Malformed] = []
