@@ -324,6 +324,55 @@ def team_docs():
     return out
 
 
+def _titled(pages):
+    """Documents of one unit each from (doc_id, title, text)."""
+    return [Document(doc, text, "text", title=title, source=doc) for doc, title, text in pages]
+
+
+def test_both_documents_a_question_names_come_up_though_the_spread_favours_one(tmp_path):
+    ingest(tmp_path / "m", _titled([
+        ("alpha", "Alpha Widget", "Alpha Widget is a kitchen tool made in Ohio by a family firm."),
+        ("alpha.review", "Widget review",
+         "A review of the Alpha Widget: the kitchen tool made in Ohio is the same as ever."),
+        ("alpha.history", "Widget history",
+         "The Alpha Widget firm has made the same kitchen tool in Ohio since 1950."),
+        ("alpha.sales", "Widget sales", "Sales of the Alpha Widget rose in the same state where it is made."),
+        ("beta", "Beta Gadget", "Beta Gadget is a garden tool from Oregon.")]), embedder="hash-64")
+    question = "Are Alpha Widget and Beta Gadget made in the same state?"
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+
+        def top(**cfg):
+            hits = Retriever(m, e, RetrieveConfig(k=3, bridge_from=0, **cfg)).search(question).hits
+            return [h.unit_id.split("/")[-2] for h in hits]
+
+        assert Retriever(m, e).named_documents(question) == [("kb", "alpha"), ("kb", "beta")]
+        assert "alpha" not in top(title_boost=0.0)  # pages that mention it and share more words came first
+        assert {"alpha", "beta"} <= set(top())
+
+
+def test_the_units_of_a_document_the_question_names_gain_title_boost_and_the_longest_name_counts(tmp_path):
+    ingest(tmp_path / "m", _titled([
+        ("retriever", "Chesapeake Bay Retriever",
+         "The Chesapeake Bay Retriever is a dog breed from Maryland."),
+        ("bay", "Chesapeake Bay", "The Chesapeake Bay is an estuary in Maryland and Virginia."),
+        ("lacy", "Blue Lacy", "The Blue Lacy is a dog breed from Texas, bred to herd hogs.")]),
+        embedder="hash-64")
+    question = "Were the Blue Lacy and the Chesapeake Bay Retriever bred in the same state?"
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+        off = Retriever(m, e, RetrieveConfig(bridge_from=0, title_boost=0.0))
+        on = Retriever(m, e, RetrieveConfig(bridge_from=0, title_boost=0.5))
+        # "Chesapeake Bay" is named only inside the longer name: the bay's page is not asked about
+        assert on.named_documents(question) == [("kb", "lacy"), ("kb", "retriever")]
+        assert on.named_documents("Which breeds come from Maryland?") == []
+        plain = {h.unit_id.split("/")[-2]: h.score for h in off.search(question).hits}
+        boosted = {h.unit_id.split("/")[-2]: h.score for h in on.search(question).hits}
+    assert boosted["lacy"] == pytest.approx(1.5 * plain["lacy"])
+    assert boosted["retriever"] == pytest.approx(1.5 * plain["retriever"])
+    assert boosted["bay"] == pytest.approx(plain["bay"])
+
+
 def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
     ingest(tmp_path / "m", team_docs(), embedder="hash-64")
     question = "Which team owns the system that batches inventory counts, and who leads that team?"
@@ -906,6 +955,7 @@ OUT_OF_RANGE = {
     "alignment_units": -1, "alignment_lexical": -1, "chain_units": 0, "fact_seeds": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
     "bridge_units": -1, "bridge_rounds": 0, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
+    "title_boost": -1.0,
 }
 
 

@@ -34,7 +34,7 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
-from ..text.entities import normalize
+from ..text.entities import normalize, unit_entities
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
@@ -310,6 +310,8 @@ class Retriever:
         like = readable * sim + (1.0 - readable) * lexical_similarity(rows, lex_rows, lex_scores) \
             if readable < 1.0 else sim
         score = cfg.mix[0] * like + cfg.mix[1] * strength + cfg.mix[2] * cent
+        if cfg.title_boost:
+            score = self._boost_named(question, rows, score, cfg.title_boost)
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
         facts = facts if cfg.fact_boost else []
@@ -505,6 +507,25 @@ class Retriever:
         if self._row_keys is None:  # once per snapshot
             self._row_keys = table_row_keys(self.memory)
         return self._row_keys
+
+    def named_documents(self, question: str) -> list[tuple[str, str]]:
+        """The documents ``question`` names: by their title, or a name their title holds (the subjects
+        that bridging follows, ``bridge.document_subjects``); of names inside one another the longest
+        ("Chesapeake Bay Retriever", not also "Chesapeake Bay")."""
+        by_name, cjk = self._document_subjects()
+        names = {n for n in unit_entities(question, by_name, cjk) if n in by_name}
+        names = {n for n in names if not any(n != o and f" {n} " in f" {o} " for o in names)}
+        return sorted({doc for n in names for doc in by_name[n]})
+
+    def _boost_named(self, question: str, rows: np.ndarray, score: np.ndarray, boost: float) -> np.ndarray:
+        """``score`` with the recalled units of the documents the question names raised by ``boost``."""
+        named = self.named_documents(question)
+        if not named:
+            return score
+        score = score.copy()
+        held = np.concatenate([self.memory.rows_of_document(kb, doc) for kb, doc in named])
+        score[np.isin(rows, held)] *= 1.0 + boost
+        return score
 
     def _document_subjects(self) -> DocumentSubjects:
         if self._subjects is None:  # once per snapshot

@@ -313,6 +313,12 @@ class Memory:
         return self._db.execute("SELECT row, kind, content FROM units WHERE kb=? AND doc_id=? "
                                 "AND status='active' ORDER BY ord LIMIT ?", (kb, doc_id, limit)).fetchall()
 
+    def rows_of_document(self, kb: str, doc_id: str) -> np.ndarray:
+        """The rows of a document's active units (ascending)."""
+        return np.fromiter((r for (r,) in self._db.execute(
+            "SELECT row FROM units WHERE kb=? AND doc_id=? AND status='active' ORDER BY row", (kb, doc_id))),
+            np.int64)
+
     def headings_of(self, kb: str, doc_id: str) -> list[tuple[int, str]]:
         """(row, content) of the active heading units of a document, in document order."""
         return self._db.execute("SELECT row, content FROM units WHERE kb=? AND doc_id=? AND kind='heading' "
