@@ -281,7 +281,7 @@ FEATURES = (
     "flip_negation", "flip_opposite", "flip_quantifier", "flip_names", "flip_clause", "flip_swap",
     "readable",
 )
-_feature_row = operator.itemgetter(*FEATURES)
+_feature_row = operator.itemgetter(*FEATURES)  # one pair's features, by name, as a row in FEATURES' order
 # The features that are the embedder's cosines: they say nothing where it cannot read the text
 # ("readable": the share of the claim's and the evidence's words, the lesser, in the scripts it reads).
 COSINE_FEATURES = ("cos_max", "cos_top2", "cos_doc", "cos_best_lex", "clause_min_cos")
