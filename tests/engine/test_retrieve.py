@@ -373,6 +373,20 @@ def test_the_units_of_a_document_the_question_names_gain_title_boost_and_the_lon
     assert boosted["bay"] == pytest.approx(plain["bay"])
 
 
+def test_the_qualifier_in_brackets_that_closes_a_title_names_nothing(tmp_path):
+    from asmr.retrieve.bridge import document_subjects
+
+    ingest(tmp_path / "m", _titled([
+        ("wilson", "George Wilson (American football coach)", "George Wilson coached the Detroit Lions."),
+        ("nolan", "Christopher Nolan", "Christopher Nolan is an American film director.")]), embedder="hash-64")
+    with Memory(tmp_path / "m") as m:
+        subjects, _ = document_subjects(m)
+        hits = Retriever(m, get_embedder("hash-64")).search("Is Christopher Nolan a film director?").hits
+    assert subjects["george wilson"] == [("kb", "wilson")]
+    assert "american" not in subjects  # every page that says "American" bridged to the coach's
+    assert not any(step.node == "entity 'american'" for h in hits for step in h.path)
+
+
 def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
     ingest(tmp_path / "m", team_docs(), embedder="hash-64")
     question = "Which team owns the system that batches inventory counts, and who leads that team?"

@@ -52,9 +52,15 @@ def normalize(text: str) -> str:
     return key[4:] if key.startswith("the ") else key
 
 
+def title_name(title: str) -> str:
+    """A document title without the qualifier in brackets that closes it: "Solby (harbour)" is "Solby".
+    The qualifier tells pages of one name apart; it is not what the page is about."""
+    return _PAREN.sub("", title)
+
+
 def title_key(title: str) -> str:
     """A document title as a name: "Solby (harbour)" is named "solby"."""
-    return normalize(_PAREN.sub("", title))
+    return normalize(title_name(title))
 
 
 def mentions(text: str) -> set[str]:
