@@ -189,28 +189,28 @@ def test_bm25_finds_a_unit_written_in_the_other_han_script(tmp_path, monkeypatch
 
 
 def test_a_question_character_finds_a_word_no_bigram_shares():
-    """Chinese writes many words in one character: "一箱货最重" (how heavy may one box be) and "单箱重量"
-    (the weight of a single box) share 箱 and 重 but no bigram. Where the memory holds none of a
+    """Chinese writes many words in one character: "一袋面粉最重" (how heavy may a bag of flour be) and
+    "单袋重量" (the weight of a single bag) share 袋 and 重 but no bigram. Where the memory holds none of a
     character's bigrams in the question, BM25 reads the character alone; grammar never."""
     from asmr.text.words import lone_characters, run_characters
 
     # a lone character is a word of tokenize already
-    assert run_characters("单箱重量 in 中 文") == ["单", "箱", "重", "量"]
+    assert run_characters("单袋重量 in 中 文") == ["单", "袋", "重", "量"]
     held = {"可以", "多少"}.__contains__
-    assert lone_characters("一箱货最重可以是多少？", held) == ["一", "箱", "货", "重"]  # 最, 是: grammar
-    assert lone_characters("一箱貨最重可以是多少？", held) == ["一", "箱", "货", "重"]  # Traditional folded
+    assert lone_characters("一袋面粉最重可以是多少？", held) == ["一", "袋", "面", "粉", "重"]  # 最, 是: grammar
+    assert lone_characters("一袋麵粉最重可以是多少？", held) == ["一", "袋", "面", "粉", "重"]  # Traditional folded
     assert lone_characters("Max weight of a box?", held) == []
-    units = ["包装：单箱重量不得超过二十五公斤。",
-             "自提可以安排在工作日上午。",
-             "每位读者最多可以借二十本书，续借多少次都可以。"]
+    units = ["运输：单袋重量不能超过三十公斤。",
+             "取货可以安排在周末下午。",
+             "每位会员最多可以领十张券，领多少次都可以。"]
     index = LexicalIndex.build(enumerate(units))
-    rows, scores = index.search("一箱货最重可以是多少？", 3)
+    rows, scores = index.search("一袋面粉最重可以是多少？", 3)
     assert rows[0] == 0 and scores[0] > 0
     # a question whose bigrams the memory holds is read by its words alone, and scores every unit as
     # an index of words alone does: the stored characters count in no unit's length
     words_only = bm25s.BM25(method="lucene")
     words_only.index([tokenize(u) for u in units], show_progress=False)
-    for q in ("最多借多少本书？", "工作日上午可以自提吗"):
+    for q in ("最多领多少张券？", "周末下午可以取货吗"):
         assert index._query_words(q) == tokenize(q)
         np.testing.assert_allclose(index._bm25.get_scores(tokenize(q)), words_only.get_scores(tokenize(q)),
                                    rtol=1e-5, atol=1e-6)
@@ -219,11 +219,11 @@ def test_a_question_character_finds_a_word_no_bigram_shares():
 def test_an_index_from_before_characters_is_searched_by_words(tmp_path):
     import json
 
-    units = ["包装：单箱重量不得超过二十五公斤。", "自提可以安排在工作日上午。"]
+    units = ["运输：单袋重量不能超过三十公斤。", "取货可以安排在周末下午。"]
     LexicalIndex.build(enumerate(units)).save(tmp_path / "lex")
-    assert LexicalIndex.load(tmp_path / "lex").search("一箱货最重？", 2)[0].tolist() == [0]
+    assert LexicalIndex.load(tmp_path / "lex").search("一袋面粉最重？", 2)[0].tolist() == [0]
     (tmp_path / "lex" / "analysis.json").write_text(json.dumps({"fold_han": True}), encoding="utf-8")
     old = LexicalIndex.load(tmp_path / "lex")
     assert old.folds_han and not old.cjk_characters
-    assert old._query_words("一箱货最重？") == tokenize("一箱货最重？")
-    assert 0 not in old.search("一箱货最重？", 2)[0].tolist()
+    assert old._query_words("一袋面粉最重？") == tokenize("一袋面粉最重？")
+    assert 0 not in old.search("一袋面粉最重？", 2)[0].tolist()

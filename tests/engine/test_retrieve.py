@@ -353,38 +353,37 @@ def test_both_documents_a_question_names_come_up_though_the_spread_favours_one(t
 
 def test_the_units_of_a_document_the_question_names_gain_title_boost_and_the_longest_name_counts(tmp_path):
     ingest(tmp_path / "m", _titled([
-        ("retriever", "Chesapeake Bay Retriever",
-         "The Chesapeake Bay Retriever is a dog breed from Maryland."),
-        ("bay", "Chesapeake Bay", "The Chesapeake Bay is an estuary in Maryland and Virginia."),
-        ("lacy", "Blue Lacy", "The Blue Lacy is a dog breed from Texas, bred to herd hogs.")]),
+        ("ferry", "Marrow Lake Ferry", "The Marrow Lake Ferry is a paddle steamer from Dunmere."),
+        ("lake", "Marrow Lake", "The Marrow Lake is a reservoir near Dunmere and Ashby."),
+        ("heron", "Quill Heron", "The Quill Heron is a paddle steamer from Ashby, built for mail.")]),
         embedder="hash-64")
-    question = "Were the Blue Lacy and the Chesapeake Bay Retriever bred in the same state?"
+    question = "Were the Quill Heron and the Marrow Lake Ferry built in the same town?"
     with Memory(tmp_path / "m") as m:
         e = get_embedder("hash-64")
         off = Retriever(m, e, RetrieveConfig(bridge_from=0, title_boost=0.0))
         on = Retriever(m, e, RetrieveConfig(bridge_from=0, title_boost=0.5))
-        # "Chesapeake Bay" is named only inside the longer name: the bay's page is not asked about
-        assert on.named_documents(question) == [("kb", "lacy"), ("kb", "retriever")]
-        assert on.named_documents("Which breeds come from Maryland?") == []
+        # "Marrow Lake" is named only inside the longer name: the lake's page is not asked about
+        assert on.named_documents(question) == [("kb", "ferry"), ("kb", "heron")]
+        assert on.named_documents("Which steamers come from Dunmere?") == []
         plain = {h.unit_id.split("/")[-2]: h.score for h in off.search(question).hits}
         boosted = {h.unit_id.split("/")[-2]: h.score for h in on.search(question).hits}
-    assert boosted["lacy"] == pytest.approx(1.5 * plain["lacy"])
-    assert boosted["retriever"] == pytest.approx(1.5 * plain["retriever"])
-    assert boosted["bay"] == pytest.approx(plain["bay"])
+    assert boosted["heron"] == pytest.approx(1.5 * plain["heron"])
+    assert boosted["ferry"] == pytest.approx(1.5 * plain["ferry"])
+    assert boosted["lake"] == pytest.approx(plain["lake"])
 
 
 def test_the_qualifier_in_brackets_that_closes_a_title_names_nothing(tmp_path):
     from asmr.retrieve.bridge import document_subjects
 
     ingest(tmp_path / "m", _titled([
-        ("wilson", "George Wilson (American football coach)", "George Wilson coached the Detroit Lions."),
-        ("nolan", "Christopher Nolan", "Christopher Nolan is an American film director.")]), embedder="hash-64")
+        ("orrin", "Orrin Vale (Northern rowing coach)", "Orrin Vale coached the harbour crew."),
+        ("tamsin", "Tamsin Reed", "Tamsin Reed is a Northern ferry pilot.")]), embedder="hash-64")
     with Memory(tmp_path / "m") as m:
         subjects, _ = document_subjects(m)
-        hits = Retriever(m, get_embedder("hash-64")).search("Is Christopher Nolan a film director?").hits
-    assert subjects["george wilson"] == [("kb", "wilson")]
-    assert "american" not in subjects  # every page that says "American" bridged to the coach's
-    assert not any(step.node == "entity 'american'" for h in hits for step in h.path)
+        hits = Retriever(m, get_embedder("hash-64")).search("Is Tamsin Reed a ferry pilot?").hits
+    assert subjects["orrin vale"] == [("kb", "orrin")]
+    assert "northern" not in subjects  # every page that says "Northern" bridged to the coach's
+    assert not any(step.node == "entity 'northern'" for h in hits for step in h.path)
 
 
 def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):

@@ -6,8 +6,8 @@ character stays a unigram), which is how Lucene's CJK analyzer treats them, with
 Traditional Han characters folded to Simplified (``asmr.text.cjk.fold_han``) in the
 units and in the query, so that either script finds the other. The characters of those
 runs are stored too, apart from the words (``_CHARACTER``): a query reads one only where the
-index holds none of its bigrams in the query (``text.words.lone_characters``: "一箱货最重"
-finds "单箱重量" by 箱 and 重), and they never count in a unit's length, so a query of words
+index holds none of its bigrams in the query (``text.words.lone_characters``: "一袋面粉最重"
+finds "单袋重量" by 袋 and 重), and they never count in a unit's length, so a query of words
 alone scores every unit as it did before characters were stored. ``analysis.json`` says how
 an index's words were made; one written before a step of it is searched as it was built
 (before folding, unfolded: words a caller folded may then miss its Traditional text; before

@@ -511,7 +511,7 @@ class Retriever:
     def named_documents(self, question: str) -> list[tuple[str, str]]:
         """The documents ``question`` names: by their title, or a name their title holds (the subjects
         that bridging follows, ``bridge.document_subjects``); of names inside one another the longest
-        ("Chesapeake Bay Retriever", not also "Chesapeake Bay")."""
+        ("Marrow Lake Ferry", not also "Marrow Lake")."""
         by_name, cjk = self._document_subjects()
         names = {n for n in unit_entities(question, by_name, cjk) if n in by_name}
         names = {n for n in names if not any(n != o and f" {n} " in f" {o} " for o in names)}

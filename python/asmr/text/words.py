@@ -69,9 +69,9 @@ def lone_characters(text: str, held, *, fold: bool = True) -> list[str]:
     """The characters of ``text``'s CJK runs that BM25 reads alone: each one neither of whose bigrams in
     the run ``held`` accepts (the memory writes neither), grammar (``CJK_FUNCTION_CHARACTERS``) left out.
 
-    Chinese writes many words in one character (箱 "box", 重 "heavy", 赔 "pay for"). A question that
-    puts one in a phrase of its own ("一箱货最重") shares no bigram with the sentence that states it
-    ("单箱重量"); only the characters find it. Where a bigram of the question is held, it already
+    Chinese writes many words in one character (袋 "bag", 重 "heavy", 赔 "pay for"). A question that
+    puts one in a phrase of its own ("一袋面粉最重") shares no bigram with the sentence that states it
+    ("单袋重量"); only the characters find it. Where a bigram of the question is held, it already
     stands for its characters, and reading them too would let a unit that shares a common
     character compete with the one that shares the word."""
     out: list[str] = []
