@@ -26,6 +26,18 @@ def test_mentions_find_names_codes_and_cjk():
     assert "dark knight" in unit_entities("He loved Nolan's The Dark Knight Rises trilogy.", {"dark knight"})
 
 
+def test_a_title_inside_a_longer_name_names_only_the_longest():
+    titles = {"solby", "marrow lake", "marrow lake ferry", "lantern", "ilsa marrowby"}
+    # a one-word title inside a longer name is not named; the whole name still is
+    assert unit_entities("She moved to Port Solby Road in May.", titles) == {"port solby road"}
+    # of titles inside one another, the longest
+    found = unit_entities("Was the Marrow Lake Ferry built in Solby?", titles)
+    assert "marrow lake ferry" in found and "marrow lake" not in found and "solby" in found
+    # a leading common word and a possessive do not make a name longer
+    assert {"solby", "lantern", "ilsa marrowby"} <= unit_entities(
+        "Which harbour is Solby's? Ilsa Marrowby's report The Lantern says.", titles)
+
+
 def doc(doc_id, text, title=None, fmt="text"):
     return Document(doc_id, text, fmt, title=title or doc_id, source=doc_id, path=f"{doc_id}.md")
 

@@ -113,15 +113,24 @@ def capitalised_words(text: str) -> tuple[list[str], list[str]]:
 
 def unit_entities(text: str, titles: frozenset[str] | set[str], cjk_titles: list[str] = ()) -> set[str]:
     """Entity keys of a unit: its mentions, plus every document title named inside a capitalised span
-    ("Ilsa Marrowby's report The Lantern" names "ilsa marrowby" and "lantern")."""
+    ("Ilsa Marrowby's report The Lantern" names "ilsa marrowby" and "lantern"). Of titles inside one
+    another only the longest counts ("Marrow Lake Ferry", not also "Marrow Lake"), and a one-word title
+    only as the whole name: "Port Solby Road" does not name a page titled "Solby"."""
     out = mentions(text)
     for m in _CAP_SPAN.finditer(text):
         words = normalize(m.group(0)).split()
+        while words and words[0] in COMMON_WORDS:
+            words = words[1:]  # "Which Solby ..." at a question's start is still Solby
+        if words and words[-1] == "s":
+            words = words[:-1]  # a possessive: "Solby's" names Solby
+        found: list[tuple[int, int]] = []  # (start, end) of each title in the span
         for i in range(len(words)):
             for n in range(1, min(6, len(words) - i) + 1):
-                key = " ".join(words[i:i + n])
-                if key in titles:
-                    out.add(key)
+                if (n > 1 or len(words) == 1) and " ".join(words[i:i + n]) in titles:
+                    found.append((i, i + n))
+        for i, j in found:
+            if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in found):
+                out.add(" ".join(words[i:j]))
     if cjk_titles:
         low = fold_han(text).lower()  # the titles are normalize()d, so folded
         out.update(k for k in cjk_titles if k in low)
