@@ -11,19 +11,19 @@ from asmr.units.model import Document
 
 
 def test_mentions_find_names_codes_and_cjk():
-    text = ("The Prestige is a 2006 film directed by Christopher Nolan. It stars Hugh Jackman and "
-            "Christian Bale. In 1979 Jean Moulin visited the Bank of the West; see BWV 1033, v2.3 and "
+    text = ("The Lantern is a 2006 film directed by Orrin Vale. It stars Tamsin Reed and "
+            "Ilsa Marrowby. In 1979 Jean Moulin visited the Bank of the West; see ERR 4471, v2.3 and "
             "--port. "
             "他在《三体》中写道。")
     found = mentions(text)
-    assert {"prestige", "christopher nolan", "hugh jackman", "christian bale", "jean moulin",
-            "bank of the west", "bwv 1033", "v2.3", "--port", "三体"} <= found
-    assert not {"the", "it", "in", "1979", "christopher nolan it"} & found
-    assert title_key("Lilu (mythology)") == "lilu" and title_key("The Dark Knight") == "dark knight"
+    assert {"lantern", "orrin vale", "tamsin reed", "ilsa marrowby", "jean moulin",
+            "bank of the west", "err 4471", "v2.3", "--port", "三体"} <= found
+    assert not {"the", "it", "in", "1979", "orrin vale it"} & found
+    assert title_key("Solby (harbour)") == "solby" and title_key("The Lantern Tide") == "lantern tide"
     # a number in a name is read whole: two releases are two names, not one "release 2"
     assert {"release 2 4", "windows 3 1"} <= mentions("Release 2.4 replaced Windows 3.1 in 1992.")
     assert "release 2 2" in mentions("Release 2.2 added it.") and "release 2" not in mentions("Release 2.2 added it.")
-    assert "dark knight" in unit_entities("He loved Nolan's The Dark Knight Rises trilogy.", {"dark knight"})
+    assert "lantern tide" in unit_entities("He loved Vale's The Lantern Tide Returns trilogy.", {"lantern tide"})
 
 
 def test_a_title_inside_a_longer_name_names_only_the_longest():

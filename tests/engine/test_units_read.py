@@ -258,7 +258,7 @@ def jsonl(tmp_path, lines, name="corpus.jsonl"):
 
 def test_jsonl_documents(tmp_path):
     path = jsonl(tmp_path, [
-        json.dumps({"pid": "h0", "title": "Demon Dice", "text": "A dice game. It has demons."}),
+        json.dumps({"pid": "h0", "title": "Marrow Dice", "text": "A dice game. It has demons."}),
         "",
         json.dumps({"id": 17, "title": "Int id", "text": "Text.", "type": "faq",
                     "effective_date": "2023-01-02"}),
@@ -267,7 +267,7 @@ def test_jsonl_documents(tmp_path):
     ])
     docs = iter_jsonl(path)
     first, second = next(docs), next(docs)
-    assert (first.doc_id, first.title, first.fmt, first.source) == ("h0", "Demon Dice", "text", f"{path}:1")
+    assert (first.doc_id, first.title, first.fmt, first.source) == ("h0", "Marrow Dice", "text", f"{path}:1")
     assert (second.doc_id, second.doc_type, second.effective_date, second.source) == (
         "17", "faq", "2023-01-02", f"{path}:3")
     with pytest.raises(InputError, match=rf"^{path}:5: document id '中文'"):

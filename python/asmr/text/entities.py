@@ -72,7 +72,7 @@ def mentions(text: str) -> set[str]:
         if len(words) == 1 and (span.lower() in COMMON_WORDS or len(span) < 2):
             continue
         if words[0].lower() in COMMON_WORDS and opens_sentence(text, m.start()):
-            words = words[1:]  # "The Prestige" at a sentence start keeps "Prestige"
+            words = words[1:]  # "The Lantern" at a sentence start keeps "Lantern"
         while words and words[0][0].isdigit():
             words = words[1:]  # "In 1979 Jean ..." names Jean, not a year
         if not words:
