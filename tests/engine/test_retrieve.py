@@ -386,6 +386,23 @@ def test_the_qualifier_in_brackets_that_closes_a_title_names_nothing(tmp_path):
     assert not any(step.node == "entity 'northern'" for h in hits for step in h.path)
 
 
+def test_a_title_capitalised_only_as_a_sentence_names_nothing_by_its_first_word(tmp_path):
+    from asmr.retrieve.bridge import document_subjects
+
+    ingest(tmp_path / "m", _titled([
+        ("floods", "Harbour closures of 1968", "The harbour at Solby closed for six weeks."),
+        ("rose", "Rose, 2023-01-12", "Rose said the ferry leaves at noon."),
+        ("runbook", "Solby runbook", "Restart the Solby gateway first."),
+        ("crew", "Tamsin Reed", "Harbour staff said Tamsin Reed pilots the ferry.")]), embedder="hash-64")
+    with Memory(tmp_path / "m") as m:
+        subjects, _ = document_subjects(m)
+        hits = Retriever(m, get_embedder("hash-64")).search("Who pilots the ferry?").hits
+    # "Harbour" opens the title as a sentence's first word: every unit that opens with it bridged there
+    assert "harbour" not in subjects and subjects["harbour closures of 1968"] == [("kb", "floods")]
+    assert subjects["rose"] == [("kb", "rose")] and subjects["solby"] == [("kb", "runbook")]
+    assert not any(step.node == "entity 'harbour'" for h in hits for step in h.path)
+
+
 def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):
     ingest(tmp_path / "m", team_docs(), embedder="hash-64")
     question = "Which team owns the system that batches inventory counts, and who leads that team?"

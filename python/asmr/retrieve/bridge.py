@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..graph import EDGE_KINDS
-from ..text.entities import mentions, normalize, split_words, title_key, title_name, unit_entities
+from ..text.entities import normalize, split_words, title_key, title_names, unit_entities
 from ..text.tables import keys_named, longest_keys, names_key, table_row_key
 from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
@@ -52,7 +52,7 @@ def document_subjects(memory) -> DocumentSubjects:
     titled = {title_key(t) for _, t in titles}
     subjects: dict[str, list[tuple[str, str]]] = {}
     for (kb, doc), title in titles:
-        for key in {title_key(title)} | mentions(title_name(title)) | (name_cores(title, kinds) - titled):
+        for key in {title_key(title)} | title_names(title) | (name_cores(title, kinds) - titled):
             if len(key) >= 3:
                 subjects.setdefault(key, []).append((kb, doc))
     return subjects, [k for k in subjects if not k.isascii()]

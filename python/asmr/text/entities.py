@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from .cjk import fold_han
+from .words import dictionary_word
 
 _CONNECTORS = r"(?:(?:of|de|del|della|der|di|da|du|des|la|le|von|van|y|&)(?:[ \t]+the)?)"
 _WORD_TAIL = r"(?:[\w'’\-]|\.(?=\w))*"  # "U.S." keeps its inner dots, a sentence's last dot goes
@@ -61,6 +62,22 @@ def title_name(title: str) -> str:
 def title_key(title: str) -> str:
     """A document title as a name: "Solby (harbour)" is named "solby"."""
     return normalize(title_name(title))
+
+
+_TITLE_OPENING = re.compile(r"([A-Z][a-z]+)[ \t]+[a-z]")
+
+
+def title_names(title: str) -> set[str]:
+    """The names a document title holds (``mentions`` of it without its qualifier), less its first word
+    where the title capitalises it only as a sentence would: a dictionary word followed by lower-case
+    words of its own phrase ("Tornado outbreak of May 1968" names no "tornado", "Staff contacts" no
+    "staff"; "Rose, 2023-01-12" still names Rose)."""
+    name = title_name(title)
+    found = mentions(name)
+    opening = _TITLE_OPENING.match(name)
+    if opening and dictionary_word(opening.group(1)):
+        found.discard(opening.group(1).lower())
+    return found
 
 
 def mentions(text: str) -> set[str]:
