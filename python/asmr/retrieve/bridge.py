@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..graph import EDGE_KINDS
+from ..graph import EDGE_KINDS, GraphConfig
 from ..text.entities import normalize, split_words, title_key, title_names, unit_entities
 from ..text.tables import keys_named, longest_keys, names_key, table_row_key
 from ..text.turns import named_speakers, parse_turn
@@ -41,20 +41,39 @@ def name_cores(title: str, kinds: Counter) -> set[str]:
     return {normalize(" ".join(rest))} if all(w[0].isupper() for w in rest) else set()
 
 
-def document_subjects(memory) -> DocumentSubjects:
+def document_subjects(memory, common_units: int = GraphConfig.max_entity_units) -> DocumentSubjects:
     """What each document is about (its title's key, the names its title contains: "Ochre Kestrel
     team" is about "ochre kestrel" too, "Novova runbook" about "novova"; and ``name_cores`` unless
     another document is titled so), mapped to the documents; and the CJK ones, which are found by
-    substring."""
+    substring.
+
+    A name a title holds but is not (not its key) is no subject where more than ``common_units`` units
+    of other documents hold its words: it names a place or a kind that many pages speak of ("Laie,
+    Hawaii", "X presidential election, 1792"), and every unit that named it bridged to those pages.
+    The graph gives a name that common no entity node (``GraphConfig.max_entity_units``). A title's
+    own key stays, and so does a person's name on the turns they said ("Rose, 2023-01-12")."""
     titles = [(doc, title) for doc, (title, _) in memory.document_titles_and_types().items()]
     kinds = Counter((end, word) for _, t in titles if len(words := _name_words(t)) >= 3 for end in (0, -1)
                     if (word := words[end].lower()).isalpha() and dictionary_word(word))
     titled = {title_key(t) for _, t in titles}
     subjects: dict[str, list[tuple[str, str]]] = {}
+    held: dict[str, list[tuple[str, str]]] = {}  # names titles hold but are not
     for (kb, doc), title in titles:
-        for key in {title_key(title)} | title_names(title) | (name_cores(title, kinds) - titled):
-            if len(key) >= 3:
-                subjects.setdefault(key, []).append((kb, doc))
+        key = title_key(title)
+        if len(key) >= 3:
+            subjects.setdefault(key, []).append((kb, doc))
+        for name in title_names(title) | (name_cores(title, kinds) - titled):
+            if name != key and len(name) >= 3:
+                held.setdefault(name, []).append((kb, doc))
+    for name, docs in held.items():
+        rows = memory.rows_with_words(tokenize(name))
+        if len(rows) > common_units:
+            own = np.concatenate([memory.rows_of_document(kb, doc) for kb, doc in docs])
+            if len(rows) - int(np.isin(rows, own).sum()) > common_units:
+                continue
+        for doc in docs:
+            if doc not in subjects.setdefault(name, []):
+                subjects[name].append(doc)
     return subjects, [k for k in subjects if not k.isascii()]
 
 
