@@ -372,6 +372,24 @@ def test_the_units_of_a_document_the_question_names_gain_title_boost_and_the_lon
     assert boosted["lake"] == pytest.approx(plain["lake"])
 
 
+def test_a_unit_that_names_another_code_of_the_kind_asked_scores_less(tmp_path):
+    ingest(tmp_path / "m", _titled([
+        ("quill", "Quill runbook", "Quill raises ERR-4471 when its queue is full; restart the worker."),
+        ("heron", "Heron runbook", "Heron raises ERR-2210 when its queue is full; restart the worker."),
+        ("wren", "Wren runbook", "Wren raises ERR-3150 and ERR-4471 when its queue is full."),
+        ("ferry", "Ferry notes", "The ferry worker restarts when its queue is full.")]), embedder="hash-64")
+    question = "Which system raises ERR-4471 when its queue is full?"
+    with Memory(tmp_path / "m") as m:
+        e = get_embedder("hash-64")
+        off = {h.unit_id.split("/")[-2]: h.score for h in
+               Retriever(m, e, RetrieveConfig(bridge_from=0, other_code_factor=1.0)).search(question).hits}
+        on = {h.unit_id.split("/")[-2]: h.score for h in
+              Retriever(m, e, RetrieveConfig(bridge_from=0, other_code_factor=0.25)).search(question).hits}
+    assert on["heron"] == pytest.approx(0.25 * off["heron"])  # another code of the kind asked, not the one
+    assert on["quill"] == pytest.approx(off["quill"]) and on["wren"] == pytest.approx(off["wren"])  # it names it
+    assert on["ferry"] == pytest.approx(off["ferry"])  # no code at all
+
+
 def test_the_qualifier_in_brackets_that_closes_a_title_names_nothing(tmp_path):
     from asmr.retrieve.bridge import document_subjects
 
@@ -1003,7 +1021,7 @@ OUT_OF_RANGE = {
     "alignment_units": -1, "alignment_lexical": -1, "chain_units": 0, "fact_seeds": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
     "bridge_units": -1, "bridge_rounds": 0, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
-    "title_boost": -1.0,
+    "title_boost": -1.0, "other_code_factor": 1.5,
 }
 
 

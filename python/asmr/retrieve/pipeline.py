@@ -34,7 +34,7 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
-from ..text.entities import normalize, unit_entities
+from ..text.entities import code_kind, codes, normalize, unit_entities
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
@@ -103,6 +103,15 @@ def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
 # states them is where the question starts (names, numbers and dates are stated by too many units:
 # every turn of a chat log holds its speaker's name).
 ANCHOR_KINDS = frozenset({"code", "version"})
+
+
+def names_other_code(text: str, asked: set[str]) -> bool:
+    """Whether ``text`` names a code of a kind among ``asked`` (the question's ``codes``) but none of them."""
+    named = codes(text)
+    if not named or named & asked:
+        return False
+    kinds = {code_kind(c) for c in asked}
+    return any(code_kind(c) in kinds for c in named)
 
 
 class Retriever:
@@ -316,7 +325,8 @@ class Retriever:
             score = score * (1.0 + cfg.recency * self._recency(rows))
         facts = facts if cfg.fact_boost else []
         when = cfg.when_boost > 0.0 and asks_when(question)
-        rescore = bool(facts) or when
+        asked_codes = codes(question) if cfg.other_code_factor < 1.0 else set()
+        rescore = bool(facts) or when or bool(asked_codes)
         top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if rescore else k]
         units = m.units_at_rows(rows[top])
         if rescore:
@@ -326,6 +336,9 @@ class Retriever:
                                                            for u in units])
             if when:
                 factor *= 1.0 + cfg.when_boost * np.array([says_when(u.content) for u in units])
+            if asked_codes:
+                factor *= np.array([cfg.other_code_factor if names_other_code(u.content, asked_codes) else 1.0
+                                    for u in units])
             score = score.copy()
             score[top] *= factor
             order = np.argsort(-score[top], kind="stable")[:k]

@@ -118,6 +118,11 @@ class RetrieveConfig:
     # compares it kept one and lost the other. Chosen on the HotpotQA sample and the generated KB (family
     # A) from 0.25, 0.5 and 1; reported on the other sources (docs/recall.md).
     title_boost: float = 1.0
+    # A unit that names another code or version of a kind the question names ("ERR-2210" where it asks
+    # about "ERR-4471", "v2.4" for "v2.3"), and none that it names, scores this many times: templated
+    # pages of other systems crowded out the pages one hop from the one that holds the code. Chosen on the
+    # generated KB (family A) from 0.5, 0.25 and 0 (0.25 and 0 level); reported on the others. 1 is off.
+    other_code_factor: float = 0.25
     cache_size: int = 1024
     # Below it the result is "not found". With the logistic weights (a bias, then one for each of
     # CONFIDENCE_FEATURES): None takes those fitted for the memory's embedding model (confidence_model.json;
@@ -177,6 +182,7 @@ _RULES = {
     "decay": _number(0), "mix": _mix, "recency": _number(0), "fact_boost": _number(0), "fact_pool": _count(1),
     "fact_seeds": _count(0),
     "speaker_seeds": _number(0), "when_boost": _number(0), "title_boost": _number(0),
+    "other_code_factor": _number(0, 1),
     "cache_size": _count(0), "confidence_threshold": _or_none(_number(0, 1)),
     "confidence_weights": _or_none(_weights),
     "alignment_units": _count(0), "alignment_lexical": _count(0), "chain_units": _count(1),

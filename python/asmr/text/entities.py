@@ -105,6 +105,23 @@ def mentions(text: str) -> set[str]:
     return out
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def codes(text: str) -> set[str]:
+    """The codes and versions ``text`` names (``ERR-4471``, ``HD 23``, ``v2.3``), lower-cased, of the kinds
+    that ``code_kind`` tells apart."""
+    return {c for m in _CODE.finditer(text) if code_kind(c := m.group(0).rstrip(".-").lower())}
+
+
+def code_kind(code: str) -> str | None:
+    """What kind of code ``code`` is: its letters and marks with each number as "#" ("err-#" for
+    "err-4471", "v#.#" for "v2.3"); None for one without both letters and digits (a bare "2.3" may be a
+    measure, "--port" an option), which no kind tells apart."""
+    kind = _DIGITS.sub("#", code)
+    return kind if kind != code and any(c.isalpha() for c in kind) else None
+
+
 _CAP_WORD = re.compile(rf"(?<![\w'’])[A-Z]{_WORD_TAIL}")
 
 
