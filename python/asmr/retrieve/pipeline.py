@@ -14,14 +14,16 @@ model cannot read (``lexical_similarity``: a unit the spreading reaches that say
 words must not outrank BM25's own results by its path alone), path strength the seed score
 times the product of edge weights on the unit's recall path, and centrality
 its activation relative to the strongest; a recency factor favours newer
-effective dates, and units that state the question's key facts gain up to
-``fact_boost``. Then bridging (``bridge.py``: the documents the best hits name, and the units that
+effective dates, the units of the documents the question names gain ``title_boost``, units that
+state the question's key facts gain up to ``fact_boost``, and units that name another code of a kind
+the question names, and none it names, keep ``other_code_factor``. Then bridging (``bridge.py``: the documents the best hits name, and the units that
 verified answers cited with them), conflicts (``conflicts.py``) and
 the confidence (``confidence.py``); below its threshold the result is "not found".
 Every hit carries its recall path.
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -34,7 +36,7 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
-from ..text.entities import code_kind, codes, normalize, unit_entities
+from ..text.entities import code_kind, codes, kind_codes, kind_pattern, normalize, unit_entities
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
@@ -105,13 +107,11 @@ def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
 ANCHOR_KINDS = frozenset({"code", "version"})
 
 
-def names_other_code(text: str, asked: set[str]) -> bool:
-    """Whether ``text`` names a code of a kind among ``asked`` (the question's ``codes``) but none of them."""
-    named = codes(text)
-    if not named or named & asked:
-        return False
-    kinds = {code_kind(c) for c in asked}
-    return any(code_kind(c) in kinds for c in named)
+def names_other_code(text: str, asked: set[str], kinds: re.Pattern) -> bool:
+    """Whether ``text`` names a code of the kinds of ``asked`` (the question's ``codes``; ``kinds``: their
+    ``kind_pattern``) but none of them."""
+    named = kind_codes(text, kinds)
+    return bool(named) and named.isdisjoint(asked)
 
 
 class Retriever:
@@ -326,6 +326,7 @@ class Retriever:
         facts = facts if cfg.fact_boost else []
         when = cfg.when_boost > 0.0 and asks_when(question)
         asked_codes = codes(question) if cfg.other_code_factor < 1.0 else set()
+        kinds = kind_pattern({code_kind(c) for c in asked_codes}) if asked_codes else None
         rescore = bool(facts) or when or bool(asked_codes)
         top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if rescore else k]
         units = m.units_at_rows(rows[top])
@@ -337,8 +338,8 @@ class Retriever:
             if when:
                 factor *= 1.0 + cfg.when_boost * np.array([says_when(u.content) for u in units])
             if asked_codes:
-                factor *= np.array([cfg.other_code_factor if names_other_code(u.content, asked_codes) else 1.0
-                                    for u in units])
+                factor *= np.array([cfg.other_code_factor if names_other_code(u.content, asked_codes, kinds)
+                                    else 1.0 for u in units])
             score = score.copy()
             score[top] *= factor
             order = np.argsort(-score[top], kind="stable")[:k]

@@ -122,6 +122,21 @@ def code_kind(code: str) -> str | None:
     return kind if kind != code and any(c.isalpha() for c in kind) else None
 
 
+def kind_pattern(kinds: set[str]) -> re.Pattern:
+    """A pattern of the codes of ``kinds`` (``code_kind``) in lower-cased text, its matches to be taken
+    where no word character or dash comes before them (``kind_codes``): a lookbehind would keep the
+    regex engine from searching for the literal the codes begin with, several times slower."""
+    alternatives = "|".join(re.escape(k).replace("\\#", "#").replace("#", r"\d+") for k in sorted(kinds))
+    return re.compile(rf"(?:{alternatives})(?![\w])")
+
+
+def kind_codes(text: str, kinds: re.Pattern) -> set[str]:
+    """The codes of ``text`` that ``kinds`` (a ``kind_pattern``) finds, lower-cased."""
+    low = text.lower()
+    return {m.group(0) for m in kinds.finditer(low)
+            if not m.start() or not (low[m.start() - 1].isalnum() or low[m.start() - 1] in "-_")}
+
+
 _CAP_WORD = re.compile(rf"(?<![\w'’])[A-Z]{_WORD_TAIL}")
 
 
