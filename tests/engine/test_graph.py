@@ -23,7 +23,8 @@ def test_mentions_find_names_codes_and_cjk():
     # a number in a name is read whole: two releases are two names, not one "release 2"
     assert {"release 2 4", "windows 3 1"} <= mentions("Release 2.4 replaced Windows 3.1 in 1992.")
     assert "release 2 2" in mentions("Release 2.2 added it.") and "release 2" not in mentions("Release 2.2 added it.")
-    assert "lantern tide" in unit_entities("He loved Vale's The Lantern Tide Returns trilogy.", {"lantern tide"})
+    assert "lantern tide" in unit_entities("He loved Vale's The Lantern Tide Returns trilogy.",
+                                           {"lantern tide"})
 
 
 def test_a_title_inside_a_longer_name_names_only_the_longest():

@@ -16,8 +16,9 @@ times the product of edge weights on the unit's recall path, and centrality
 its activation relative to the strongest; a recency factor favours newer
 effective dates, the units of the documents the question names gain ``title_boost``, units that
 state the question's key facts gain up to ``fact_boost``, and units that name another code of a kind
-the question names, and none it names, keep ``other_code_factor``. Then bridging (``bridge.py``: the documents the best hits name, and the units that
-verified answers cited with them), conflicts (``conflicts.py``) and
+the question names, and none it names, keep ``other_code_factor``. Then bridging (``bridge.py``: the
+documents the best hits name, and the units that verified answers cited with them), conflicts
+(``conflicts.py``) and
 the confidence (``confidence.py``); below its threshold the result is "not found".
 Every hit carries its recall path.
 """
