@@ -425,17 +425,17 @@ def test_a_title_capitalised_only_as_a_sentence_names_nothing_by_its_first_word(
 def test_a_name_many_other_pages_hold_is_no_subject_of_a_title_that_holds_it(tmp_path):
     from asmr.retrieve.bridge import document_subjects
 
-    pages = [("e1792", "Solby presidential election, 1792", "The 1792 election in Solby was held in May."),
-             ("e1796", "Solby presidential election, 1796", "The 1796 election in Solby was held in June.")]
+    pages = [("r1994", "Solby harbour regatta, 1994", "The 1994 regatta in Solby was held in May."),
+             ("r1996", "Solby harbour regatta, 1996", "The 1996 regatta in Solby was held in June.")]
     pages += [(f"p{i}", f"Person {i}", f"Ana Vale {i} moved to Solby in 200{i}.") for i in range(5)]
     pages += [(f"r{i}", f"Rose, 2023-01-1{i}", f"Rose: the ferry leaves at {i + 1} pm.") for i in range(5)]
     ingest(tmp_path / "m", _titled(pages), embedder="hash-64")
     with Memory(tmp_path / "m") as m:
         few = document_subjects(m, common_units=3)[0]
         many = document_subjects(m, common_units=10)[0]
-    # five other pages speak of Solby: it is a place, not what the election pages are about
-    assert "solby" not in few and sorted(many["solby"]) == [("kb", "e1792"), ("kb", "e1796")]
-    assert few["solby presidential election 1792"] == [("kb", "e1792")]
+    # five other pages speak of Solby: it is a place, not what the regatta pages are about
+    assert "solby" not in few and sorted(many["solby"]) == [("kb", "r1994"), ("kb", "r1996")]
+    assert few["solby harbour regatta 1994"] == [("kb", "r1994")]
     # Rose's own turns say her name: they do not count against it
     assert sorted(few["rose"]) == [("kb", f"r{i}") for i in range(5)]
 

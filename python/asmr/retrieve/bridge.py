@@ -48,8 +48,8 @@ def document_subjects(memory, common_units: int = GraphConfig.max_entity_units) 
     substring.
 
     A name a title holds but is not (not its key) is no subject where more than ``common_units`` units
-    of other documents hold its words: it names a place or a kind that many pages speak of ("Laie,
-    Hawaii", "X presidential election, 1792"), and every unit that named it bridged to those pages.
+    of other documents hold its words: it names a place or a kind that many pages speak of ("Ashby,
+    Northmere", "Solby harbour regatta, 1994"), and every unit that named it bridged to those pages.
     The graph gives a name that common no entity node (``GraphConfig.max_entity_units``). A title's
     own key stays, and so does a person's name on the turns they said ("Rose, 2023-01-12")."""
     titles = [(doc, title) for doc, (title, _) in memory.document_titles_and_types().items()]

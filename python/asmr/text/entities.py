@@ -109,7 +109,7 @@ _DIGITS = re.compile(r"\d+")
 
 
 def codes(text: str) -> set[str]:
-    """The codes and versions ``text`` names (``ERR-4471``, ``HD 23``, ``v2.3``), lower-cased, of the kinds
+    """The codes and versions ``text`` names (``ERR-4471``, ``KX 20``, ``v2.3``), lower-cased, of the kinds
     that ``code_kind`` tells apart."""
     return {c for m in _CODE.finditer(text) if code_kind(c := m.group(0).rstrip(".-").lower())}
 
