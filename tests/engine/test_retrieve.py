@@ -410,7 +410,7 @@ def test_a_title_capitalised_only_as_a_sentence_names_nothing_by_its_first_word(
 
     ingest(tmp_path / "m", _titled([
         ("floods", "Harbour closures of 1968", "The harbour at Solby closed for six weeks."),
-        ("rose", "Rose, 2023-01-12", "Rose said the ferry leaves at noon."),
+        ("sorrel", "Sorrel, 2031-04-02", "Sorrel said the ferry leaves at noon."),
         ("runbook", "Solby runbook", "Restart the Solby gateway first."),
         ("crew", "Tamsin Reed", "Harbour staff said Tamsin Reed pilots the ferry.")]), embedder="hash-64")
     with Memory(tmp_path / "m") as m:
@@ -418,7 +418,7 @@ def test_a_title_capitalised_only_as_a_sentence_names_nothing_by_its_first_word(
         hits = Retriever(m, get_embedder("hash-64")).search("Who pilots the ferry?").hits
     # "Harbour" opens the title as a sentence's first word: every unit that opens with it bridged there
     assert "harbour" not in subjects and subjects["harbour closures of 1968"] == [("kb", "floods")]
-    assert subjects["rose"] == [("kb", "rose")] and subjects["solby"] == [("kb", "runbook")]
+    assert subjects["sorrel"] == [("kb", "sorrel")] and subjects["solby"] == [("kb", "runbook")]
     assert not any(step.node == "entity 'harbour'" for h in hits for step in h.path)
 
 
@@ -428,7 +428,8 @@ def test_a_name_many_other_pages_hold_is_no_subject_of_a_title_that_holds_it(tmp
     pages = [("r1994", "Solby harbour regatta, 1994", "The 1994 regatta in Solby was held in May."),
              ("r1996", "Solby harbour regatta, 1996", "The 1996 regatta in Solby was held in June.")]
     pages += [(f"p{i}", f"Person {i}", f"Ana Vale {i} moved to Solby in 200{i}.") for i in range(5)]
-    pages += [(f"r{i}", f"Rose, 2023-01-1{i}", f"Rose: the ferry leaves at {i + 1} pm.") for i in range(5)]
+    pages += [(f"s{i}", f"Sorrel, 2031-04-0{i + 1}", f"Sorrel: the ferry leaves at {i + 1} pm.")
+              for i in range(5)]
     ingest(tmp_path / "m", _titled(pages), embedder="hash-64")
     with Memory(tmp_path / "m") as m:
         few = document_subjects(m, common_units=3)[0]
@@ -436,8 +437,8 @@ def test_a_name_many_other_pages_hold_is_no_subject_of_a_title_that_holds_it(tmp
     # five other pages speak of Solby: it is a place, not what the regatta pages are about
     assert "solby" not in few and sorted(many["solby"]) == [("kb", "r1994"), ("kb", "r1996")]
     assert few["solby harbour regatta 1994"] == [("kb", "r1994")]
-    # Rose's own turns say her name: they do not count against it
-    assert sorted(few["rose"]) == [("kb", f"r{i}") for i in range(5)]
+    # Sorrel's own turns say her name: they do not count against it
+    assert sorted(few["sorrel"]) == [("kb", f"s{i}") for i in range(5)]
 
 
 def test_bridge_finds_the_second_hop_in_the_document_the_first_names(tmp_path):

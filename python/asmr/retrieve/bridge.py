@@ -51,7 +51,7 @@ def document_subjects(memory, common_units: int = GraphConfig.max_entity_units) 
     of other documents hold its words: it names a place or a kind that many pages speak of ("Ashby,
     Northmere", "Solby harbour regatta, 1994"), and every unit that named it bridged to those pages.
     The graph gives a name that common no entity node (``GraphConfig.max_entity_units``). A title's
-    own key stays, and so does a person's name on the turns they said ("Rose, 2023-01-12")."""
+    own key stays, and so does a person's name on the turns they said ("Sorrel, 2031-04-02")."""
     titles = [(doc, title) for doc, (title, _) in memory.document_titles_and_types().items()]
     kinds = Counter((end, word) for _, t in titles if len(words := _name_words(t)) >= 3 for end in (0, -1)
                     if (word := words[end].lower()).isalpha() and dictionary_word(word))

@@ -70,8 +70,8 @@ _TITLE_OPENING = re.compile(r"([A-Z][a-z]+)[ \t]+[a-z]")
 def title_names(title: str) -> set[str]:
     """The names a document title holds (``mentions`` of it without its qualifier), less its first word
     where the title capitalises it only as a sentence would: a dictionary word followed by lower-case
-    words of its own phrase ("Tornado outbreak of May 1968" names no "tornado", "Staff contacts" no
-    "staff"; "Rose, 2023-01-12" still names Rose)."""
+    words of its own phrase ("Harbour closures of 1968" names no "harbour", "Ferry timetables" no
+    "ferry"; "Sorrel, 2031-04-02" still names Sorrel)."""
     name = title_name(title)
     found = mentions(name)
     opening = _TITLE_OPENING.match(name)
@@ -106,12 +106,6 @@ def mentions(text: str) -> set[str]:
 
 
 _DIGITS = re.compile(r"\d+")
-
-
-def codes(text: str) -> set[str]:
-    """The codes and versions ``text`` names (``ERR-4471``, ``KX 20``, ``v2.3``), lower-cased, of the kinds
-    that ``code_kind`` tells apart."""
-    return {c for m in _CODE.finditer(text) if code_kind(c := m.group(0).rstrip(".-").lower())}
 
 
 def code_kind(code: str) -> str | None:
