@@ -37,7 +37,7 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
-from ..text.entities import code_kind, codes, kind_codes, kind_pattern, normalize, unit_entities
+from ..text.entities import code_kind, kind_codes, kind_pattern, normalize, unit_entities
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
@@ -109,8 +109,8 @@ ANCHOR_KINDS = frozenset({"code", "version"})
 
 
 def names_other_code(text: str, asked: set[str], kinds: re.Pattern) -> bool:
-    """Whether ``text`` names a code of the kinds of ``asked`` (the question's ``codes``; ``kinds``: their
-    ``kind_pattern``) but none of them."""
+    """Whether ``text`` names a code of the kinds of ``asked`` (the question's codes and versions,
+    lower-cased; ``kinds``: their ``kind_pattern``) but none of them."""
     named = kind_codes(text, kinds)
     return bool(named) and named.isdisjoint(asked)
 
@@ -300,7 +300,7 @@ class Retriever:
                    question_vectors(self.embedder, [without_names(question, persons)])[0])
         seed_rows, seed_scores, (lex_rows, lex_scores) = self._seeds(question, qvec, cfg.seeds, readable, own,
                                                                       dense_rows)
-        facts = key_facts(question) if cfg.fact_boost or cfg.fact_seeds else []
+        facts = key_facts(question) if cfg.fact_boost or cfg.fact_seeds or cfg.other_code_factor < 1.0 else []
         anchors = [f for f in facts if f.kind in ANCHOR_KINDS] if cfg.fact_seeds else []
         if anchors and len(lex_rows):
             seed_rows, seed_scores = self._fact_seeds(anchors, self._anchored(anchors, lex_rows), seed_rows,
@@ -324,10 +324,12 @@ class Retriever:
             score = self._boost_named(question, rows, score, cfg.title_boost)
         if cfg.recency:
             score = score * (1.0 + cfg.recency * self._recency(rows))
+        # the codes and versions the question names, of kinds that tell them apart (not a bare "4.3.1")
+        asked_codes = {c for f in facts if f.kind in ANCHOR_KINDS and code_kind(c := f.text.lower())} \
+            if cfg.other_code_factor < 1.0 else set()
+        kinds = kind_pattern({code_kind(c) for c in asked_codes}) if asked_codes else None
         facts = facts if cfg.fact_boost else []
         when = cfg.when_boost > 0.0 and asks_when(question)
-        asked_codes = codes(question) if cfg.other_code_factor < 1.0 else set()
-        kinds = kind_pattern({code_kind(c) for c in asked_codes}) if asked_codes else None
         rescore = bool(facts) or when or bool(asked_codes)
         top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if rescore else k]
         units = m.units_at_rows(rows[top])
