@@ -589,3 +589,29 @@ def test_eval_retrieval_and_eval_answers_share_a_memory_without_holding_the_corp
         assert m.count_units("active") == sum(len(m.units_of("eval", r["pid"])) for r in CORPUS)
     # the citations are scored against the copy they cite
     assert out["methods"]["asmr"]["citation_recall"] > 0
+
+
+def test_a_fit_the_line_search_gave_up_on_at_its_optimum_is_kept(monkeypatch):
+    """L-BFGS-B stops "ABNORMAL" where rounding leaves no step that lowers the loss: at a gradient far
+    below the loss's scale that is the optimum (it stopped ``bench/calibrate_support.py --seed 1``); at a
+    large gradient the fit still fails."""
+    import numpy as np
+    import scipy.optimize
+    from scipy.optimize import OptimizeResult
+
+    from asmr.eval.fit import sign_bounds, signed_logistic
+
+    a, y = np.array([[1.0, 0.5], [1.0, -0.5], [1.0, 1.5]]), np.array([1.0, 0.0, 1.0])
+    bounds = sign_bounds([0, 1])
+
+    def stopped(gradient):
+        return lambda *args, **kw: OptimizeResult(x=np.array([0.1, -0.0]), fun=459.0, success=False,
+                                                  message="ABNORMAL: ", jac=np.array(gradient))
+    monkeypatch.setattr(scipy.optimize, "minimize", stopped([3.9e-6, 2e-6]))
+    assert signed_logistic(a, y, np.zeros(2), bounds).tolist() == [0.1, 0.0]
+    # x[1] at its bound of 0 with the gradient pushing it below: no step can follow that
+    monkeypatch.setattr(scipy.optimize, "minimize", stopped([3.9e-6, 5.0]))
+    assert signed_logistic(a, y, np.zeros(2), bounds).tolist() == [0.1, 0.0]
+    monkeypatch.setattr(scipy.optimize, "minimize", stopped([0.5, 0.0]))
+    with pytest.raises(RuntimeError, match="did not converge"):
+        signed_logistic(a, y, np.zeros(2), bounds)
