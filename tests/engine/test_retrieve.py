@@ -691,6 +691,23 @@ def test_the_kind_of_answer_asked_for_is_read_in_both_languages():
     assert answer_kinds("周明远是谁？") == set()  # without 的, the word before the question is its subject
 
 
+def test_the_noun_a_relative_clause_describes_is_a_kind_of_thing_passed_through():
+    """A question of several hops names each thing it passes through by its kind and a clause ("the
+    committee that approves ...", "the museum in which ..."); the units about them name them by name, so
+    those nouns weigh as a kind asked for does. "That" after a word that is no noun phrase's is no
+    relative clause."""
+    from asmr.retrieve.signals import answer_kinds, kind_weights, term_key
+
+    question = "Who chairs the committee that approves the budget of the museum in which the mosaic is kept?"
+    assert {term_key("committee"), term_key("museum")} <= answer_kinds(question)
+    assert not {term_key("mosaic"), term_key("budget")} & answer_kinds(question)
+    assert term_key("person") in answer_kinds("Which desk does the person who signs the permits sit at?")
+    assert answer_kinds("Is it true that the ferry stops at night?") == set()
+    terms = [term_key(w) for w in ("chairs", "committee", "approves", "budget", "museum", "mosaic", "kept")]
+    weights = kind_weights(question, terms, [1.0] * len(terms))
+    assert weights.tolist() == [1.0, 0.5, 1.0, 1.0, 0.5, 1.0, 1.0]
+
+
 def test_what_is_left_of_a_contraction_is_no_term():
     from asmr.retrieve.signals import question_terms
 

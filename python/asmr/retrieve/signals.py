@@ -9,8 +9,9 @@ there):
   or one chain of units, each naming what the next one's document is about (:func:`chain_masks`;
   ``pipeline.Retriever.chain_links``: a question of several hops is stated by no one unit);
 - ``kind_alignment``: the same with the term that names the kind of answer asked for ("which
-  *river*", "的*首都*是哪里": :func:`answer_kinds`) at half its weight, since a unit that states the
-  answer names the thing, not its kind (the fit weighs the two together: a kind word held counts
+  *river*", "的*首都*是哪里") and the noun a relative clause describes ("the *committee* that approves ...":
+  :func:`answer_kinds`) at half its weight, since a unit that states the answer names the thing, not
+  its kind (the fit weighs the two together: a kind word held counts
   about a third of another word);
 - ``subject_phrases``: whether a unit that holds the question's rarest term also states the
   question's word pairs;
@@ -242,9 +243,34 @@ _CJK_ASKING_AFTER = frozenset("是 为 叫 叫做 称为 名为 有".split())
 ANSWER_KIND_WEIGHT = 0.5  # in kind_alignment, a kind-of-answer term weighs this share of its idf
 
 
+# A relative clause and the noun phrase it describes: "the N that ...", "the N in which ..."
+_RELATIVIZERS = frozenset(("that", "which", "who", "whom", "whose", "where"))
+_RELATIVE_PREPOSITIONS = frozenset("in on at to for from by with into under over through".split())
+_DETERMINERS = frozenset("the a an this that its their his her our your my".split())
+
+
+def _relative_heads(words: list[str]) -> list[str]:
+    """The nouns that relative clauses of ``words`` describe ("the *committee* that approves ...", "the
+    *museum* in which ...", "the *person* who ..."): a question of several hops names each thing it
+    passes through by its kind and a clause, and the unit about that thing names it by its name."""
+    heads = []
+    for i, w in enumerate(words):
+        if w in _RELATIVE_PREPOSITIONS and i + 1 < len(words) and words[i + 1] in ("which", "whom"):
+            h = i - 1
+        elif w in _RELATIVIZERS and i > 0 and words[i - 1] not in _RELATIVE_PREPOSITIONS:
+            h = i - 1
+        else:
+            continue
+        if h >= 1 and words[h] not in QUESTION_STOP_WORDS and not words[h].isdigit() \
+                and any(d in _DETERMINERS for d in words[max(0, h - 3):h]):
+            heads.append(words[h])
+    return heads
+
+
 def answer_kinds(question: str) -> set[str]:
     """The terms of ``question`` that name the kind of thing it asks for rather than what it is about: the
-    noun a question word governs ("which *river*", "what is the *height* of", "哪个*省*", "的*首都*是哪里").
+    noun a question word governs ("which *river*", "what is the *height* of", "哪个*省*", "的*首都*是哪里"),
+    and the noun a relative clause describes ("the *committee* that approves ...": ``_relative_heads``).
     A unit that states the answer names the thing (a river's name, "8,848 m"), seldom its kind. Keys as
     :func:`question_terms` gives them (English terms by :func:`term_key`)."""
     kinds: set[str] = set()
@@ -266,6 +292,7 @@ def answer_kinds(question: str) -> set[str]:
             # does"); otherwise a verb may follow the noun ("which *river* flows past"): the first word
             head = run[-1] if j < len(words) and words[j] in _AUXILIARIES else run[0]
             kinds.add(term_key(head))
+    kinds.update(term_key(w) for w in _relative_heads(words))
     if CJK_CHAR.search(question):
         cut = [w for w in _jieba_cut(question) if w.strip()]
         for i, w in enumerate(cut):
