@@ -11,8 +11,7 @@ there):
 - ``kind_alignment``: the same with the term that names the kind of answer asked for ("which
   *river*", "的*首都*是哪里") and the noun a relative clause describes ("the *committee* that approves ...":
   :func:`answer_kinds`) at half its weight, since a unit that states the answer names the thing, not
-  its kind (the fit weighs the two together: a kind word held counts
-  about a third of another word);
+  its kind (the fit weighs the two together: a kind word held counts about a third of another word);
 - ``subject_phrases``: whether a unit that holds the question's rarest term also states the
   question's word pairs;
 - ``speaker_gap`` (``pipeline``, from the vectors): for a question that names people who speak in
