@@ -703,6 +703,11 @@ def test_the_noun_a_relative_clause_describes_is_a_kind_of_thing_passed_through(
     assert not {term_key("mosaic"), term_key("budget")} & answer_kinds(question)
     assert term_key("person") in answer_kinds("Which desk does the person who signs the permits sit at?")
     assert answer_kinds("Is it true that the ferry stops at night?") == set()
+    # the "which" that opens a clause asks nothing: the name after it is what the question is about
+    assert answer_kinds("Which river flows past the town in which Tamsin Reed was born?") == {
+        term_key("river"), term_key("town")}
+    # a question word opening the next sentence opens no clause of the one before
+    assert answer_kinds("The delivery came in a broken box. Which shelf does it go on?") == {term_key("shelf")}
     terms = [term_key(w) for w in ("chairs", "committee", "approves", "budget", "museum", "mosaic", "kept")]
     weights = kind_weights(question, terms, [1.0] * len(terms))
     assert weights.tolist() == [1.0, 0.5, 1.0, 1.0, 0.5, 1.0, 1.0]

@@ -245,53 +245,58 @@ ANSWER_KIND_WEIGHT = 0.5  # in kind_alignment, a kind-of-answer term weighs this
 # A relative clause and the noun phrase it describes: "the N that ...", "the N in which ..."
 _RELATIVIZERS = frozenset(("that", "which", "who", "whom", "whose", "where"))
 _RELATIVE_PREPOSITIONS = frozenset("in on at to for from by with into under over through".split())
-_DETERMINERS = frozenset("the a an this that its their his her our your my".split())
+_DETERMINERS = frozenset("the a an this these those its their his her our your my".split())
+_SENTENCE_END = re.compile(r"[.!?;]\s+")
 
 
-def _relative_heads(words: list[str]) -> list[str]:
-    """The nouns that relative clauses of ``words`` describe ("the *committee* that approves ...", "the
-    *museum* in which ...", "the *person* who ..."): a question of several hops names each thing it
-    passes through by its kind and a clause, and the unit about that thing names it by its name."""
-    heads = []
+def _relative_clauses(words: list[str]) -> dict[int, int]:
+    """Where relative clauses of ``words`` open, and the noun each describes: the index of the
+    relativizer ("which" of "the museum in which", "that" of "the committee that approves") → the
+    index of that noun (a determiner within three words before it). A question of several hops names
+    each thing it passes through by its kind and a clause, and the unit about that thing names it by
+    its name."""
+    out = {}
     for i, w in enumerate(words):
-        if w in _RELATIVE_PREPOSITIONS and i + 1 < len(words) and words[i + 1] in ("which", "whom"):
-            h = i - 1
+        if w in ("which", "whom") and i >= 2 and words[i - 1] in _RELATIVE_PREPOSITIONS:
+            h = i - 2
         elif w in _RELATIVIZERS and i > 0 and words[i - 1] not in _RELATIVE_PREPOSITIONS:
             h = i - 1
         else:
             continue
         if h >= 1 and words[h] not in QUESTION_STOP_WORDS and not words[h].isdigit() \
                 and any(d in _DETERMINERS for d in words[max(0, h - 3):h]):
-            heads.append(words[h])
-    return heads
+            out[i] = h
+    return out
 
 
 def answer_kinds(question: str) -> set[str]:
     """The terms of ``question`` that name the kind of thing it asks for rather than what it is about: the
     noun a question word governs ("which *river*", "what is the *height* of", "哪个*省*", "的*首都*是哪里"),
-    and the noun a relative clause describes ("the *committee* that approves ...": ``_relative_heads``).
+    and the noun a relative clause describes ("the *committee* that approves ...": ``_relative_clauses``).
     A unit that states the answer names the thing (a river's name, "8,848 m"), seldom its kind. Keys as
     :func:`question_terms` gives them (English terms by :func:`term_key`)."""
     kinds: set[str] = set()
-    words = tokenize(CJK_CHAR.sub(" ", question))
-    for i, w in enumerate(words):
-        if w not in _WH_DETERMINERS:
-            continue
-        j = i + 1
-        if j < len(words) and words[j] in _BE:  # "what is the N of"
-            j += 1
-            while j < len(words) and words[j] in _ARTICLES:
+    for sentence in _SENTENCE_END.split(CJK_CHAR.sub(" ", question)):  # "... a broken box. Which extension"
+        words = tokenize(sentence)
+        relative = _relative_clauses(words)
+        kinds.update(term_key(words[h]) for h in relative.values())
+        for i, w in enumerate(words):
+            if w not in _WH_DETERMINERS or i in relative:  # "the museum in which the mosaic is kept" asks nothing
+                continue
+            j = i + 1
+            if j < len(words) and words[j] in _BE:  # "what is the N of"
                 j += 1
-        run = []  # the words after the question word, up to the next function word
-        while j < len(words) and words[j] not in QUESTION_STOP_WORDS and not words[j].isdigit():
-            run.append(words[j])
-            j += 1
-        if run:
-            # before an auxiliary the run is the noun phrase, its last word the head ("which kernel *version*
-            # does"); otherwise a verb may follow the noun ("which *river* flows past"): the first word
-            head = run[-1] if j < len(words) and words[j] in _AUXILIARIES else run[0]
-            kinds.add(term_key(head))
-    kinds.update(term_key(w) for w in _relative_heads(words))
+                while j < len(words) and words[j] in _ARTICLES:
+                    j += 1
+            run = []  # the words after the question word, up to the next function word
+            while j < len(words) and words[j] not in QUESTION_STOP_WORDS and not words[j].isdigit():
+                run.append(words[j])
+                j += 1
+            if run:
+                # before an auxiliary the run is the noun phrase, its last word the head ("which kernel
+                # *version* does"); otherwise a verb may follow the noun ("which *river* flows past"): the first
+                head = run[-1] if j < len(words) and words[j] in _AUXILIARIES else run[0]
+                kinds.add(term_key(head))
     if CJK_CHAR.search(question):
         cut = [w for w in _jieba_cut(question) if w.strip()]
         for i, w in enumerate(cut):
