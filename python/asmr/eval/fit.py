@@ -27,7 +27,7 @@ def signed_logistic(a: np.ndarray, y: np.ndarray, reg: np.ndarray, bounds, weigh
         return float(nll + 0.5 * reg @ (w * w)), a.T @ (weight * (p - y)) + reg * w
     fit = minimize(loss, np.zeros(a.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds,
                    options={"maxiter": 5000, "gtol": 1e-9})
-    if not fit.success and _projected_gradient(fit.jac, fit.x, bounds) > GRADIENT_TOLERANCE * max(1, abs(fit.fun)):
+    if not fit.success and _projected_gradient(fit.jac, fit.x, bounds) > GRADIENT_TOLERANCE * max(1, fit.fun):
         raise RuntimeError(f"the logistic fit did not converge: {fit.message}")
     return fit.x
 
