@@ -281,8 +281,8 @@ def answer_kinds(question: str) -> set[str]:
         relative = _relative_clauses(words)
         kinds.update(term_key(words[h]) for h in relative.values())
         for i, w in enumerate(words):
-            if w not in _WH_DETERMINERS or i in relative:  # "the museum in which the mosaic is kept" asks nothing
-                continue
+            if w not in _WH_DETERMINERS or i in relative:
+                continue  # the "which" of "the museum in which the mosaic is kept" asks nothing
             j = i + 1
             if j < len(words) and words[j] in _BE:  # "what is the N of"
                 j += 1
@@ -293,8 +293,9 @@ def answer_kinds(question: str) -> set[str]:
                 run.append(words[j])
                 j += 1
             if run:
-                # before an auxiliary the run is the noun phrase, its last word the head ("which kernel
-                # *version* does"); otherwise a verb may follow the noun ("which *river* flows past"): the first
+                # before an auxiliary the run is the noun phrase, its last word the head ("which
+                # kernel *version* does"); otherwise a verb may follow the noun ("which *river* flows
+                # past"): the first
                 head = run[-1] if j < len(words) and words[j] in _AUXILIARIES else run[0]
                 kinds.add(term_key(head))
     if CJK_CHAR.search(question):
