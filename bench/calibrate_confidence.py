@@ -17,8 +17,8 @@ hybrid RAG would show, over ``--baseline-k`` units). On the ``--fit`` sources, e
 the others whatever its size, it fits the logistic weights of ``asmr.retrieve.confidence`` (a little
 L2; each weight of the sign ``SIGNS`` gives it: a signal that the memory states the answer never lowers
 confidence), and chooses every method's threshold by one rule (``best_threshold``: the
-largest mean, over the fitted sources, of refusal recall minus false refusals, the middle of the
-thresholds that come within 0.01 of it). Then, per
+largest mean, over the fitted sources, of refusal recall minus false refusals; of the thresholds
+that come within 0.01 of it, the lowest). Then, per
 source, for asmr, dense and hybrid: ROC AUC, and refusal recall, false refusals and precision at the
 threshold, each row marked in-sample or out-of-source; in ``--json`` also
 ``recall_at_10pct_false_refusals`` (refusal recall where at most 10 % of the answerable are refused). ``--write`` puts weights and thresholds into
@@ -91,7 +91,7 @@ def source_rows(name: str, spec: str, work: Path, embedder: str | None, seed: in
 
 
 # Thresholds whose gain is this close to the best count as the best: the mean gain over sources is
-# flat over a wide range (0.65-0.76 within 0.01), and its argmax jumped by 0.05 when a few questions'
+# flat over a wide range (0.64-0.76 within 0.01), and its argmax jumped by 0.05 when a few questions'
 # features moved.
 THRESHOLD_TOLERANCE = 0.01
 
@@ -99,12 +99,16 @@ THRESHOLD_TOLERANCE = 0.01
 def best_threshold(scores: list[np.ndarray], answerable: list[np.ndarray]) -> float:
     """The threshold that maximises the mean, over sources, of refusal recall minus false-refusal rate
     (Youden's J, each source weighing the same: refusing a no-answer question counts as much as
-    answering an answerable one); of those within ``THRESHOLD_TOLERANCE`` of the best, the median."""
+    answering an answerable one); of those within ``THRESHOLD_TOLERANCE`` of the best, the lowest.
+
+    Where the fitted sources cannot tell thresholds apart, the one that refuses least: a false refusal
+    leaves the user nothing, an answer is still checked by the verifier, and the issue's goal bounds
+    false refusals (0.1) first. The low end of the plateau also held still where its middle did not:
+    0.644 on the features of two versions of the code whose middles were 0.718 and 0.726."""
     candidates = np.unique(np.concatenate(scores))
     gains = np.array([np.mean([np.mean(s[~a] < t) - np.mean(s[a] < t) for s, a in zip(scores, answerable)])
                       for t in candidates])
-    near = candidates[gains >= gains.max() - THRESHOLD_TOLERANCE]
-    return float(near[(len(near) - 1) // 2])
+    return float(candidates[gains >= gains.max() - THRESHOLD_TOLERANCE].min())
 
 
 def recall_at_false_refusals(scores: np.ndarray, y: np.ndarray, rate: float = 0.1) -> float | None:

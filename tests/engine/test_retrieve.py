@@ -1114,13 +1114,18 @@ def test_shipped_confidence_weights_take_the_signs_of_their_features():
             assert w * confidence_model.SIGNS[feature] >= 0, (name, feature, w)
 
 
-def test_the_confidence_fit_keeps_each_weight_to_its_sign():
+def _calibrate_confidence():
     import importlib.util
 
     path = Path(__file__).resolve().parents[2] / "bench" / "calibrate_confidence.py"
     spec = importlib.util.spec_from_file_location("calibrate_confidence", path)
     calibrate = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(calibrate)
+    return calibrate
+
+
+def test_the_confidence_fit_keeps_each_weight_to_its_sign():
+    calibrate = _calibrate_confidence()
     rng = np.random.default_rng(0)
     stated = rng.normal(size=2000)
     together = stated + rng.normal(scale=0.3, size=2000)  # moves with it, and alone says less
@@ -1131,6 +1136,17 @@ def test_the_confidence_fit_keeps_each_weight_to_its_sign():
     signed = calibrate.fit_logistic(x, y, weight, (1, 1))
     assert signed[1] > 0 and signed[2] == 0.0
     assert calibrate.fit_logistic(x, y, weight, (0, -1))[2] == pytest.approx(free[2], abs=1e-3)
+
+
+def test_of_thresholds_the_fitted_sources_cannot_tell_apart_the_one_that_refuses_least_is_taken():
+    calibrate = _calibrate_confidence()
+    # every threshold from 0.5 up refuses all three unanswerable questions; 0.6 and 0.9 also refuse one
+    # and two of 300 answerable ones, a loss within the tolerance
+    scores = np.array([0.1, 0.2, 0.3, 0.5, 0.6] + [0.9] * 298)
+    answerable = np.array([False] * 3 + [True] * 300)
+    threshold = calibrate.best_threshold([scores], [answerable])
+    assert threshold == 0.5
+    assert (scores[~answerable] < threshold).all() and not (scores[answerable] < threshold).any()
 
 
 # Conflicts without dates: one slot, two values
