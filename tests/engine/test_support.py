@@ -456,6 +456,17 @@ def test_a_swap_is_one_word_for_another_in_a_restated_sentence(embedder):
     assert x[3, col["flip_opposite"]] == 1.0 and x[4, col["flip_opposite"]] == 0.0
 
 
+def test_one_word_put_for_another_in_a_long_sentence_counts_in_full(embedder):
+    # the sentence's cosine barely falls for one word of many; the two words alone are far apart
+    col = FEATURES.index("flip_swap")
+    evidence = ("Every evening the night porter carries the signed visitor book from the front gate to the "
+                "locked cabinet in the main office on the second floor, where the security team keeps it for "
+                "a year.")
+    claims = [evidence.replace("security team", "cleaning team"), evidence.replace("locked", "wooden")]
+    x = pair_features(claims, [evidence] * 2, embedder=embedder)
+    assert (x[:, col] > 0.9).all(), x[:, col]
+
+
 def test_a_short_leading_phrase_goes_with_the_clause_after_it():
     from asmr.verify.support import _clauses
 

@@ -419,7 +419,8 @@ def _opposite(a: str, b: str) -> bool:
     return any(b2.startswith(o) and len(b2) - len(o) <= 3 for o in stems)
 
 
-def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, float]:
+def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
+             ) -> tuple[dict[str, float], list[tuple[str, str]]]:
     """The claim against the evidence sentence that shares most of its content words (``per_sent``).
 
     A claim made from one sentence of its source keeps that sentence's other words, so a claim word
@@ -430,9 +431,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     claim the sentence states (none below FLIP_SHARE of its words): a claim that restates its
     source but for one flipped piece contradicts it, while the same cue in a loose paraphrase
     says little.
+
+    Also returns the words put for others (:func:`_swaps`), each with the sentence's in its place.
     """
     if CJK_CHAR.search(claim.core):
-        return _aligned_cjk(claim, ev)
+        return _aligned_cjk(claim, ev), []
     cset = set(claim.content)
     j = max(range(len(per_sent)), key=lambda i: (per_sent[i], -i))
     told = cset - _NEGATIONS  # a negation is the cue itself, not a word the sentence should state
@@ -491,7 +494,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, flo
     share = min(1.0, share + (cue_words + placed_words) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
     return _alignment(_negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence), claim.words, claim.core,
-                      words, sentence, share, replaced, added, names, opposites + measures, swaps, restated, placed)
+                      words, sentence, share, replaced, added, names, opposites + measures, len(swaps),
+                      restated, placed), swaps
 
 
 MAX_RUN = 4  # sentences a claim may restate together (the items of a list it quotes whole)
@@ -515,7 +519,15 @@ def _restated_run(told: set[str], ev: _Evidence, j: int) -> tuple[int, int]:
 
 _ARTICLES = frozenset(("a", "an", "the"))
 MAX_SWAP_WORDS = 3  # a longer run of other words is a rewording, not one thing put for another
-SWAP_SHIFT = 0.1  # the fall in cosine at which a swap counts in full
+# A word put for another counts as far as it moves the claim's meaning: by the fall of the claim's
+# cosine to its sentence (in full at SWAP_SHIFT), or, where that says more, by how far the two sides
+# differ embedded alone (in full at a cosine of WORD_OTHER or below, not at all at WORD_SAME or above).
+# One word moves a long sentence's cosine little: "wooden" for "locked" in a sentence of 33 words left
+# it at 0.974 (a quarter of a swap), while the two words alone have a cosine of 0.27 (the generator's
+# swapped HotpotQA entities: 0.13-0.27 between quartiles). A near-synonym WordNet does not list stays
+# near: "town" for "city" 0.74, "created" for "made" 0.65.
+SWAP_SHIFT = 0.1
+WORD_OTHER, WORD_SAME = 0.3, 0.6
 
 
 def _stems(words: list[str]) -> set[str]:
@@ -525,7 +537,7 @@ def _stems(words: list[str]) -> set[str]:
 
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str],
            opening: set[str] = frozenset(), their_names: set[str] = frozenset()
-           ) -> tuple[int, float, int, list[str], int, int]:
+           ) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
     The claim's words and the sentence's are aligned (longest matching blocks, by stem); a run of at
@@ -543,18 +555,20 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     lacks, names only where they stand for one of ``their_names`` (the sentence's capitalised words
     inside it).
 
-    Returns (swaps, the share of the claim's other words that the alignment matches in order,
+    Returns (swaps, each as the claim's words and the sentence's in its place, the share of the
+    claim's other words that the alignment matches in order,
     measures, the claim's stems in a measure, names put in the place of other words: a name the
     sentence lacks but the claim adds beside what it restates is another sentence's, not a swap;
     flips).
     """
     if mine == theirs:  # the sentence word for word (an extractive answer): nothing put for anything
-        return 0, 1.0 if mine else 0.0, 0, [], 0, 0
+        return [], 1.0 if mine else 0.0, 0, [], 0, 0
     a = [light_stem(w) for w in mine]
     b = [light_stem(w) for w in theirs]
     elsewhere = set(b)
-    swaps = measures = matched = swapped = placed = flips = 0
+    measures = matched = swapped = placed = flips = 0
     measured: list[str] = []
+    swaps: list[tuple[str, str]] = []
     for op, a0, a1, b0, b1 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             matched += a1 - a0
@@ -609,7 +623,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             continue
         if all(any(synonym(w, u) for u, _ in other) for w, _ in ours):
             continue  # the same thing in other words: "retained" for "kept"
-        swaps += 1
+        swaps.append((" ".join(w for w, _ in ours), " ".join(w for w, _ in other)))
         swapped += a1 - a0
     rest = len(mine) - swapped
     return swaps, matched / rest if rest > 0 else 0.0, measures, measured, placed, flips
@@ -956,9 +970,14 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     cl = [_claim(c) for c in claims]
     evs = [_evidence(e) for e in evidences]
     cands = [_candidates(c, e) for c, e in zip(cl, evs)]
+    # content words each evidence sentence shares with its claim, and the claim read against the sentence
+    # sharing most (lexical): its swapped words are embedded in the one batch below
+    per_sents = [[len(set(c.content) & s) for s in ev.sent_tokens] for c, ev in zip(cl, evs)]
+    aligned = [_aligned(c, ev, per_sent) for c, ev, per_sent in zip(cl, evs, per_sents)]
+    swap_words = list(dict.fromkeys(w for _, pairs in aligned for pair in pairs for w in pair))
 
     texts: list[str] = []
-    if claim_vecs is None or evidence_vecs is None or any(cands):
+    if claim_vecs is None or evidence_vecs is None or any(cands) or swap_words:
         if embedder is None:
             from asmr.embed.models import get_embedder
             embedder = get_embedder()
@@ -969,7 +988,8 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         texts += [c.core for c in cl]
     if evidence_vecs is None:
         texts += [e[:2000] for e in evidences]  # the embedder reads ~256 word pieces anyway
-    vecs = cache.embed(embedder, texts)
+    vecs = cache.embed(embedder, texts + swap_words)
+    word_vecs = {w: v for w, v in zip(swap_words, vecs[len(texts):])}
     m, q = len(sent_texts), len(clause_texts)
     sent_vecs = vecs[:m]
     clause_vecs = vecs[m:m + q]
@@ -994,13 +1014,12 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     clause_offsets = [0, *accumulate(len(c.clauses) for c in cl)]
     cos_list = cos.tolist()
 
-    rows = []
+    features: list[dict[str, float]] = []
     for i in range(n):
         c, ev, cs = cl[i], evs[i], cands[i]
         lo, hi = offsets[i], offsets[i + 1]
         f: dict[str, float] = {}
-        cset = set(c.content)
-        per_sent = [len(cset & s) for s in ev.sent_tokens]  # content words each evidence sentence shares
+        per_sent = per_sents[i]
         if hi > lo:
             seg = cos_list[lo:hi]
             top = max(range(len(seg)), key=seg.__getitem__)  # the first of equal maxima, as argsort
@@ -1021,12 +1040,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f["readable"] = min(readable_share(c.core, scripts), readable_share(evidences[i][:2000], scripts))
         f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
-        f.update(_aligned(c, ev, per_sent))
-        # a swapped word counts as far as it moves the claim's meaning from its closest sentence (a
-        # synonym barely does, another thing put in the same place does), and in full as far as the
-        # embedder cannot read the pair (Chinese for MiniLM: synonyms are Cilin's there)
-        shift = min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
-        f["flip_swap"] *= f["readable"] * shift + (1.0 - f["readable"])
+        f.update(aligned[i][0])
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
@@ -1044,5 +1058,30 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
             f["clause_min_cos"] = f["cos_max"]
             f["clause_min_recall"] = f["recall"]
             f["flip_clause"] = 0.0
-        rows.append(_feature_row(f))
-    return np.array(rows, np.float64)
+        features.append(f)
+    for f, (_, pairs) in zip(features, aligned):
+        if f["flip_swap"]:
+            f["flip_swap"] *= _swap_weight(f, pairs, word_vecs)
+    return np.array([_feature_row(f) for f in features], np.float64)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12)
+
+
+def _swap_weight(f: dict[str, float], pairs: list[tuple[str, str]],
+                 word_vecs: dict[str, np.ndarray]) -> float:
+    """How much a claim's swaps count: each as far as it moves the claim's meaning (SWAP_SHIFT,
+    WORD_OTHER, WORD_SAME), and in full as far as the embedder cannot read the pair (Chinese for MiniLM:
+    synonyms are Cilin's there; a Chinese claim's swaps are runs of characters, read by the sentence's
+    cosine only)."""
+    counted = min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
+    if pairs:
+        # read alone: a word put for a word, or a phrase for one of as many words; a phrase put for a
+        # word ("the people who own it" for "the owners") may say the same thing, which its words alone
+        # do not show
+        cos = np.array([_cosine(word_vecs[a], word_vecs[b]) if a.count(" ") == b.count(" ") else 1.0
+                        for a, b in pairs])
+        apart = np.maximum(np.clip((WORD_SAME - cos) / (WORD_SAME - WORD_OTHER), 0.0, 1.0), counted)
+        counted = min(float(apart.sum()), 2.0) / min(len(pairs), 2)  # flip_swap counts min(swaps, 2)
+    return f["readable"] * counted + (1.0 - f["readable"])
