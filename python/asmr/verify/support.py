@@ -989,7 +989,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     if evidence_vecs is None:
         texts += [e[:2000] for e in evidences]  # the embedder reads ~256 word pieces anyway
     vecs = cache.embed(embedder, texts + swap_words)
-    word_vecs = {w: v for w, v in zip(swap_words, vecs[len(texts):])}
+    word_vecs, word_at = vecs[len(texts):], {w: k for k, w in enumerate(swap_words)}
     m, q = len(sent_texts), len(clause_texts)
     sent_vecs = vecs[:m]
     clause_vecs = vecs[m:m + q]
@@ -1061,16 +1061,12 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         features.append(f)
     for f, (_, pairs) in zip(features, aligned):
         if f["flip_swap"]:
-            f["flip_swap"] *= _swap_weight(f, pairs, word_vecs)
+            f["flip_swap"] *= _swap_weight(f, pairs, word_vecs, word_at)
     return np.array([_feature_row(f) for f in features], np.float64)
 
 
-def _cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12)
-
-
-def _swap_weight(f: dict[str, float], pairs: list[tuple[str, str]],
-                 word_vecs: dict[str, np.ndarray]) -> float:
+def _swap_weight(f: dict[str, float], pairs: list[tuple[str, str]], word_vecs: np.ndarray,
+                 word_at: dict[str, int]) -> float:
     """How much a claim's swaps count: each as far as it moves the claim's meaning (SWAP_SHIFT,
     WORD_OTHER, WORD_SAME), and in full as far as the embedder cannot read the pair (Chinese for MiniLM:
     synonyms are Cilin's there; a Chinese claim's swaps are runs of characters, read by the sentence's
@@ -1080,8 +1076,9 @@ def _swap_weight(f: dict[str, float], pairs: list[tuple[str, str]],
         # read alone: a word put for a word, or a phrase for one of as many words; a phrase put for a
         # word ("the people who own it" for "the owners") may say the same thing, which its words alone
         # do not show
-        cos = np.array([_cosine(word_vecs[a], word_vecs[b]) if a.count(" ") == b.count(" ") else 1.0
-                        for a, b in pairs])
+        cos = _cosines(word_vecs, word_vecs, np.array([word_at[a] for a, _ in pairs], np.int64),
+                       np.array([word_at[b] for _, b in pairs], np.int64))
+        cos = np.where([a.count(" ") == b.count(" ") for a, b in pairs], cos, 1.0)
         apart = np.maximum(np.clip((WORD_SAME - cos) / (WORD_SAME - WORD_OTHER), 0.0, 1.0), counted)
         counted = min(float(apart.sum()), 2.0) / min(len(pairs), 2)  # flip_swap counts min(swaps, 2)
     return f["readable"] * counted + (1.0 - f["readable"])
