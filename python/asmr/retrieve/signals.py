@@ -52,6 +52,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..text.cjk import CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_FUNCTION_CHARACTERS, CJK_PRESENT_WORDS
+from ..text.sentences import sentence_ends
 from ..text.wordnet import senses
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
 
@@ -246,7 +247,6 @@ ANSWER_KIND_WEIGHT = 0.5  # in kind_alignment, a kind-of-answer term weighs this
 _RELATIVIZERS = frozenset(("that", "which", "who", "whom", "whose", "where"))
 _RELATIVE_PREPOSITIONS = frozenset("in on at to for from by with into under over through".split())
 _DETERMINERS = frozenset("the a an this these those its their his her our your my".split())
-_SENTENCE_END = re.compile(r"[.!?;]\s+")
 
 
 def _relative_clauses(words: list[str]) -> dict[int, int]:
@@ -276,8 +276,10 @@ def answer_kinds(question: str) -> set[str]:
     A unit that states the answer names the thing (a river's name, "8,848 m"), seldom its kind. Keys as
     :func:`question_terms` gives them (English terms by :func:`term_key`)."""
     kinds: set[str] = set()
-    for sentence in _SENTENCE_END.split(CJK_CHAR.sub(" ", question)):  # "... a broken box. Which extension"
-        words = tokenize(sentence)
+    latin = CJK_CHAR.sub(" ", question)
+    bounds = [0, *sentence_ends(latin)]
+    for start, end in zip(bounds, bounds[1:] + [len(latin)]):  # "... a broken box. Which extension"
+        words = tokenize(latin[start:end])
         relative = _relative_clauses(words)
         kinds.update(term_key(words[h]) for h in relative.values())
         for i, w in enumerate(words):
