@@ -115,8 +115,9 @@ def export(model_dir: Path) -> None:
             os.replace(made, onnx_path(precision))
 
 
-class OnnxMiniLM:
-    """The model's encoder in ONNX Runtime sessions, with the package's tokenizer.
+class OnnxEncoder:
+    """A transformer encoder's graph in ONNX Runtime sessions; a model says how its texts become token
+    ids (``_token_ids``) and how a session turns one text's ids into its vector (``_vector``).
 
     Each text runs alone, never padded beside others: a text's vector is the same whatever else is
     embedded with it (8-bit activations are scaled per run, so a batch would make a text's vector
@@ -126,13 +127,11 @@ class OnnxMiniLM:
     the next text from a shared counter: one future per text and a shared session cost about a fifth
     of the rate on two cores. A single text (a question) gets all the threads."""
 
-    def __init__(self, model_dir: Path, threads: int | None = None, precision: str = "int8"):
+    dim = _HIDDEN  # the width of a vector
+
+    def __init__(self, path: Path, threads: int | None = None):
         import onnxruntime
 
-        path = onnx_path(precision)
-        if not path.exists():
-            export(model_dir)
-        self._tokenizer = load_tokenizer(model_dir)  # unpadded: a text runs alone
         self.threads = max(1, threads or os.cpu_count() or 1)
 
         def session(intra: int):
@@ -150,13 +149,19 @@ class OnnxMiniLM:
         self._all_cores = session(self.threads) if self.threads > 1 else self._one_core[0]
         self._pool = None
 
+    def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        raise NotImplementedError
+
+    def _vector(self, session, token_ids: list[int]) -> np.ndarray:
+        raise NotImplementedError
+
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         from tqdm import tqdm
 
-        encoded = token_ids(self._tokenizer, texts)
+        encoded = self._token_ids(texts)
         if len(encoded) == 1:
-            return self._run(self._all_cores, encoded[0])[None, :]
-        out = np.zeros((len(texts), 384), np.float32)
+            return self._vector(self._all_cores, encoded[0])[None, :]
+        out = np.zeros((len(texts), self.dim), np.float32)
         # longest first, so that no long text is left running alone at the end
         order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
         taken = itertools.count()  # next() of a count is atomic: each text goes to one thread
@@ -168,7 +173,7 @@ class OnnxMiniLM:
                 if j >= len(order):
                     return
                 i = order[j]
-                out[i] = self._run(session, encoded[i])
+                out[i] = self._vector(session, encoded[i])
                 done[worker] += 1
 
         with tqdm(total=len(texts), desc="embed", unit="text", leave=False,
@@ -190,8 +195,21 @@ class OnnxMiniLM:
             bar.update(sum(done) - bar.n)
         return out
 
-    @staticmethod
-    def _run(session, token_ids: list[int]) -> np.ndarray:
+
+class OnnxMiniLM(OnnxEncoder):
+    """all-MiniLM-L6-v2's encoder (:class:`OnnxEncoder`), with the package's tokenizer."""
+
+    def __init__(self, model_dir: Path, threads: int | None = None, precision: str = "int8"):
+        path = onnx_path(precision)
+        if not path.exists():
+            export(model_dir)
+        self._tokenizer = load_tokenizer(model_dir)  # unpadded: a text runs alone
+        super().__init__(path, threads)
+
+    def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        return token_ids(self._tokenizer, texts)
+
+    def _vector(self, session, token_ids: list[int]) -> np.ndarray:
         """The unit-norm mean of one text's token states (no padding: every token counts)."""
         ids = np.array([token_ids], np.int64)
         hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
