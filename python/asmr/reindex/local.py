@@ -10,7 +10,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ..embed import DEFAULT_EMBEDDER, Embedder, MiniLMEmbedder, get_embedder
+from ..embed import (DEFAULT_EMBEDDER, MULTILINGUAL_EMBEDDER, Embedder, MiniLMEmbedder,
+                     MultilingualE5Embedder, get_embedder)
 from .tasks import ReadOptions, Task, task_texts
 
 
@@ -21,6 +22,8 @@ def load_embedder(name: str, device: str = "cpu", threads: int | None = None) ->
         return MiniLMEmbedder(batch_size=512, device=device)  # the batch bench/gpu_embed.py ran on an H200
     if name == DEFAULT_EMBEDDER and threads is not None:
         return MiniLMEmbedder(threads=threads)
+    if name == MULTILINGUAL_EMBEDDER and threads is not None:
+        return MultilingualE5Embedder(threads=threads)
     return get_embedder(name)
 
 
