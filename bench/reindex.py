@@ -75,7 +75,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=20_000, help="passages in the synthetic corpus (default: 20000)")
     ap.add_argument("--corpus", type=Path, default=None, help="a JSONL corpus to use instead of the synthetic one")
-    ap.add_argument("--embedder", default="all-MiniLM-L6-v2", help="all-MiniLM-L6-v2 (default) or hash-<dim>")
+    ap.add_argument("--embedder", default="all-MiniLM-L6-v2",
+                    help="all-MiniLM-L6-v2 (default), multilingual-e5-small or hash-<dim>")
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--num-cpus", type=int, default=2, help="CPUs of the Ray each run starts (default: 2)")
