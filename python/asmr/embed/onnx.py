@@ -81,38 +81,48 @@ def _export_torch(model_dir: Path, path: str) -> None:
 
 
 def export(model_dir: Path) -> None:
-    """Export the weights in ``model_dir`` once and write both precisions' graphs into the cache.
+    """Export the weights in ``model_dir`` once and write both precisions' graphs into the cache."""
+    from onnxruntime.transformers import optimizer
+    from onnxruntime.transformers.fusion_options import FusionOptions
+
+    def write_fp32(fused: str) -> None:
+        plain = os.path.join(os.path.dirname(fused), "plain.onnx")
+        _export_torch(model_dir, plain)
+        fusions = FusionOptions("bert")
+        fusions.enable_skip_layer_norm = False
+        optimizer.optimize_model(plain, model_type="bert", num_heads=_HEADS, hidden_size=_HIDDEN, opt_level=1,
+                                 optimization_options=fusions).save_model_to_file(fused)
+
+    write_graphs(write_fp32, onnx_path)
+
+
+def write_graphs(write_fp32, path_of) -> None:
+    """Into the cache: the fp32 graph ``write_fp32(path)`` writes, and its weights quantized to 8 bits,
+    each at ``path_of(precision)``.
 
     Each file is written under a temporary name and renamed into place, so a process that exports at
     the same time writes its own files and the last rename wins with the same graph."""
     import logging
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from onnxruntime.transformers import optimizer
-    from onnxruntime.transformers.fusion_options import FusionOptions
 
-    folder = onnx_path().parent
+    folder = path_of("fp32").parent
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder, prefix=".export-") as work:
-        plain, fused = os.path.join(work, "plain.onnx"), os.path.join(work, "fp32.onnx")
-        _export_torch(model_dir, plain)
-        fusions = FusionOptions("bert")
-        fusions.enable_skip_layer_norm = False
-        optimizer.optimize_model(plain, model_type="bert", num_heads=_HEADS, hidden_size=_HIDDEN, opt_level=1,
-                                 optimization_options=fusions).save_model_to_file(fused)
+        made = {precision: os.path.join(work, f"{precision}.onnx") for precision in PRECISIONS}
+        write_fp32(made["fp32"])
         quiet = logging.getLogger().level
-        logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice to pre-process: fusion did that
+        logging.getLogger().setLevel(logging.ERROR)  # its advice to pre-process: the graph is fused
         try:
             # Per channel: one scale per output column keeps the lowest cosine to fp32 near 0.98 where
             # one scale per matrix let it fall to 0.90 (bench/embed.py, HotpotQA passages).
-            quantize_dynamic(fused, os.path.join(work, "int8.onnx"), weight_type=QuantType.QInt8,
+            quantize_dynamic(made["fp32"], made["int8"], weight_type=QuantType.QInt8,
                              per_channel=True, extra_options={"DefaultTensorType": 1})  # 1: FLOAT
         finally:
             logging.getLogger().setLevel(quiet)
-        for precision in PRECISIONS:
-            made = os.path.join(work, f"{precision}.onnx")
-            os.chmod(made, 0o644)  # readable by the other users of a shared cache
-            os.replace(made, onnx_path(precision))
+        for precision, file in made.items():
+            os.chmod(file, 0o644)  # readable by the other users of a shared cache
+            os.replace(file, path_of(precision))
 
 
 class OnnxEncoder:
