@@ -974,7 +974,8 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     # sharing most (lexical): its swapped words are embedded in the one batch below
     per_sents = [[len(set(c.content) & s) for s in ev.sent_tokens] for c, ev in zip(cl, evs)]
     aligned = [_aligned(c, ev, per_sent) for c, ev, per_sent in zip(cl, evs, per_sents)]
-    swap_words = list(dict.fromkeys(w for _, pairs in aligned for pair in pairs for w in pair))
+    swap_words = list(dict.fromkeys(w for _, pairs in aligned for pair in pairs if _read_alone(pair)
+                                    for w in pair))
 
     texts: list[str] = []
     if claim_vecs is None or evidence_vecs is None or any(cands) or swap_words:
@@ -1065,6 +1066,13 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     return np.array([_feature_row(f) for f in features], np.float64)
 
 
+def _read_alone(pair: tuple[str, str]) -> bool:
+    """Whether a swap's two sides are compared embedded alone: a word put for a word, or a phrase for
+    one of as many words; a phrase put for a word ("the people who own it" for "the owners") may say
+    the same thing, which its words alone do not show (it counts by the sentence's cosine only)."""
+    return pair[0].count(" ") == pair[1].count(" ")
+
+
 def _swap_weight(f: dict[str, float], pairs: list[tuple[str, str]], word_vecs: np.ndarray,
                  word_at: dict[str, int]) -> float:
     """How much a claim's swaps count: each as far as it moves the claim's meaning (SWAP_SHIFT,
@@ -1073,12 +1081,12 @@ def _swap_weight(f: dict[str, float], pairs: list[tuple[str, str]], word_vecs: n
     cosine only)."""
     counted = min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
     if pairs:
-        # read alone: a word put for a word, or a phrase for one of as many words; a phrase put for a
-        # word ("the people who own it" for "the owners") may say the same thing, which its words alone
-        # do not show
-        cos = _cosines(word_vecs, word_vecs, np.array([word_at[a] for a, _ in pairs], np.int64),
-                       np.array([word_at[b] for _, b in pairs], np.int64))
-        cos = np.where([a.count(" ") == b.count(" ") for a, b in pairs], cos, 1.0)
+        alone = np.array([_read_alone(pair) for pair in pairs])
+        cos = np.ones(len(pairs))  # a pair not read alone counts by the sentence's cosine only
+        if alone.any():
+            cos[alone] = _cosines(word_vecs, word_vecs,
+                                  np.array([word_at[a] for (a, _), k in zip(pairs, alone) if k], np.int64),
+                                  np.array([word_at[b] for (_, b), k in zip(pairs, alone) if k], np.int64))
         apart = np.maximum(np.clip((WORD_SAME - cos) / (WORD_SAME - WORD_OTHER), 0.0, 1.0), counted)
         counted = min(float(apart.sum()), 2.0) / min(len(pairs), 2)  # flip_swap counts min(swaps, 2)
     return f["readable"] * counted + (1.0 - f["readable"])
