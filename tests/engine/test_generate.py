@@ -325,3 +325,14 @@ def test_a_cosine_the_model_cannot_read_gives_way_to_the_words_a_sentence_shares
     assert "aaa" in reads_all.generate(question, sources).text  # the premise: the cosine decides
     latin_only = ExtractiveGenerator(_NoiseEmbedder("白班", frozenset({"latin"})), max_sentences=1)
     assert "嘉兴市物流园十二号[cite:memo://kb/faq/bbb]" in latin_only.generate(question, sources).text
+
+
+def test_an_english_question_quotes_the_chinese_sentence_that_says_its_words():
+    """A question asked in English over Chinese sentences shares no word with them, and a model that reads
+    Latin script only ranks them by noise: the sentence whose Chinese says the question's words
+    (CC-CEDICT: 调度 "dispatch", 负责 "in charge of") is quoted."""
+    sources = [Source("memo://kb/changelog/aaa", "车队启用新的油卡额度。"),
+               Source("memo://kb/fleet/bbb", "司机每天连续驾驶不得超过四小时。车队调度由赵敏负责。")]
+    latin_only = ExtractiveGenerator(_NoiseEmbedder("油卡", frozenset({"latin"})), max_sentences=1)
+    assert "车队调度由赵敏负责[cite:memo://kb/fleet/bbb]" in latin_only.generate(
+        "Who is in charge of fleet dispatch?", sources).text

@@ -1015,6 +1015,52 @@ def test_a_modal_jieba_glued_to_a_verb_the_memory_never_writes_with_it_is_no_ter
     held_pairs -= {"要换"}
     assert "证借" in question_terms("证借的书超期了吗？", idf_of)[0]  # guessed, no unit has it: still asked
 
+def test_a_question_in_one_language_is_held_by_a_unit_in_the_other():
+    """CC-CEDICT's glosses carry a term across: "borrow" is held by a unit that writes 借, 日志 and 保存 by
+    "Logs are kept"; a word the unit says in neither language is not, and a unit of the question's
+    own language is read as before."""
+    from asmr.retrieve.signals import held, term_key
+    english = [term_key(w) for w in ("borrow", "backups", "retained", "parking")]
+    assert held(english, "普通读者证一次最多可借10册。").tolist() == [True, False, False, False]
+    assert held(english, "备份保留三十天。").tolist() == [False, True, True, False]
+    assert held(["日志", "保存", "停车"], "Logs are kept for 14 days.").tolist() == [True, True, False]
+    assert held(english, "Backups are kept for 30 days.").tolist() == [False, True, False, False]
+    assert held(["日志"], "日志保留十四天。").tolist() == [True]
+    # a unit is read in the language it is written in: a name in English inside a Chinese unit says
+    # nothing the unit's Chinese does not
+    assert held(["神学院"], "The Baptist Theological Seminary was founded in 1951.").tolist() == [True]
+    assert held(["神学院"], "浸信会（Hong Kong Baptist Theological Seminary）成立于1951年。").tolist() == [False]
+    # and in the language it is asked in: the English of a Chinese title is a name, not words to carry
+    assert held(["ok", "卡拉", "表现"], "他的表现很好。").tolist() == [False, False, True]
+    assert held(["good"], "他的表现很好。").tolist() == [True]  # asked in English: 好
+
+
+def test_an_english_question_searches_a_chinese_memory_by_the_chinese_words_of_its_terms(tmp_path):
+    """BM25 matches no word across languages: over a memory with Chinese units, an English question also
+    searches the commonest Chinese words of its terms (港口 for "port", 城市 for "city"), and finds the unit
+    that says them; over an English memory it searches only its own words, and so does a question asked
+    in Chinese whose English is a name."""
+    from asmr.text.bilingual import chinese_words
+    from asmr.text.words import term_key
+    assert "港口" in chinese_words(term_key("port")) and "城市" in chinese_words(term_key("cities"))
+    ingest(tmp_path / "zh", [Document(d, t, "text", title=title, source=d) for d, title, t in ZH_CORPUS],
+           embedder="hash-64")
+    question = "Which port city lies where the river meets the sea?"
+    with Memory(tmp_path / "zh") as m:
+        r = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0))
+        searched = r.lexical_query(question)
+        assert searched.startswith(question) and "港口" in searched and "城市" in searched
+        rows, _ = m.search_lexical(searched, 3)
+        assert m.units_at_rows([int(rows[0])])[0].doc_id == "shanghai"
+        qvec = r.embedder.embed([question])[0]
+        assert int(r.seeds(question, qvec, 3)[0][0]) == int(rows[0])
+        assert r.lexical_query("《卡拉OK》在哪个城市首演？") == "《卡拉OK》在哪个城市首演？"
+    ingest(tmp_path / "en", [Document("lyon", "Lyon is a port city on the Rhone and the Saone.", "text",
+                                      title="Lyon", source="lyon")], embedder="hash-64")
+    with Memory(tmp_path / "en") as m:
+        assert Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3)).lexical_query(question) == question
+
+
 def test_a_chinese_compound_is_held_by_a_unit_that_states_its_parts():
     """jieba keeps 工资福利 ("pay and benefits") whole in a question; a unit that gives 工资 and 福利
     apart states it, a unit with one part does not."""
@@ -1389,7 +1435,7 @@ def test_a_refusal_over_text_the_model_cannot_read_says_so(tmp_path):
            embedder="hash-64")
     with Memory(tmp_path / "mem") as m:
         result = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0)).search(
-            "Which river flows into the sea at the port city?")
+            "What colour is the neighbour's bicycle?")
         assert not result.found
         assert "similarity counts 0%" in result.reason and "multilingual-e5-small" in result.reason
     read = {"term_alignment": 0.0, "unheld_terms": "", "top_similarity": 0.1, "readable": 1.0}
@@ -1398,18 +1444,19 @@ def test_a_refusal_over_text_the_model_cannot_read_says_so(tmp_path):
 
 def test_where_bm25_finds_nothing_a_dense_ranking_the_model_cannot_read_still_seeds(tmp_path):
     """An English question over a Chinese memory, with a model that reads Latin script only: BM25 finds no
-    unit, and the dense ranking, which counts for nothing beside a BM25 result, seeds alone, so recall
-    shows the units nearest the question's vector (still "not found": nothing the model reads states
-    it). A Chinese question, which BM25 answers, is seeded by BM25 alone as before."""
+    unit, in either language, and the dense ranking, which counts for nothing beside a BM25 result, seeds
+    alone, so recall shows the units nearest the question's vector (still "not found": nothing the model
+    reads states it). A Chinese question, which BM25 answers, is seeded by BM25 alone as before."""
     zh = [(d, title, text) for d, title, text in ZH_CORPUS if d != "lyon"]
     ingest(tmp_path / "mem", [Document(d, t, "text", title=title, source=d) for d, title, t in zh],
            embedder="hash-64")
-    question = "Which river flows into the sea at the port city?"
+    question = "What colour is the neighbour's bicycle?"
     with Memory(tmp_path / "mem") as m:
         r = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0))
         qvec = r.embedder.embed([question])[0]
         assert r.readable(question, qvec) == 0.0
-        assert len(m.search_lexical(question, 3)[0]) == 0
+        assert r.lexical_query(question) != question  # its words are searched in Chinese too
+        assert len(m.search_lexical(r.lexical_query(question), 3)[0]) == 0
         rows, _ = r.seeds(question, qvec, 3)
         dense, _ = m.search_dense(qvec[None], 3)
         assert len(rows) > 0 and list(rows) == [row for row in dense[0] if row >= 0][:len(rows)]

@@ -46,12 +46,13 @@ import numpy as np
 from asmr.decoding.markers import CITE, Marker, cite, join_sentences
 from asmr.embed.models import embedder_scripts, question_vectors
 from asmr.text.entities import mentions, normalize
-from asmr.text.scripts import readable_share
+from asmr.text import bilingual
+from asmr.text.scripts import main_script, readable_share, script_words
 from asmr.text.sentences import split_sentences
 from asmr.text.tables import keys_named, longest_keys, names_key, table_row_key
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
-from asmr.text.words import CLAIM_STOP_WORDS, content_pairs, content_words, dictionary_word, light_stem
+from asmr.text.words import CLAIM_STOP_WORDS, content_pairs, content_words, dictionary_word, light_stem, term_key
 
 from .base import Generation, Source, check_sources
 
@@ -125,6 +126,18 @@ def _lead_names(source: Source) -> set[str]:
     return mentions(opening) | (mentions(source.section) if source.section else set())
 
 
+def _english_keys(question: str) -> set[str]:
+    """The keys (``text.words.term_key``) of a question asked in English, for the sentences written in
+    Chinese (``text.bilingual``); none for a question asked in Chinese."""
+    if main_script(script_words(question)) != "latin":
+        return set()
+    return {term_key(w) for w in content_words(question) if w.isascii() and w.isalpha()}
+
+
+def _written_in_chinese(text: str) -> bool:
+    return main_script(script_words(text)) == "cjk"
+
+
 def _stems(text: str) -> set[str]:
     """The content words of ``text`` as light stems: "requested" states what "request" does."""
     return {light_stem(w) for w in content_words(text) - CLAIM_STOP_WORDS}
@@ -190,11 +203,14 @@ class ExtractiveGenerator:
             q_words = content_words(query)
             q_plain = q_words - {w for n in names for w in content_words(n)}
             read_query = readable_share(query, scripts)
+            english = _english_keys(query)
             ranked = []
             for (i, s), r, t, c, cp, share in zip(cands, read, turn, cos, cos_plain, shares):
                 words = q_plain if t else q_words
                 c = cp if t else c
                 overlap = len(words & content_words(r)) / len(words) if words else 0.0
+                if english and _written_in_chinese(r):  # an English question's words, said in Chinese
+                    overlap = max(overlap, len(english & bilingual.english_keys(r)) / len(english))
                 # The cosine counts as far as the model reads both texts; for the rest the words they
                 # share stand in for it (an English model's cosine of two Chinese texts is noise).
                 share = min(read_query, share)

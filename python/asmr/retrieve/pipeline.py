@@ -2,7 +2,9 @@
 
 Seeds are the dense (faiss) and BM25 results fused by reciprocal rank, the dense
 ranking weighted by how much of the question and of the memory the embedding model
-can read (``readable``: an English model's cosines of Chinese text are noise); their
+can read (``readable``: an English model's cosines of Chinese text are noise), BM25
+searching an English question over Chinese units by its terms' Chinese words too
+(``Retriever.lexical_query``); their
 scores, falling with rank, start a spread of activation over the unit graph
 (``asmr_kernels.SpreadSession``: depth 2, edges under the threshold ignored). Each
 reached unit is scored by
@@ -37,9 +39,11 @@ from asmr_kernels import SpreadSession
 
 from ..embed.models import embedder_scripts, question_vectors
 from ..graph import UnitGraph, load_or_build
+from ..text.bilingual import chinese_words
+from ..text.cjk import CJK_CHAR
 from ..text.entities import code_kind, kind_codes, kind_pattern, normalize, unit_entities
 from ..text.facts import key_facts, missing_from
-from ..text.scripts import readable_share, readable_share_of, script_words
+from ..text.scripts import main_script, readable_share, readable_share_of, script_words
 from ..text.turns import about, named_speakers, parse_turn, without_names
 from ..text.when import asks_when, says_when
 from ..text.words import tokenize
@@ -54,6 +58,7 @@ from .bridge import (
 )
 from .confidence import confidence, confidence_features, no_features, refusal_reason
 from .conflicts import resolve_conflicts
+from .signals import question_terms
 from .types import Hit, PathStep, Result, RetrieveConfig
 
 
@@ -62,6 +67,11 @@ from .types import Hit, PathStep, Result, RetrieveConfig
 WHOLE_MEMORY_READABLE = 0.99
 READABLE_UNITS = 10  # the dense ranking's first units whose readable share weighs it
 READABLE_HEAD = 300  # characters of a unit read for its share: a unit rarely changes language midway
+# The least share of a memory's units written mostly in Chinese for an English question's terms to be
+# searched in Chinese too: below it (an English encyclopedia quoting names in characters) there is no
+# Chinese unit to reach, only noise to add
+OTHER_LANGUAGE_UNITS = 0.01
+_LATIN = re.compile("[A-Za-z]")
 
 
 def _day_number(iso: str) -> float:
@@ -93,13 +103,23 @@ def section_heading(unit) -> str:
     return unit.section_path[-1] if len(unit.section_path) > 1 and unit.kind != "heading" else ""
 
 
-def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
-    """Words per script (``asmr.text.scripts``) in about ``sample`` active units spread over the memory."""
-    counts: dict[str, int] = {}
+def memory_scripts(memory, sample: int = 2000) -> tuple[dict[str, int], dict[str, int]]:
+    """Words per script (``asmr.text.scripts``) in about ``sample`` active units spread over the memory,
+    and how many of those units are written mostly in each script (``main_script``)."""
+    words: dict[str, int] = {}
+    units: dict[str, int] = {}
     for text in memory.sample_active_contents(sample):
-        for name, n in script_words(text).items():
-            counts[name] = counts.get(name, 0) + n
-    return counts
+        counts = script_words(text)
+        for name, n in counts.items():
+            words[name] = words.get(name, 0) + n
+        if counts:
+            units[main_script(counts)] = units.get(main_script(counts), 0) + 1
+    return words, units
+
+
+def memory_script_words(memory, sample: int = 2000) -> dict[str, int]:
+    """Words per script in about ``sample`` active units spread over the memory (``memory_scripts``)."""
+    return memory_scripts(memory, sample)[0]
 
 
 # The key facts that name one thing exactly, and that the dense model barely tells apart: a unit that
@@ -134,7 +154,8 @@ class Retriever:
         self._days: np.ndarray | None = None
         self._documents: dict[tuple[str, str], tuple[str, str]] | None = None
         self._undated: frozenset[tuple[str, str]] | None = None
-        self._memory_readable: tuple[int, float] | None = None  # (memory generation, share)
+        # (memory generation, words by script, units by the script they are mostly written in)
+        self._memory_scripts: tuple[int, dict[str, int], dict[str, int]] | None = None
         self._unit_readable: tuple[int, dict[int, float]] = (-1, {})  # (generation, share by row)
         self._spread: SpreadSession | None = None
         self._speakers: dict[str, np.ndarray] | None = None
@@ -193,15 +214,37 @@ class Retriever:
         shares = self._unit_shares(rows, embedder_scripts(self.embedder), texts)
         return [shares[r] for r in rows]
 
-    def _memory_share(self) -> float:
-        """The readable share of the memory's text, from about 2,000 active units spread over it
-        (once per snapshot; a memory rarely changes language between ingests)."""
+    def _memory_languages(self) -> tuple[dict[str, int], dict[str, int]]:
+        """``memory_scripts`` of the memory (once per snapshot; a memory rarely changes language between
+        ingests)."""
         generation = self.memory.generation
-        if self._memory_readable is None or self._memory_readable[0] != generation:
-            scripts = embedder_scripts(self.embedder)
-            share = 1.0 if scripts is None else readable_share_of(memory_script_words(self.memory), scripts)
-            self._memory_readable = (generation, share)
-        return self._memory_readable[1]
+        if self._memory_scripts is None or self._memory_scripts[0] != generation:
+            self._memory_scripts = (generation, *memory_scripts(self.memory))
+        return self._memory_scripts[1:]
+
+    def _memory_share(self) -> float:
+        """The readable share of the memory's text."""
+        scripts = embedder_scripts(self.embedder)
+        return 1.0 if scripts is None else readable_share_of(self._memory_languages()[0], scripts)
+
+    def lexical_query(self, question: str) -> str:
+        """What BM25 searches for ``question``: the question, and where it asks in English over a memory
+        with units written in Chinese (``OTHER_LANGUAGE_UNITS`` of them or more), the commonest Chinese
+        words of its English terms too (``text.bilingual.chinese_words``): BM25 matches no word across
+        languages, and a Chinese unit that answers an English question would otherwise be reached by no
+        ranking that reads it (an English model cannot read the Chinese). A question asked in Chinese
+        (most of its terms Chinese) is searched as asked: the English of "卡拉OK" in it is a name. (The
+        other way, a Chinese question searching English units by its words' English glosses, refused
+        fewer of CMRC's unanswerable questions over a memory that also held HotpotQA's passages:
+        bench/README.md, "A question in one language over units in the other".)"""
+        _, units = self._memory_languages()
+        if units.get("cjk", 0) < OTHER_LANGUAGE_UNITS * sum(units.values()) or not _LATIN.search(question):
+            return question
+        terms, _ = question_terms(question, self.memory.inverse_document_frequencies)
+        english = [t for t in terms if not CJK_CHAR.match(t)]
+        if 2 * len(english) < len(terms):
+            return question
+        return " ".join([question, *(w for t in english for w in chinese_words(t))])
 
     # Seeds
     def seeds(self, question: str, qvec: np.ndarray, n: int, readable: float | None = None
@@ -225,7 +268,7 @@ class Retriever:
         ``speaker_seeds`` times."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
-        lex_rows, lex_scores = m.search_lexical(question, depth)
+        lex_rows, lex_scores = m.search_lexical(self.lexical_query(question), depth)
         rankings = [(lex_rows, 1.0)]
         # Where BM25 finds nothing at all, the dense ranking seeds however little the model reads: a
         # question in one language over a memory in another has no other way in.

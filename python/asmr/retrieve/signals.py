@@ -40,7 +40,9 @@ that says it another way, by a WordNet synonym of few senses (``term_senses``: "
 "physician") or as a hyphenated pair written as one word ("Wi-Fi" for "wifi"). Chinese questions are
 cut into words by jieba, and a word is held by a unit that contains it, or that contains the
 dictionary words it is made of (a compound the question keeps whole, the unit may state in parts).
-The question words that ask rather than say (``QUESTION_STOP_WORDS`` and their Chinese
+Across the two languages, a term of the language the question is asked in is held by a unit
+written in the other that says it, by CC-CEDICT's glosses (``text.bilingual``: "borrow" by 借,
+日志 by "logs"). The question words that ask rather than say (``QUESTION_STOP_WORDS`` and their Chinese
 counterparts) are no terms, nor the verbs that open a request ("Tell me", "Look up":
 ``text.words.without_request``).
 """
@@ -51,10 +53,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..text.bilingual import english_keys
 from ..text.cjk import CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_FUNCTION_CHARACTERS, CJK_PRESENT_WORDS
+from ..text.scripts import main_script, script_words
 from ..text.sentences import sentence_ends
 from ..text.wordnet import senses
-from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, tokenize, without_request
+from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, term_key, tokenize, without_request
 
 # Chinese words that ask, or that say nothing on their own: no terms of a question. The fifth line and
 # CJK_PRESENT_WORDS: 还 + a verb (还要 still must, 还是 still / or) and the time of asking (现在 now,
@@ -98,19 +102,6 @@ def asks(word: str) -> bool:
 # which the unit that answers states as a value ("30 days", "weekly"), not as the word.
 HOW_DEGREES = frozenset("""long often far old many much big large tall high soon late early frequently fast quickly
 deep wide heavy small short""".split())
-
-@lru_cache(maxsize=1 << 16)
-def term_key(word: str) -> str:
-    """A lower-cased English word's lemma, stemmed: the form two wordings of one term share."""
-    import simplemma  # loaded on first use: its tables are large
-    return _stemmer().stemWord(simplemma.lemmatize(word, lang="en"))
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer
-    return Stemmer.Stemmer("english")
-
 
 _HYPHENATED = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
 
@@ -366,13 +357,45 @@ def _cjk_held(word: str, text: str) -> bool:
 def held(terms: list[str], text: str, word_senses: list[frozenset[int]] | None = None) -> np.ndarray:
     """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, or by a word
     that shares a WordNet sense with it (``word_senses``, each term's :func:`term_senses`, where given:
-    "doctor" holds "physician"), a CJK word as a substring or in its parts (``_cjk_held``)."""
+    "doctor" holds "physician"), a CJK word as a substring or in its parts (``_cjk_held``); and across
+    the two languages (:func:`_held_across`)."""
     keys = _unit_keys(text)
     out = np.array([_cjk_held(t, text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
     if word_senses is not None and not out.all():
         theirs = _unit_senses(text)
         for i, mine in enumerate(word_senses):
             out[i] = out[i] or not mine.isdisjoint(theirs)
+    if not out.all():
+        out |= _held_across(terms, text, keys)
+    return out
+
+
+@lru_cache(maxsize=1 << 12)
+def _written_in(text: str) -> str | None:
+    """The script most of ``text``'s words are in (``text.scripts.main_script``)."""
+    return main_script(script_words(text)) if CJK_CHAR.search(text) else "latin"
+
+
+def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarray:
+    """Which of ``terms`` ``text`` says in the other language, by CC-CEDICT (``text.bilingual``): an
+    English term where a Chinese word of a text written mostly in Chinese glosses as it ("borrow" in
+    "可借10册"), a CJK term where the English words (``keys``) of a text written mostly in English gloss
+    it ("日志" in "Logs are kept ..."). A question in one language over units in the other holds nothing
+    otherwise, and is refused though its unit answers it. Only the terms of the question's own language
+    (the script most of its terms are in) are carried across, and only to a text of the other: a few
+    words of the other language (a name, a title: "卡拉OK" in a Chinese question, an English name in
+    parentheses in a Chinese unit) are names, and read as words they hold what no unit states."""
+    out = np.zeros(len(terms), bool)
+    chinese = [i for i, t in enumerate(terms) if CJK_CHAR.match(t)]
+    english = [i for i, t in enumerate(terms) if not CJK_CHAR.match(t)]
+    language = _written_in(text)
+    if len(chinese) >= len(english) and language == "latin":
+        for i in chinese:
+            out[i] = not english_keys(terms[i]).isdisjoint(keys)
+    if len(english) >= len(chinese) and language == "cjk":
+        said = english_keys(text)
+        for i in english:
+            out[i] = terms[i] in said
     return out
 
 

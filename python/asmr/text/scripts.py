@@ -41,6 +41,11 @@ def script_words(text: str) -> dict[str, int]:
     return counts
 
 
+def main_script(counts: dict[str, int]) -> str | None:
+    """The script most of a text's words are in (its ``script_words``: ``counts``); None for no words."""
+    return max(counts, key=counts.__getitem__) if counts else None
+
+
 # A character that is no letter or a Latin one (ASCII, Latin-1 but its three other letters ª µ º,
 # Latin Extended, general punctuation): a text of these alone is all Latin script.
 _LATIN_ONLY = re.compile("[\x00-\x7f\u00a0-\u00a9\u00ab-\u00b4\u00b6-\u00b9\u00bb-\u024f\u1e00-\u1eff"

