@@ -365,8 +365,8 @@ def held(terms: list[str], text: str, word_senses: list[frozenset[int]] | None =
         theirs = _unit_senses(text)
         for i, mine in enumerate(word_senses):
             out[i] = out[i] or not mine.isdisjoint(theirs)
-    if not out.all():
-        out |= _held_across(terms, text, keys)
+    if (across := _held_across(terms, text, keys)) is not None:
+        out |= across
     return out
 
 
@@ -376,27 +376,37 @@ def _written_in(text: str) -> str | None:
     return main_script(script_words(text)) if CJK_CHAR.search(text) else "latin"
 
 
-def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarray:
+def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarray | None:
     """Which of ``terms`` ``text`` says in the other language, by CC-CEDICT (``text.bilingual``): an
     English term where a Chinese word of a text written mostly in Chinese glosses as it ("borrow" in
     "可借10册"), a CJK term where the English words (``keys``) of a text written mostly in English gloss
-    it ("日志" in "Logs are kept ..."). A question in one language over units in the other holds nothing
-    otherwise, and is refused though its unit answers it. Only the terms of the question's own language
-    (the script most of its terms are in) are carried across, and only to a text of the other: a few
-    words of the other language (a name, a title: "卡拉OK" in a Chinese question, an English name in
-    parentheses in a Chinese unit) are names, and read as words they hold what no unit states."""
-    out = np.zeros(len(terms), bool)
-    chinese = [i for i, t in enumerate(terms) if CJK_CHAR.match(t)]
-    english = [i for i, t in enumerate(terms) if not CJK_CHAR.match(t)]
+    it ("日志" in "Logs are kept ..."); None where no term can be (a text of the question's language).
+    A question in one language over units in the other holds nothing otherwise, and is refused though
+    its unit answers it. Only the terms of the question's own language (the script most of its terms
+    are in) are carried across, and only to a text of the other: a few words of the other language (a
+    name, a title: "卡拉OK" in a Chinese question, an English name in parentheses in a Chinese unit) are
+    names, and read as words they hold what no unit states."""
+    chinese, english = _by_language(tuple(terms))
     language = _written_in(text)
-    if len(chinese) >= len(english) and language == "latin":
+    if language == "latin" and len(chinese) >= len(english) and chinese:
+        out = np.zeros(len(terms), bool)
         for i in chinese:
             out[i] = not english_keys(terms[i]).isdisjoint(keys)
-    if len(english) >= len(chinese) and language == "cjk":
+        return out
+    if language == "cjk" and len(english) >= len(chinese) and english:
         said = english_keys(text)
+        out = np.zeros(len(terms), bool)
         for i in english:
             out[i] = terms[i] in said
-    return out
+        return out
+    return None
+
+
+@lru_cache(maxsize=1 << 10)
+def _by_language(terms: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The places of ``terms``' CJK terms and of their English ones."""
+    return (tuple(i for i, t in enumerate(terms) if CJK_CHAR.match(t)),
+            tuple(i for i, t in enumerate(terms) if not CJK_CHAR.match(t)))
 
 
 def alignment(terms: list[str], weights: np.ndarray, texts: list[str],
