@@ -47,7 +47,7 @@ from asmr.decoding.markers import CITE, Marker, cite, join_sentences
 from asmr.embed.models import embedder_scripts, question_vectors
 from asmr.text.entities import mentions, normalize
 from asmr.text import bilingual
-from asmr.text.scripts import main_script, readable_share, script_words
+from asmr.text.scripts import readable_share, written_in
 from asmr.text.sentences import split_sentences
 from asmr.text.tables import keys_named, longest_keys, names_key, table_row_key
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
@@ -129,13 +129,9 @@ def _lead_names(source: Source) -> set[str]:
 def _english_keys(question: str) -> set[str]:
     """The keys (``text.words.term_key``) of a question asked in English, for the sentences written in
     Chinese (``text.bilingual``); none for a question asked in Chinese."""
-    if main_script(script_words(question)) != "latin":
+    if written_in(question) != "latin":
         return set()
     return {term_key(w) for w in content_words(question) if w.isascii() and w.isalpha()}
-
-
-def _written_in_chinese(text: str) -> bool:
-    return main_script(script_words(text)) == "cjk"
 
 
 def _stems(text: str) -> set[str]:
@@ -195,6 +191,7 @@ class ExtractiveGenerator:
         sentence_vecs = self.embedder.embed(read)
         scripts = embedder_scripts(self.embedder)
         shares = [readable_share(r, scripts) for r in read]
+        chinese = [written_in(r) == "cjk" for r in read]
         out = []
         for qi, query in enumerate(queries):
             cos = np.asarray(sentence_vecs @ query_vecs[qi], dtype=np.float64)
@@ -205,11 +202,11 @@ class ExtractiveGenerator:
             read_query = readable_share(query, scripts)
             english = _english_keys(query)
             ranked = []
-            for (i, s), r, t, c, cp, share in zip(cands, read, turn, cos, cos_plain, shares):
+            for (i, s), r, t, c, cp, share, zh in zip(cands, read, turn, cos, cos_plain, shares, chinese):
                 words = q_plain if t else q_words
                 c = cp if t else c
                 overlap = len(words & content_words(r)) / len(words) if words else 0.0
-                if english and _written_in_chinese(r):  # an English question's words, said in Chinese
+                if english and zh:  # an English question's words, said in Chinese
                     overlap = max(overlap, len(english & bilingual.english_keys(r)) / len(english))
                 # The cosine counts as far as the model reads both texts; for the rest the words they
                 # share stand in for it (an English model's cosine of two Chinese texts is noise).

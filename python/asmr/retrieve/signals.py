@@ -55,7 +55,7 @@ import numpy as np
 
 from ..text.bilingual import english_keys
 from ..text.cjk import CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_FUNCTION_CHARACTERS, CJK_PRESENT_WORDS
-from ..text.scripts import main_script, script_words
+from ..text.scripts import written_in
 from ..text.sentences import sentence_ends
 from ..text.wordnet import senses
 from ..text.words import QUESTION_STOP_WORDS, cjk_bigrams, term_key, tokenize, without_request
@@ -370,12 +370,6 @@ def held(terms: list[str], text: str, word_senses: list[frozenset[int]] | None =
     return out
 
 
-@lru_cache(maxsize=1 << 12)
-def _written_in(text: str) -> str | None:
-    """The script most of ``text``'s words are in (``text.scripts.main_script``)."""
-    return main_script(script_words(text)) if CJK_CHAR.search(text) else "latin"
-
-
 def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarray | None:
     """Which of ``terms`` ``text`` says in the other language, by CC-CEDICT (``text.bilingual``): an
     English term where a Chinese word of a text written mostly in Chinese glosses as it ("borrow" in
@@ -387,7 +381,7 @@ def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarra
     name, a title: "卡拉OK" in a Chinese question, an English name in parentheses in a Chinese unit) are
     names, and read as words they hold what no unit states."""
     chinese, english = _by_language(tuple(terms))
-    language = _written_in(text)
+    language = written_in(text)
     if language == "latin" and len(chinese) >= len(english) and chinese:
         out = np.zeros(len(terms), bool)
         for i in chinese:

@@ -8,6 +8,7 @@ Scripts are told apart by Unicode block, which is all a share of words needs.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .cjk import CJK_CLASS
 
@@ -30,6 +31,7 @@ _SCRIPT_OF = [(name, re.compile(f"[{body}]")) for name, body in _BLOCKS]
 # A word: one CJK character (the script writes no spaces, and a character is about a word's worth of
 # meaning), or a run of letters of any other script; so a Chinese and an English sentence weigh alike.
 _WORD = re.compile(f"[{CJK_CLASS}]|[^\\W\\d_{CJK_CLASS}]+")
+_ANY_LETTER = re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
 
 
 def script_words(text: str) -> dict[str, int]:
@@ -50,6 +52,15 @@ def main_script(counts: dict[str, int]) -> str | None:
 # Latin Extended, general punctuation): a text of these alone is all Latin script.
 _LATIN_ONLY = re.compile("[\x00-\x7f\u00a0-\u00a9\u00ab-\u00b4\u00b6-\u00b9\u00bb-\u024f\u1e00-\u1eff"
                          "\u2000-\u206f]*")
+
+
+@lru_cache(maxsize=1 << 12)
+def written_in(text: str) -> str | None:
+    """The script ``text`` is written in: that of most of its words (``main_script``); None for a text
+    without words. A text of Latin characters alone is read without counting."""
+    if _LATIN_ONLY.fullmatch(text):
+        return "latin" if _ANY_LETTER.search(text) else None
+    return main_script(script_words(text))
 
 
 def readable_share(text: str, scripts: frozenset[str] | None) -> float:
