@@ -37,7 +37,8 @@ was held to its sign (``confidence.SIGNS``), and were dropped.
 English terms are lemmatised (simplemma) and stemmed (Snowball, PyStemmer), so "founded" meets
 "founding" and "went" meets "go"; in term and kind alignment an English term is also held by a unit
 that says it another way, by a WordNet synonym of few senses (``term_senses``: "doctor" for
-"physician") or as a hyphenated pair written as one word ("Wi-Fi" for "wifi"). Chinese questions are
+"physician") or as a hyphenated pair written as one word ("Wi-Fi" for "wifi", and "WiFi" for
+"Wi-Fi": two neighbouring terms a unit writes as one word). Chinese questions are
 cut into words by jieba, and a word is held by a unit that contains it, or that contains the
 dictionary words it is made of (a compound the question keeps whole, the unit may state in parts).
 Across the two languages, a term of the language the question is asked in is held by a unit
@@ -357,20 +358,24 @@ def _cjk_held(word: str, text: str) -> bool:
 def held(terms: list[str], text: str, word_senses: list[frozenset[int]] | None = None) -> np.ndarray:
     """Which of ``terms`` (``question_terms``) ``text`` holds: an English term by its key, or by a word
     that shares a WordNet sense with it (``word_senses``, each term's :func:`term_senses`, where given:
-    "doctor" holds "physician"), a CJK word as a substring or in its parts (``_cjk_held``); and across
-    the two languages (:func:`_held_across`)."""
-    keys = _unit_keys(text)
+    "doctor" holds "physician"), two neighbouring English terms by the one word they make ("Wi-Fi"
+    asked, "WiFi" written), a CJK word as a substring or in its parts (``_cjk_held``); and across the
+    two languages (:func:`_held_across`)."""
+    keys, asked = _unit_keys(text), tuple(terms)
     out = np.array([_cjk_held(t, text) if CJK_CHAR.match(t) else (t in keys) for t in terms], bool)
+    for i, joined in _joined_keys(asked):  # "Wi-Fi" asked, "WiFi" written: two terms said as one word
+        if joined in keys:
+            out[i] = out[i + 1] = True
     if word_senses is not None and not out.all():
         theirs = _unit_senses(text)
         for i, mine in enumerate(word_senses):
             out[i] = out[i] or not mine.isdisjoint(theirs)
-    if (across := _held_across(terms, text, keys)) is not None:
+    if (across := _held_across(asked, text, keys)) is not None:
         out |= across
     return out
 
 
-def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarray | None:
+def _held_across(terms: tuple[str, ...], text: str, keys: frozenset[str]) -> np.ndarray | None:
     """Which of ``terms`` ``text`` says in the other language, by CC-CEDICT (``text.bilingual``): an
     English term where a Chinese word of a text written mostly in Chinese glosses as it ("borrow" in
     "可借10册"), a CJK term where the English words (``keys``) of a text written mostly in English gloss
@@ -380,7 +385,7 @@ def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarra
     are in) are carried across, and only to a text of the other: a few words of the other language (a
     name, a title: "卡拉OK" in a Chinese question, an English name in parentheses in a Chinese unit) are
     names, and read as words they hold what no unit states."""
-    chinese, english = _by_language(tuple(terms))
+    chinese, english = _by_language(terms)
     language = written_in(text)
     if language == "latin" and len(chinese) >= len(english) and chinese:
         out = np.zeros(len(terms), bool)
@@ -394,6 +399,14 @@ def _held_across(terms: list[str], text: str, keys: frozenset[str]) -> np.ndarra
             out[i] = terms[i] in said
         return out
     return None
+
+
+@lru_cache(maxsize=1 << 10)
+def _joined_keys(terms: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    """For each two neighbouring English terms, the first's place and the key of the two written as one
+    word ("wi", "fi": "wifi"; "e", "mail": "email")."""
+    return tuple((i, term_key(a + b)) for i, (a, b) in enumerate(zip(terms, terms[1:]))
+                 if not CJK_CHAR.match(a) and not CJK_CHAR.match(b))
 
 
 @lru_cache(maxsize=1 << 10)

@@ -84,7 +84,8 @@ def _build() -> dict[str, dict[str, list[str]]]:
             for key in whole:
                 found.setdefault(key, []).append(word)
     return {"keys": {word: sorted(keys) for word, (keys, _) in entries.items()},
-            "translations": {key: sorted(words, key=lambda w: (-frequency[w], w)) for key, words in found.items()}}
+            "translations": {key: sorted(words, key=lambda w: (-frequency[w], w))
+                             for key, words in found.items()}}
 
 
 @lru_cache(maxsize=1)
