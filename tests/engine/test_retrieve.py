@@ -1648,3 +1648,20 @@ def test_a_question_in_traditional_script_is_read_as_one_in_simplified():
         assert f["unheld_terms"] == "", (question, unit)
     # the refusal reason names a word as it was asked, in its own script
     assert confidence_features_of("韓立興的球衣號碼是多少？", [traditional_u])["unheld_terms"] == "球衣, 號碼"
+
+
+def test_the_dictionary_is_built_where_its_cache_cannot_be_written(tmp_path, monkeypatch):
+    """The bilingual tables are kept in the cache after their first build; a cache that cannot be written
+    (a read-only home; here a file where the folder should be) costs the build, not the question."""
+    from asmr.text import bilingual
+    from asmr.text.words import term_key
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("ASMR_CACHE_DIR", str(blocked / "cache"))
+    bilingual._tables.cache_clear()
+    try:
+        assert "港口" in bilingual.chinese_words(term_key("port"))
+    finally:
+        bilingual._tables.cache_clear()
+        bilingual._index.cache_clear()
+        bilingual.english_keys.cache_clear()

@@ -90,12 +90,15 @@ def _build() -> dict[str, dict[str, list[str]]]:
 
 @lru_cache(maxsize=1)
 def _tables() -> dict[str, dict[str, list[str]]]:
-    """``_build``, from the cache, else built and written there."""
+    """``_build``, from the cache, else built and written there (where the cache cannot be written, as
+    in a read-only home, built for this process alone)."""
     path = cache_dir() / "bilingual" / f"cedict-{metadata.version(PACKAGE)}-{_FORMAT}.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        tables = _build()
+        pass
+    tables = _build()
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # written aside and renamed: a process reading at the same time sees the whole file or none
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict-")
@@ -103,7 +106,9 @@ def _tables() -> dict[str, dict[str, list[str]]]:
             json.dump(tables, out, ensure_ascii=False)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-        return tables
+    except OSError:
+        pass  # a search answers either way; the next process builds them again
+    return tables
 
 
 @lru_cache(maxsize=1)
