@@ -327,7 +327,7 @@ def test_a_cosine_the_model_cannot_read_gives_way_to_the_words_a_sentence_shares
     assert "嘉兴市物流园十二号[cite:memo://kb/faq/bbb]" in latin_only.generate(question, sources).text
 
 
-def test_an_english_question_quotes_the_chinese_sentence_that_says_its_words():
+def test_a_question_quotes_the_sentence_of_the_other_language_that_says_its_words():
     """A question asked in English over Chinese sentences shares no word with them, and a model that reads
     Latin script only ranks them by noise: the sentence whose Chinese says the question's words
     (CC-CEDICT: 调度 "dispatch", 负责 "in charge of") is quoted."""
@@ -336,3 +336,9 @@ def test_an_english_question_quotes_the_chinese_sentence_that_says_its_words():
     latin_only = ExtractiveGenerator(_NoiseEmbedder("油卡", frozenset({"latin"})), max_sentences=1)
     assert "车队调度由赵敏负责[cite:memo://kb/fleet/bbb]" in latin_only.generate(
         "Who is in charge of fleet dispatch?", sources).text
+    # and the other way: a Chinese question's words (服务器 server, 监听 listen, 端口 port) in English
+    english = [Source("memo://kb/faq/ccc", "Each API key may send 600 requests per minute."),
+               Source("memo://kb/ops/ddd", "The API server listens on port 9090 by default.")]
+    reads_english = ExtractiveGenerator(_NoiseEmbedder("requests", frozenset({"latin"})), max_sentences=1)
+    assert "port 9090 by default [cite:memo://kb/ops/ddd]" in reads_english.generate(
+        "API 服务器默认监听哪个端口？", english).text

@@ -127,12 +127,25 @@ def _lead_names(source: Source) -> set[str]:
     return mentions(opening) | (mentions(source.section) if source.section else set())
 
 
-def _english_keys(question: str) -> set[str]:
-    """The keys (``text.words.term_key``) of a question asked in English, for the sentences written in
-    Chinese (``text.bilingual``); none for a question asked in Chinese."""
-    if written_in(question) != "latin":
-        return set()
-    return {term_key(w) for w in content_words(question) if w.isascii() and w.isalpha()}
+def _english_keys(text: str) -> set[str]:
+    """The keys (``text.words.term_key``) of ``text``'s English words."""
+    return {term_key(w) for w in content_words(text) if w.isascii() and w.isalpha()}
+
+
+def _across(question: str, sentence: str, written: str | None) -> float:
+    """The share of ``question``'s words that ``sentence``, written in the other language (``written``),
+    says (``text.bilingual``): an English question's keys among what a Chinese sentence's words gloss
+    as, a Chinese question's words whose glosses an English sentence holds; 0 for a sentence of the
+    question's own language, whose words it shares or not."""
+    asked = written_in(question)
+    if asked == "latin" and written == "cjk":
+        english = _english_keys(question)
+        return len(english & bilingual.english_keys(sentence)) / len(english) if english else 0.0
+    if asked == "cjk" and written == "latin":
+        words = bilingual.word_keys(question)
+        said = _english_keys(sentence)
+        return sum(not keys.isdisjoint(said) for keys in words) / len(words) if words else 0.0
+    return 0.0
 
 
 def _stems(text: str) -> set[str]:
@@ -192,7 +205,7 @@ class ExtractiveGenerator:
         sentence_vecs = self.embedder.embed(read)
         scripts = embedder_scripts(self.embedder)
         shares = [readable_share(r, scripts) for r in read]
-        chinese = [written_in(r) == "cjk" for r in read]
+        written = [written_in(r) for r in read]
         out = []
         for qi, query in enumerate(queries):
             cos = np.asarray(sentence_vecs @ query_vecs[qi], dtype=np.float64)
@@ -201,14 +214,12 @@ class ExtractiveGenerator:
             q_words = content_words(query)
             q_plain = q_words - {w for n in names for w in content_words(n)}
             read_query = readable_share(query, scripts)
-            english = _english_keys(query)
             ranked = []
-            for (i, s), r, t, c, cp, share, zh in zip(cands, read, turn, cos, cos_plain, shares, chinese):
+            for (i, s), r, t, c, cp, share, w in zip(cands, read, turn, cos, cos_plain, shares, written):
                 words = q_plain if t else q_words
                 c = cp if t else c
                 overlap = len(words & content_words(r)) / len(words) if words else 0.0
-                if english and zh:  # an English question's words, said in Chinese
-                    overlap = max(overlap, len(english & bilingual.english_keys(r)) / len(english))
+                overlap = max(overlap, _across(query, r, w))  # the question's words in the other language
                 # The cosine counts as far as the model reads both texts; for the rest the words they
                 # share stand in for it (an English model's cosine of two Chinese texts is noise).
                 share = min(read_query, share)

@@ -149,3 +149,12 @@ def _dictionary_words(text: str, index: dict) -> set[str]:
                     covered[i:j] = b"\x01" * (j - i)
         found.update(c for c, inside in zip(run, covered) if not inside and c in index)
     return found
+
+
+def word_keys(text: str) -> list[frozenset[str]]:
+    """The English keys of each word jieba cuts ``text``'s Chinese into, for the words the dictionary
+    glosses (a question's 服务器, 端口: {server}, {port, interface}; 哪个 glosses as question words only)."""
+    import jieba
+    jieba.setLogLevel(60)
+    index = _index()
+    return [index[w] for w in jieba.lcut(fold_han(text)) if index.get(w)]
