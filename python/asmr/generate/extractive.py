@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import date
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -127,9 +128,11 @@ def _lead_names(source: Source) -> set[str]:
     return mentions(opening) | (mentions(source.section) if source.section else set())
 
 
-def _english_keys(text: str) -> set[str]:
-    """The keys (``text.words.term_key``) of ``text``'s English words."""
-    return {term_key(w) for w in content_words(text) if w.isascii() and w.isalpha()}
+@lru_cache(maxsize=1 << 12)
+def _english_keys(text: str) -> frozenset[str]:
+    """The keys (``text.words.term_key``) of ``text``'s English words (a question's, once for all its
+    candidate sentences)."""
+    return frozenset(term_key(w) for w in content_words(text) if w.isascii() and w.isalpha())
 
 
 def _across(question: str, sentence: str, written: str | None) -> float:

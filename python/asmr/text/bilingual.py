@@ -151,10 +151,11 @@ def _dictionary_words(text: str, index: dict) -> set[str]:
     return found
 
 
-def word_keys(text: str) -> list[frozenset[str]]:
+@lru_cache(maxsize=1 << 10)
+def word_keys(text: str) -> tuple[frozenset[str], ...]:
     """The English keys of each word jieba cuts ``text``'s Chinese into, for the words the dictionary
     glosses (a question's 服务器, 端口: {server}, {port, interface}; 哪个 glosses as question words only)."""
     import jieba
     jieba.setLogLevel(60)
     index = _index()
-    return [index[w] for w in jieba.lcut(fold_han(text)) if index.get(w)]
+    return tuple(index[w] for w in jieba.lcut(fold_han(text)) if index.get(w))
