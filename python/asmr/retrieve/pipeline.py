@@ -113,7 +113,8 @@ def memory_scripts(memory, sample: int = 2000) -> tuple[dict[str, int], dict[str
         for name, n in counts.items():
             words[name] = words.get(name, 0) + n
         if counts:
-            units[main_script(counts)] = units.get(main_script(counts), 0) + 1
+            script = main_script(counts)
+            units[script] = units.get(script, 0) + 1
     return words, units
 
 
