@@ -7,9 +7,12 @@ to load the store at all (a question sent to a running server never does).
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
+from typing import Callable, TypeVar
 
 DEFAULT_MEMORY = "asmr-memory"
+_T = TypeVar("_T")
 
 
 def default_memory_dir() -> Path:
@@ -20,3 +23,26 @@ def cache_dir() -> Path:
     """Where what is built once from installed packages lives (ONNX graphs, converted models, the
     bilingual dictionary's index): ``$ASMR_CACHE_DIR``, else ``~/.cache/asmr``."""
     return Path(os.environ.get("ASMR_CACHE_DIR") or Path.home() / ".cache" / "asmr")
+
+
+def read_or_build(path: Path, build: Callable[[], _T], dump: Callable[[_T], bytes],
+                  load: Callable[[bytes], _T]) -> _T:
+    """What the cache file ``path`` holds (``load`` of its bytes), else ``build()``, written there for
+    later processes: aside and renamed, so that a process reading at the same time sees the whole file
+    or none. A file that cannot be read back (cut short, another format) is built again; where the
+    cache cannot be written (a read-only home), the value is built for this process alone."""
+    try:
+        return load(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    value = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(dump(value))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # the caller has its value either way; the next process builds it again
+    return value

