@@ -30,6 +30,28 @@ def test_a_value_is_built_where_the_cache_cannot_be_written(tmp_path):
     assert read_or_build(blocked / "cache" / "t.bin", lambda: (1, 2), marshal.dumps, marshal.loads) == (1, 2)
 
 
+def test_simplemma_read_from_the_cache_lemmatizes_as_simplemma_does(tmp_path, monkeypatch):
+    simplemma = pytest.importorskip("simplemma")
+    from asmr.text import words
+
+    monkeypatch.setenv("ASMR_CACHE_DIR", str(tmp_path))
+    tried = "kept mice running better went data analyses retained leaves was settings value xylophones".split()
+    words._lemmas.cache_clear()
+    try:
+        assert [words._lemmas()[0].lemmatize(w, "en") for w in tried] == \
+            [simplemma.lemmatize(w, lang="en") for w in tried]
+        assert list((tmp_path / "simplemma").glob("en-*.bin"))
+        # a later process reads the cached dictionary and never decodes simplemma's own
+        words._lemmas.cache_clear()
+        monkeypatch.setattr(words, "_shipped", lambda lang: pytest.fail("decoded the shipped dictionary again"))
+        assert [words._lemmas()[0].lemmatize(w, "en") for w in tried] == \
+            [simplemma.lemmatize(w, lang="en") for w in tried]
+        assert [words._lemmas()[1].get_lemma(w, "en") is not None for w in tried + ["qzxv"]] == \
+            [simplemma.is_known(w, lang="en") for w in tried + ["qzxv"]]
+    finally:
+        words._lemmas.cache_clear()
+
+
 def test_jieba_read_from_the_cache_cuts_as_jieba_does(tmp_path, monkeypatch):
     jieba = pytest.importorskip("jieba")
     from asmr.text import cjk
