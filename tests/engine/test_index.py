@@ -228,3 +228,27 @@ def test_an_index_from_before_characters_is_searched_by_words(tmp_path):
     assert old.folds_han and not old.cjk_characters
     assert old._query_words("一袋面粉最重？") == tokenize("一袋面粉最重？")
     assert 0 not in old.search("一袋面粉最重？", 2)[0].tolist()
+
+
+def test_an_index_read_back_is_what_bm25s_loads_and_search_imports_no_bm25s(tmp_path):
+    """A saved index is read back as bm25s would load it, and searched as it was built; a process that
+    only searches never imports bm25s (nor the SciPy it brings)."""
+    import subprocess
+    import sys
+
+    texts = ["Logs are kept for 14 days.", "备份每天凌晨两点进行。", "The API server listens on port 8080.", ""]
+    built = LexicalIndex.build(zip(np.arange(len(texts)) + 7, texts))
+    built.save(tmp_path / "lex")
+    read = LexicalIndex.load(tmp_path / "lex")
+    ref = bm25s.BM25.load(str(tmp_path / "lex"), mmap=True)
+    assert read._bm25.vocab_dict == ref.vocab_dict
+    for part in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(read._bm25.scores[part], ref.scores[part])
+    for q in ("how long are logs kept", "备份几点进行", "port", "nothing here"):
+        assert [a.tolist() for a in read.search(q, 3)] == [a.tolist() for a in built.search(q, 3)]
+        assert read._bm25.get_tokens_ids(tokenize(q)) == ref.get_tokens_ids(tokenize(q))
+    code = ("import sys; from asmr.index import LexicalIndex; "
+            f"LexicalIndex.load({str(tmp_path / 'lex')!r}).search('logs kept', 2); "
+            "print('bm25s' in sys.modules, 'scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

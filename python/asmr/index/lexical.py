@@ -1,4 +1,5 @@
-"""Lexical search: BM25 (Lucene variant) over unit texts, stored and queried with ``bm25s``.
+"""Lexical search: BM25 (Lucene variant) over unit texts, built and saved with ``bm25s`` and read back
+without it (``_StoredScores``); the native ``Postings`` kernel ranks.
 
 Words are ``asmr.text.words.tokenize``: lower-cased letter/digit runs; Chinese, Japanese and Korean runs have
 no spaces between words, so they become overlapping character bigrams (a lone
@@ -26,15 +27,17 @@ from array import array
 from collections import defaultdict
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-import bm25s
 import numpy as np
 
 from asmr_kernels import Postings
 
 from ..text.cjk import CJK_CHAR, fold_han
 from ..text.words import ASCII_TOKEN_TABLE, lone_characters, run_characters, token_bytes, tokenize
+
+if TYPE_CHECKING:
+    import bm25s
 
 _ROWS_FILE = "rows.npy"
 # How the index's words were made, beside bm25s's files: {"fold_han": true} since Han folding,
@@ -148,51 +151,49 @@ def _tokens(vocab: dict[bytes, int], rows: array, lengths: array, flat: array) -
     return out
 
 
-class _VectorizedBM25(bm25s.BM25):
-    """bm25s with the index built from a flat token-id array in NumPy."""
-
-    def index_flat(self, doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[str, int]) -> None:
-        n_docs, n_vocab = len(doc_ptr) - 1, len(vocab) + 1  # +1: bm25s's empty token
-        # a unit's length counts its words, not the characters stored beside them (_CHARACTER)
-        is_character = np.zeros(n_vocab, bool)
-        is_character[[i for token, i in vocab.items() if token.startswith(_CHARACTER)]] = True
-        doc_len = (np.diff(doc_ptr) - _per_document(is_character, token_ids, doc_ptr)).astype(np.float64)
-        ref_len = _reference_lengths(doc_ptr, token_ids, vocab, doc_len)
-        # Tokens grouped by id, documents ascending inside a group (a stable sort of the ids, a radix
-        # sort on 16-bit keys): runs of one (token, document) are its term frequency, and the pairs
-        # come out in CSC order. Temporaries go as soon as they are used, and the scores are computed
-        # in slices: a million units hold some 20 million tokens.
-        order = _stable_argsort(token_ids, n_vocab)
-        tok = token_ids[order]
-        doc_of = np.arange(n_docs, dtype=np.int32 if n_docs < 2**31 else np.int64)
-        doc = np.repeat(doc_of, np.diff(doc_ptr))[order]
-        del order
-        first = np.empty(len(tok), dtype=bool)
-        first[:1] = True
-        np.not_equal(tok[1:], tok[:-1], out=first[1:])
-        first[1:] |= doc[1:] != doc[:-1]
-        starts = np.flatnonzero(first)
-        del first
-        pair_tok, pair_doc = tok[starts], doc[starts]
-        tf = np.diff(starts, append=len(tok))
-        del tok, doc, starts
-        df = np.bincount(pair_tok, minlength=n_vocab)
-        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-        data = np.empty(len(tf), dtype=self.dtype)
-        for i in range(0, len(tf), 1 << 22):
-            part = slice(i, i + (1 << 22))
-            f = tf[part].astype(np.float64)
-            docs = pair_doc[part]
-            norm = self.k1 * ((1 - self.b) + self.b * doc_len[docs] / ref_len[docs])
-            data[part] = idf[pair_tok[part]] * (f / (norm + f))
-        indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
-        self.scores = {"data": data, "indices": pair_doc.astype(self.int_dtype, copy=False),
-                       "indptr": indptr, "num_docs": n_docs}
-        self.vocab_dict = dict(vocab)
-        self.vocab_dict[""] = len(vocab)
-        self.unique_token_ids_set = set(self.vocab_dict.values())
-        self.nonoccurrence_array = None
+def _index_flat(bm25: bm25s.BM25, doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[str, int]) -> None:
+    """Fill the empty bm25s index ``bm25`` from a flat token-id array, in NumPy."""
+    n_docs, n_vocab = len(doc_ptr) - 1, len(vocab) + 1  # +1: bm25s's empty token
+    # a unit's length counts its words, not the characters stored beside them (_CHARACTER)
+    is_character = np.zeros(n_vocab, bool)
+    is_character[[i for token, i in vocab.items() if token.startswith(_CHARACTER)]] = True
+    doc_len = (np.diff(doc_ptr) - _per_document(is_character, token_ids, doc_ptr)).astype(np.float64)
+    ref_len = _reference_lengths(doc_ptr, token_ids, vocab, doc_len)
+    # Tokens grouped by id, documents ascending inside a group (a stable sort of the ids, a radix
+    # sort on 16-bit keys): runs of one (token, document) are its term frequency, and the pairs
+    # come out in CSC order. Temporaries go as soon as they are used, and the scores are computed
+    # in slices: a million units hold some 20 million tokens.
+    order = _stable_argsort(token_ids, n_vocab)
+    tok = token_ids[order]
+    doc_of = np.arange(n_docs, dtype=np.int32 if n_docs < 2**31 else np.int64)
+    doc = np.repeat(doc_of, np.diff(doc_ptr))[order]
+    del order
+    first = np.empty(len(tok), dtype=bool)
+    first[:1] = True
+    np.not_equal(tok[1:], tok[:-1], out=first[1:])
+    first[1:] |= doc[1:] != doc[:-1]
+    starts = np.flatnonzero(first)
+    del first
+    pair_tok, pair_doc = tok[starts], doc[starts]
+    tf = np.diff(starts, append=len(tok))
+    del tok, doc, starts
+    df = np.bincount(pair_tok, minlength=n_vocab)
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    data = np.empty(len(tf), dtype=bm25.dtype)
+    for i in range(0, len(tf), 1 << 22):
+        part = slice(i, i + (1 << 22))
+        f = tf[part].astype(np.float64)
+        docs = pair_doc[part]
+        norm = bm25.k1 * ((1 - bm25.b) + bm25.b * doc_len[docs] / ref_len[docs])
+        data[part] = idf[pair_tok[part]] * (f / (norm + f))
+    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    bm25.scores = {"data": data, "indices": pair_doc.astype(bm25.int_dtype, copy=False),
+                   "indptr": indptr, "num_docs": n_docs}
+    bm25.vocab_dict = dict(vocab)
+    bm25.vocab_dict[""] = len(vocab)
+    bm25.unique_token_ids_set = set(bm25.vocab_dict.values())
+    bm25.nonoccurrence_array = None
 
 
 def _reference_lengths(doc_ptr: np.ndarray, token_ids: np.ndarray, vocab: dict[str, int],
@@ -238,10 +239,25 @@ def _stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
     return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
 
 
+class _StoredScores:
+    """An index that bm25s saved, read as ``bm25s.BM25.load`` reads what search needs of it (the
+    vocabulary, the score matrix's three arrays; a test compares the two) without importing bm25s:
+    its import brings SciPy, a quarter of a second of every command that searches (2-core Xeon)."""
+
+    def __init__(self, directory: Path, *, mmap: bool):
+        self.vocab_dict: dict[str, int] = json.loads((directory / "vocab.index.json").read_text(encoding="utf-8"))
+        self.scores = {part: np.load(directory / f"{part}.csc.index.npy", mmap_mode="r" if mmap else None)
+                       for part in ("data", "indices", "indptr")}
+
+    def get_tokens_ids(self, tokens: list[str]) -> list[int]:
+        """The ids of ``tokens``, leaving out those not in the vocabulary (as bm25s does)."""
+        return [self.vocab_dict[t] for t in tokens if t in self.vocab_dict]
+
+
 class LexicalIndex:
     """BM25 over a set of unit rows; ``search`` answers in unit rows."""
 
-    def __init__(self, bm25: bm25s.BM25, rows: np.ndarray, *, folds_han: bool = True,
+    def __init__(self, bm25: bm25s.BM25 | _StoredScores, rows: np.ndarray, *, folds_han: bool = True,
                  cjk_characters: bool = True):
         self._bm25 = bm25
         self.rows = rows
@@ -262,10 +278,12 @@ class LexicalIndex:
         """Index what ``tokens`` holds, in the order it was added."""
         doc_ptr = np.zeros(len(tokens.lengths) + 1, dtype=np.int64)
         np.cumsum(np.frombuffer(tokens.lengths, np.int32), out=doc_ptr[1:])
-        bm25 = _VectorizedBM25(method="lucene")
+        import bm25s  # for building and saving only (see _StoredScores)
+
+        bm25 = bm25s.BM25(method="lucene")
         # Id 0 is the unit break, in the vocabulary but never among the tokens: words are numbered from 1.
-        bm25.index_flat(doc_ptr, np.frombuffer(tokens.flat, np.int32) - 1,
-                        {t.decode(): i - 1 for t, i in tokens.vocab.items() if i})
+        _index_flat(bm25, doc_ptr, np.frombuffer(tokens.flat, np.int32) - 1,
+                    {t.decode(): i - 1 for t, i in tokens.vocab.items() if i})
         return cls(bm25, np.frombuffer(tokens.rows, np.int64).copy())
 
     @property
@@ -284,7 +302,7 @@ class LexicalIndex:
     @classmethod
     def load(cls, directory: str | os.PathLike, *, mmap: bool = True) -> "LexicalIndex":
         directory = Path(directory)
-        bm25 = bm25s.BM25.load(str(directory), mmap=mmap)
+        bm25 = _StoredScores(directory, mmap=mmap)
         rows = np.load(directory / _ROWS_FILE, mmap_mode="r" if mmap else None)
         analysis = directory / _ANALYSIS_FILE
         made = json.loads(analysis.read_text(encoding="utf-8")) if analysis.is_file() else {}
