@@ -21,7 +21,8 @@ def default_memory_dir() -> Path:
 
 def cache_dir() -> Path:
     """Where what is built once from installed packages lives (ONNX graphs, converted models, the
-    bilingual dictionary's index): ``$ASMR_CACHE_DIR``, else ``~/.cache/asmr``."""
+    bilingual dictionary's tables, jieba's prefix table, simplemma's English dictionary):
+    ``$ASMR_CACHE_DIR``, else ``~/.cache/asmr``. Deleting it costs the next command the builds."""
     return Path(os.environ.get("ASMR_CACHE_DIR") or Path.home() / ".cache" / "asmr")
 
 
