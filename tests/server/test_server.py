@@ -587,3 +587,30 @@ def test_conversation_store_numbers_turns_across_processes_and_drops_the_oldest(
         time.sleep(0.01)
         again.open_turn(cid, result("memo://kb/d/1"))
     assert again.turns("c1") == [] and [len(again.turns(c)) for c in ("c2", "c3", "c4")] == [1, 1, 1]
+
+
+def test_a_worker_warms_up_recall_in_each_language_of_its_memory(tmp_path, monkeypatch):
+    """At a worker's start, recall reads a question in each language its memory is written in (what a
+    first question loads: lemmas, synonyms; jieba and the bilingual tables for Chinese text), and
+    caches nothing: the first user's question is still answered fresh."""
+    from asmr.retrieve import Retriever
+    from asmr.server.state import _WARM_UP_QUESTIONS, SnapshotHolder
+    from asmr.store.writer import ingest
+    from asmr.units.model import Document
+
+    asked = []
+    recall = Retriever.recall
+    monkeypatch.setattr(Retriever, "recall", lambda self, q, qvec, k: (asked.append(q), recall(self, q, qvec, k))[1])
+    english = [Document("cafeteria", "The cafeteria opens at 7 am. Lunch is served until 2 pm.", "text")]
+    chinese = [Document("shitang", "食堂早上七点开门，午饭供应到下午两点。", "text")]
+    for name, docs, languages in (("en", english, {"latin"}), ("both", english + chinese, {"latin", "cjk"})):
+        ingest(tmp_path / name, docs, embedder="hash-256", progress=False)
+        holder = SnapshotHolder(tmp_path / name, poll_seconds=0)
+        try:
+            asked.clear()
+            holder.warm_up()
+            assert holder.warmed_up.is_set()
+            assert sorted(asked) == sorted(_WARM_UP_QUESTIONS[s] for s in languages)
+            assert not holder.current.search(_WARM_UP_QUESTIONS["latin"]).cached
+        finally:
+            holder.close()

@@ -313,8 +313,9 @@ class HealthResponse(BaseModel):
     active_units: int
     embed_model: Optional[str]
     worker: int = Field(description="process id of the worker that answered (with --workers N)")
-    warmed_up: bool = Field(description="the worker's start-up work is done (the verifier's model is loaded "
-                                        "in the background meanwhile): a readiness signal")
+    warmed_up: bool = Field(description="the worker's start-up work is done (the verifier's model and what "
+                                        "recall reads on a first question, in each language of the memory, are "
+                                        "loaded in the background meanwhile): a readiness signal")
 
 
 # -- OpenAI-compatible chat ------------------------------------------------------------------

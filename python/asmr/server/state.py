@@ -44,6 +44,10 @@ from .errors import ApiError
 log = logging.getLogger("asmr.server")
 
 
+# Asked of the memory at a worker's start (``SnapshotHolder.warm_up``), by the script of its text
+_WARM_UP_QUESTIONS = {"latin": "What does this memory say?", "cjk": "这里写了什么？"}
+
+
 @contextmanager
 def _file_lock(path: Path):
     """An exclusive flock on ``path``, if the memory directory lets us create it."""
@@ -272,12 +276,28 @@ class SnapshotHolder:
 
     # Watching other writers
     def warm_up(self) -> None:
-        """Load the support model's embedder now rather than in the first verified answer (seconds)."""
+        """Load now, rather than in the first question and the first verified answer, what they load
+        first: the support model's embedder (seconds), and what recall reads on its first question
+        (lemmas and synonyms; for a memory with Chinese text, jieba and the bilingual tables: about a
+        second), by recalling one question in each language the memory is written in (``recall``:
+        nothing cached, nothing counted)."""
         try:
             with self._verify_lock:
                 self.support.score(["The server is starting."], ["The server is starting."])
         except Exception:
             log.exception("warm-up of the support model failed; the first verified answer will retry")
+        try:
+            with self.use() as snap:
+                if not snap.empty:
+                    from ..embed import question_vectors
+                    from ..retrieve.pipeline import memory_scripts
+
+                    retriever = snap.retriever
+                    for script, question in _WARM_UP_QUESTIONS.items():
+                        if script == "latin" or memory_scripts(retriever.memory, 200)[1].get(script):
+                            retriever.recall(question, question_vectors(retriever.embedder, [question])[0], 1)
+        except Exception:
+            log.exception("warm-up of recall failed; the first question will load what it needs")
         finally:
             self.warmed_up.set()
 
