@@ -392,12 +392,14 @@ def test_docs_list_and_units_list_show_what_the_memory_holds(tmp_path, docs, cap
 
 def test_search_loads_only_what_it_needs(tmp_path, docs):
     """A search on a memory whose embedder needs no model imports no model library (nor the Chinese
-    numeral parser, which only a Chinese number in a fact needs): starting stays short."""
+    numeral parser, which only a Chinese number in a fact needs), nor bm25s and SciPy (the lexical index
+    is read without them), nor the writer and the document readers: starting stays short."""
     mem = tmp_path / "mem"
     assert main(["ingest", str(docs), "--memory", str(mem), "--embedder", "hash-64", "--no-progress"]) == 0
     probe = ("import sys; from asmr.cli import main; main(['search', 'Which port?', '--memory', sys.argv[1], "
              "'--no-server']); print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers', "
-             "'cn2an', 'fastapi', 'uvicorn') if m in sys.modules))")
+             "'cn2an', 'fastapi', 'uvicorn', 'bm25s', 'scipy', 'asmr.store.writer', 'asmr.units.read') "
+             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe, str(mem)], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}).stdout
     assert out.strip().splitlines()[-1] == "[]"
