@@ -6,13 +6,17 @@ to load the store at all (a question sent to a running server never does).
 """
 from __future__ import annotations
 
+import marshal
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, TypeVar
 
 DEFAULT_MEMORY = "asmr-memory"
 _T = TypeVar("_T")
+# In the name of a cache file written with marshal, whose format may change between Python versions
+MARSHAL_TAG = f"py{sys.version_info[0]}{sys.version_info[1]}-marshal{marshal.version}"
 
 
 def default_memory_dir() -> Path:

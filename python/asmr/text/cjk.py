@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..paths import cache_dir, read_or_build
+from ..paths import MARSHAL_TAG, cache_dir, read_or_build
 
 CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # body of a [...] class
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
@@ -133,7 +133,7 @@ def jieba_tokenizer():
         if tokenizer.dictionary is not jieba.DEFAULT_DICT:
             tokenizer.initialize()
             return tokenizer
-        table = read_or_build(cache_dir() / "jieba" / f"prefix-{metadata.version('jieba')}-marshal{marshal.version}.bin",
+        table = read_or_build(cache_dir() / "jieba" / f"prefix-{metadata.version('jieba')}-{MARSHAL_TAG}.bin",
                               lambda: _built(tokenizer), marshal.dumps, _prefix_table)
         with tokenizer.lock:
             if not tokenizer.initialized:

@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from importlib import metadata
 
-from ..paths import cache_dir, read_or_build
+from ..paths import MARSHAL_TAG, cache_dir, read_or_build
 from .cjk import CJK_CHAR, CJK_CLASS, CJK_FUNCTION_CHARACTERS, fold_han
 
 _TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
@@ -50,7 +50,7 @@ class _CachedDictionaries:
     def get_dictionary(self, lang: str) -> dict[str, str]:
         if lang not in self._loaded:
             self._loaded[lang] = read_or_build(
-                cache_dir() / "simplemma" / f"{lang}-{metadata.version('simplemma')}-marshal{marshal.version}.bin",
+                cache_dir() / "simplemma" / f"{lang}-{metadata.version('simplemma')}-{MARSHAL_TAG}.bin",
                 lambda: dict(_shipped(lang).items()), marshal.dumps, _a_dict)
         return self._loaded[lang]
 
