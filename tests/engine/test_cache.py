@@ -4,7 +4,7 @@ import marshal
 
 import pytest
 
-from asmr.paths import read_or_build
+from asmr.paths import marshalled, read_or_build
 
 
 def test_a_cache_file_that_cannot_be_read_back_is_built_again(tmp_path):
@@ -28,6 +28,15 @@ def test_a_value_is_built_where_the_cache_cannot_be_written(tmp_path):
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
     assert read_or_build(blocked / "cache" / "t.bin", lambda: (1, 2), marshal.dumps, marshal.loads) == (1, 2)
+
+
+def test_a_marshalled_table_of_another_shape_is_built_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASMR_CACHE_DIR", str(tmp_path))
+    assert marshalled("t/table", lambda: {"a": 1}, lambda t: isinstance(t, dict)) == {"a": 1}
+    (written,) = (tmp_path / "t").glob("table-*.bin")
+    written.write_bytes(marshal.dumps(["a", 1]))  # another program's file, or another version's
+    assert marshalled("t/table", lambda: {"a": 2}, lambda t: isinstance(t, dict)) == {"a": 2}
+    assert marshal.loads(written.read_bytes()) == {"a": 2}
 
 
 def test_simplemma_read_from_the_cache_lemmatizes_as_simplemma_does(tmp_path, monkeypatch):

@@ -3,7 +3,6 @@ tokenizer, the embedder's word check, key facts, the support features and the ve
 they never disagree on what is CJK text; Traditional characters folded to Simplified; which
 Chinese words are synonyms; and jieba, loaded once for every stage that cuts Chinese into words."""
 import json
-import marshal
 import re
 from functools import lru_cache
 from importlib import metadata
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..paths import MARSHAL_TAG, cache_dir, read_or_build
+from ..paths import marshalled
 
 CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # body of a [...] class
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
@@ -133,8 +132,8 @@ def jieba_tokenizer():
         if tokenizer.dictionary is not jieba.DEFAULT_DICT:
             tokenizer.initialize()
             return tokenizer
-        table = read_or_build(cache_dir() / "jieba" / f"prefix-{metadata.version('jieba')}-{MARSHAL_TAG}.bin",
-                              lambda: _built(tokenizer), marshal.dumps, _prefix_table)
+        table = marshalled(f"jieba/prefix-{metadata.version('jieba')}", lambda: _built(tokenizer),
+                           lambda t: isinstance(t, tuple) and len(t) == 2 and isinstance(t[0], dict))
         with tokenizer.lock:
             if not tokenizer.initialized:
                 tokenizer.FREQ, tokenizer.total = table
@@ -145,10 +144,3 @@ def jieba_tokenizer():
 def _built(tokenizer) -> tuple[dict[str, int], int]:
     tokenizer.initialize()
     return tokenizer.FREQ, tokenizer.total
-
-
-def _prefix_table(data: bytes) -> tuple[dict[str, int], int]:
-    table = marshal.loads(data)
-    if not (isinstance(table, tuple) and len(table) == 2 and isinstance(table[0], dict)):
-        raise TypeError("not jieba's prefix table")
-    return table

@@ -21,12 +21,11 @@ and changing one means refitting its model (the script named beside it):
 """
 from __future__ import annotations
 
-import marshal
 import re
 from functools import lru_cache
 from importlib import metadata
 
-from ..paths import MARSHAL_TAG, cache_dir, read_or_build
+from ..paths import marshalled
 from .cjk import CJK_CHAR, CJK_CLASS, CJK_FUNCTION_CHARACTERS, fold_han
 
 _TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
@@ -49,22 +48,14 @@ class _CachedDictionaries:
 
     def get_dictionary(self, lang: str) -> dict[str, str]:
         if lang not in self._loaded:
-            self._loaded[lang] = read_or_build(
-                cache_dir() / "simplemma" / f"{lang}-{metadata.version('simplemma')}-{MARSHAL_TAG}.bin",
-                lambda: dict(_shipped(lang).items()), marshal.dumps, _a_dict)
+            self._loaded[lang] = marshalled(f"simplemma/{lang}-{metadata.version('simplemma')}",
+                                            lambda: dict(_shipped(lang).items()), lambda t: isinstance(t, dict))
         return self._loaded[lang]
 
 
 def _shipped(lang: str):
     from simplemma.strategies import DefaultDictionaryFactory
     return DefaultDictionaryFactory().get_dictionary(lang)
-
-
-def _a_dict(data: bytes) -> dict[str, str]:
-    table = marshal.loads(data)
-    if not isinstance(table, dict):
-        raise TypeError("not a dictionary")
-    return table
 
 
 @lru_cache(maxsize=1)
