@@ -1,8 +1,9 @@
 """A command's wait from its start: `asmr search` / `asmr ask` answering by itself in a fresh process,
-as a user at a shell runs it (no server), against one or more trees of the code side by side.
+as a user at a shell runs it (no server), against one or more trees of the code side by side; or, with
+``--server``, the first question to a fresh `asmr serve`.
 
     python bench/start.py --memory DIR --question "how long are logs kept?" [--command search|ask]
-                          [--rounds 7] [--code PYTHON_DIR ...] [--hide numba] [--json]
+                          [--rounds 7] [--code PYTHON_DIR ...] [--hide numba] [--server] [--json]
 
 Each round runs the command once per ``--code`` tree (a ``python/`` folder put first on ``PYTHONPATH``;
 default: this checkout's), in the order given, so that trees alternate and a slow spell of a shared host
@@ -11,6 +12,10 @@ falls on each of them. Reported per tree: the wall time of the process (``time.p
 what the command says of itself on its last line ("of which … starting": imports, the memory and its
 models). ``--hide MODULE`` makes a module unimportable in the child, as an install without it (numba
 comes only with the bench extra's python-graphblas, and bm25s imports it when it is there).
+
+``--server``: each round starts ``asmr serve`` on a free loopback port, waits until ``/healthz`` says
+``warmed_up`` (the worker's background start-up is over), and times the first ``POST /v1/search`` of
+the question (``--command`` is ignored); reported as the wall time of that request.
 
 The caches that a first use fills (``$ASMR_CACHE_DIR``, else ``~/.cache/asmr``: ONNX graphs, jieba's and
 simplemma's tables, the bilingual tables) are filled by one untimed run per tree before the rounds: the
@@ -22,10 +27,13 @@ import argparse
 import json
 import os
 import re
+import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
@@ -49,6 +57,41 @@ def run_once(code: Path, command: str, memory: str, question: str, hide: list[st
     return wall, starting
 
 
+def first_question(code: Path, memory: str, question: str, hide: list[str], timeout: float = 120.0) -> tuple[float, None]:
+    """Seconds of the first search of a fresh ``asmr serve`` (started and warmed up outside the timing)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = "".join(f"import sys; sys.modules[{m!r}] = None; " for m in hide) + \
+        "import sys; from asmr.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", script, "serve", "--memory", memory, "--port", str(port), "--log-level", "warning"]
+    proc = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(code)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"bench/start.py: asmr serve with {code} did not warm up "
+                                 f"(exit {proc.returncode})")
+            try:
+                with urllib.request.urlopen(base + "/healthz", timeout=2) as r:
+                    if json.load(r).get("warmed_up"):
+                        break
+            except (urllib.error.URLError, OSError, ValueError):
+                pass
+            time.sleep(0.1)
+        request = urllib.request.Request(base + "/v1/search", data=json.dumps({"question": question}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        start = time.perf_counter()
+        with urllib.request.urlopen(request, timeout=timeout) as r:
+            r.read()
+        return time.perf_counter() - start, None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -59,6 +102,8 @@ def main() -> None:
     ap.add_argument("--code", action="append", type=Path,
                     help="a python/ folder to run (repeat to compare; default this checkout's)")
     ap.add_argument("--hide", action="append", default=[], help="a module the child cannot import")
+    ap.add_argument("--server", action="store_true",
+                    help="time the first search of a fresh asmr serve, once it says warmed_up")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.rounds < 1:
@@ -70,17 +115,19 @@ def main() -> None:
         if not (code / "asmr" / "__init__.py").is_file():
             ap.error(f"--code {code}: holds no asmr package")
         run_once(code, args.command, args.memory, args.question, args.hide)  # fills the caches
+    command = "first search of a server" if args.server else args.command
     runs: dict[Path, list[tuple[float, float | None]]] = {code: [] for code in trees}
     for r in range(args.rounds):
         for code in trees:
-            runs[code].append(run_once(code, args.command, args.memory, args.question, args.hide))
+            runs[code].append(first_question(code, args.memory, args.question, args.hide) if args.server
+                              else run_once(code, args.command, args.memory, args.question, args.hide))
         print(f"round {r + 1}/{args.rounds}: " + ", ".join(f"{runs[c][-1][0]:.2f} s" for c in trees),
               file=sys.stderr, flush=True)
     rows = []
     for code in trees:
         walls = [w for w, _ in runs[code]]
         said = [s for _, s in runs[code] if s is not None]
-        rows.append({"code": str(code), "command": args.command, "rounds": args.rounds,
+        rows.append({"code": str(code), "command": command, "rounds": args.rounds,
                      "wall_s_median": round(statistics.median(walls), 3), "wall_s_min": round(min(walls), 3),
                      "wall_s_max": round(max(walls), 3),
                      "starting_s_median": round(statistics.median(said), 3) if said else None})
