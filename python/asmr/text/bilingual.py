@@ -38,7 +38,7 @@ GLOSS_MOST_WORDS = 2  # content words of a gloss read as a translation; longer o
 # Chinese words an English word is searched by: its commonest translations ("retain": 保留, 存有, 留有), not
 # every rare or classical word that glosses it
 TRANSLATIONS_PER_WORD = 3
-_FORMAT = 1  # of the cached tables: a change of the reading above writes a new file
+_FORMAT = 2  # of the cached tables: a change of the reading above, or of their form, writes a new file
 
 
 def _read_entries() -> dict[str, tuple[set[str], set[str]]]:
@@ -67,10 +67,12 @@ def _read_entries() -> dict[str, tuple[set[str], set[str]]]:
     return {word: entry for word, entry in out.items() if entry[0]}
 
 
-def _build() -> dict[str, dict[str, list[str]]]:
+def _build() -> dict[str, dict[str, str]]:
     """The two tables: "keys", headword → the keys of its short glosses; "translations", English key →
     the headwords of two or more characters that gloss it in one word and are in jieba's dictionary,
-    most frequent there first (the word a writer uses, not the rare or classical one)."""
+    most frequent there first (the word a writer uses, not the rare or classical one). Each list is one
+    string, its items apart by spaces (neither keys nor headwords hold one): the cached file then loads
+    in 0.07 s against 0.17 s as lists, a tenth of a command's search over a memory with Chinese text."""
     frequency = jieba_tokenizer().FREQ
     entries = _read_entries()
     found: dict[str, list[str]] = {}
@@ -78,26 +80,26 @@ def _build() -> dict[str, dict[str, list[str]]]:
         if len(word) >= 2 and frequency.get(word):
             for key in whole:
                 found.setdefault(key, []).append(word)
-    return {"keys": {word: sorted(keys) for word, (keys, _) in entries.items()},
-            "translations": {key: sorted(words, key=lambda w: (-frequency[w], w))
+    return {"keys": {word: " ".join(sorted(keys)) for word, (keys, _) in entries.items()},
+            "translations": {key: " ".join(sorted(words, key=lambda w: (-frequency[w], w)))
                              for key, words in found.items()}}
 
 
 @lru_cache(maxsize=1)
-def _tables() -> dict[str, dict[str, list[str]]]:
+def _tables() -> dict[str, dict[str, str]]:
     """``_build``, from the cache, else built and written there."""
     return read_or_build(cache_dir() / "bilingual" / f"cedict-{metadata.version(PACKAGE)}-{_FORMAT}.json",
                          _build, lambda tables: json.dumps(tables, ensure_ascii=False).encode("utf-8"), json.loads)
 
 
-def _index() -> dict[str, list[str]]:
-    """Headword → the keys of its short glosses."""
+def _index() -> dict[str, str]:
+    """Headword → the keys of its short glosses, apart by spaces."""
     return _tables()["keys"]
 
 
 def chinese_words(key: str, most: int = TRANSLATIONS_PER_WORD) -> tuple[str, ...]:
     """The ``most`` commonest Chinese words that gloss the English key ``key`` (``term_key``) in one word."""
-    return tuple(_tables()["translations"].get(key, ())[:most])
+    return tuple(_tables()["translations"].get(key, "").split()[:most])
 
 
 @lru_cache(maxsize=1 << 12)
@@ -105,7 +107,7 @@ def english_keys(text: str) -> frozenset[str]:
     """The English keys (``term_key``) of what ``text``'s Chinese says: the glosses of the dictionary words
     in it (``_dictionary_words``). Empty for a text without Han characters."""
     index = _index()
-    return frozenset(key for word in _dictionary_words(fold_han(text), index) for key in index[word])
+    return frozenset(key for word in _dictionary_words(fold_han(text), index) for key in index[word].split())
 
 
 _LONGEST_WORD = 4  # characters of the longest dictionary word looked for in a text
@@ -135,4 +137,4 @@ def word_keys(text: str) -> tuple[frozenset[str], ...]:
     """The English keys of each word jieba cuts ``text``'s Chinese into, for the words the dictionary
     glosses (a question's 服务器, 端口: {server}, {port, interface}; 哪个 glosses as question words only)."""
     index = _index()
-    return tuple(frozenset(index[w]) for w in jieba_tokenizer().lcut(fold_han(text)) if index.get(w))
+    return tuple(frozenset(index[w].split()) for w in jieba_tokenizer().lcut(fold_han(text)) if index.get(w))
