@@ -14,7 +14,7 @@ from .turns import TurnLog
 from .usage import UsageLog
 
 # Imported when first named: a process that only reads (a search) never loads the writer, the
-# ingest planner and the document readers behind them (0.15 s of a command's start).
+# ingest planner and the document readers behind them (0.05 s of a command's start, bench/start.py).
 _LAZY = {"CheckReport": ".check", "check_memory": ".check", "DEFAULT_KB": ".writer", "IngestReport": ".writer",
          "Writer": ".writer", "ingest": ".writer"}
 
