@@ -194,3 +194,17 @@ def test_gpu_embed_bench_makes_the_same_units_and_names_bad_rows():
     assert str(script.parent) not in sys.path  # bench/kernels.py must not shadow the package `kernels`
     run = subprocess.run([sys.executable, str(script), "--rows", "fp32"], capture_output=True, text=True)
     assert run.returncode == 2 and "--rows 'fp32'" in run.stderr.strip().splitlines()[-1]
+
+
+def test_a_process_that_embeds_only_questions_loads_no_worker_session():
+    """A question runs on one session over every core; the one-core sessions that batches run on are
+    made at the first batch, and a text's vector is the same on either."""
+    pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
+    from asmr.embed.models import MiniLMEmbedder
+
+    e = MiniLMEmbedder(runtime="onnx-int8", threads=2)
+    question = e.embed_questions(["Where are the logs kept?"])
+    assert e._onnx._one_core == []
+    batch = e.embed(["Where are the logs kept?", "Logs are kept for 14 days.", "Backups run daily."])
+    assert len(e._onnx._one_core) == 2
+    np.testing.assert_allclose(batch[0], question[0], atol=1e-5)
