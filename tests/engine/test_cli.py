@@ -405,6 +405,24 @@ def test_search_loads_only_what_it_needs(tmp_path, docs):
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_a_chinese_search_of_a_chinese_memory_loads_no_english_lemmatizer(tmp_path):
+    """A Chinese question over Chinese units reads no English word: simplemma (its import compiles the
+    rules of every language it has) stays unloaded, and a CJK token is its own term key."""
+    from asmr.text.words import term_key
+
+    assert term_key("顺延") == "顺延" and term_key("年假") == "年假"
+    src = tmp_path / "zh"
+    src.mkdir()
+    (src / "leave.md").write_text("# 年假\n\n年假可以顺延到下一年的三月底。\n", encoding="utf-8")
+    mem = tmp_path / "mem"
+    assert main(["ingest", str(src), "--memory", str(mem), "--embedder", "hash-64", "--no-progress"]) == 0
+    probe = ("import sys; from asmr.cli import main; main(['search', '年假可以顺延吗？', '--memory', sys.argv[1], "
+             "'--no-server']); print('simplemma' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe, str(mem)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}).stdout
+    assert out.strip().splitlines()[-1] == "False"
+
+
 def test_ingest_shows_progress_on_a_terminal_and_never_with_json(tmp_path, docs, capsys, monkeypatch):
     import asmr.store.writer
 

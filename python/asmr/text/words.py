@@ -33,7 +33,11 @@ _TOKEN = re.compile(rf"[{CJK_CLASS}]+|[^\W_{CJK_CLASS}]+")
 
 @lru_cache(maxsize=1 << 16)
 def term_key(word: str) -> str:
-    """A lower-cased English word's lemma, stemmed: the form two wordings of one term share."""
+    """A lower-cased English word's lemma, stemmed: the form two wordings of one term share. A CJK token
+    (``tokenize`` keeps CJK runs apart from other words) is its own key: no English lemma or stem
+    changes one, and a Chinese question then never loads the lemmatizer."""
+    if not word.isascii() and CJK_CHAR.match(word):
+        return word
     return _stemmer().stemWord(_lemmas()[0].lemmatize(word, "en"))
 
 
