@@ -508,3 +508,21 @@ def test_learning_reads_the_verifiers_own_records(tmp_path):
             assert report["records"] == 2 and report["pairs"] == 2 and report["units"] == 4
             assert audit.read_new(d, log.offsets())[0] == []
             assert log.pairs_of(port.id, 0.0, 86400.0)[logs.id][0] == 2.0
+
+
+def test_warming_up_the_verifier_loads_the_support_models_embedder_only_where_the_memory_lacks_it(tmp_path):
+    """Where the memory's embedder is the support model's, a verification hands it over, and so does the
+    warm-up: no second copy of the model is loaded. Over another embedder the support model loads its own."""
+    from asmr.store import Memory
+    from asmr.store.writer import ingest
+    from asmr.units.model import Document
+    from asmr.verify.support_model import SupportModel
+    from asmr.verify.verifier import Verifier
+
+    docs = [Document("logs", "Logs are kept for 14 days in the central log store.", "text")]
+    for name, embedder, loads_its_own in (("minilm", "all-MiniLM-L6-v2", False), ("hash", "hash-64", True)):
+        ingest(tmp_path / name, docs, embedder=embedder, progress=False)
+        with Memory(tmp_path / name) as m:
+            support = SupportModel.load()
+            Verifier(m, support=support).warm_up()
+            assert (support._embedder is not None) == loads_its_own

@@ -201,7 +201,7 @@ class Answerer:
         model's), so that a caller can tell the time spent loading from the time spent answering."""
         self.retriever.embedder.embed(["warm up"])
         if self.config.verify:
-            self.verifier.support.score(["warm up"], ["warm up"])
+            self.verifier.warm_up()
 
     def ask(self, question: str, conversation: Conversation | None = None) -> Answer:
         if not isinstance(question, str) or not question.strip():

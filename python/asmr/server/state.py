@@ -75,6 +75,10 @@ class _LockedVerifier(Verifier):
         with self._lock:
             return super().verify(answer, allowlist)
 
+    def warm_up(self) -> None:
+        with self._lock:
+            super().warm_up()
+
 
 class Snapshot:
     """One generation of a memory, with what answering from it needs. Empty when the memory
@@ -277,13 +281,18 @@ class SnapshotHolder:
     # Watching other writers
     def warm_up(self) -> None:
         """Load now, rather than in the first question and the first verified answer, what they load
-        first: the support model's embedder (seconds), and what recall reads on its first question
+        first: the support model's embedder (seconds; the memory's own where it is that model, as a
+        verification hands it over), and what recall reads on its first question
         (lemmas and synonyms; for a memory with Chinese text, jieba and the bilingual tables: about a
         second), by recalling one question in each language the memory is written in (``recall``:
         nothing cached, nothing counted)."""
         try:
-            with self._verify_lock:
-                self.support.score(["The server is starting."], ["The server is starting."])
+            with self.use() as snap:
+                if snap.empty:
+                    with self._verify_lock:
+                        self.support.score(["The server is starting."], ["The server is starting."])
+                else:
+                    snap.verifier().warm_up()  # with the memory's embedder where it is the support model's
         except Exception:
             log.exception("warm-up of the support model failed; the first verified answer will retry")
         try:

@@ -200,6 +200,13 @@ class Verifier:
         return found
 
     # The check
+    def warm_up(self) -> None:
+        """Load now what the first verification loads on its way: the support model's embedder, which
+        is this memory's own where they are one model (``verify`` hands it over) and the support
+        model's own otherwise."""
+        shared = self.embedder.name == self.support.embedder
+        self.support.score(["warm up"], ["warm up"], embedder=self.embedder if shared else None)
+
     def verify(self, answer: str, allowlist: Allowlist) -> Verification:
         if not isinstance(answer, str):
             raise ValueError(f"answer: must be a string, got {type(answer).__name__}")
