@@ -215,7 +215,7 @@ class Retriever:
         shares = self._unit_shares(rows, embedder_scripts(self.embedder), texts)
         return [shares[r] for r in rows]
 
-    def _memory_languages(self) -> tuple[dict[str, int], dict[str, int]]:
+    def memory_languages(self) -> tuple[dict[str, int], dict[str, int]]:
         """``memory_scripts`` of the memory (once per snapshot; a memory rarely changes language between
         ingests)."""
         generation = self.memory.generation
@@ -226,7 +226,7 @@ class Retriever:
     def _memory_share(self) -> float:
         """The readable share of the memory's text."""
         scripts = embedder_scripts(self.embedder)
-        return 1.0 if scripts is None else readable_share_of(self._memory_languages()[0], scripts)
+        return 1.0 if scripts is None else readable_share_of(self.memory_languages()[0], scripts)
 
     def lexical_query(self, question: str) -> str:
         """What BM25 searches for ``question``: the question, and where it asks in English over a memory
@@ -238,7 +238,7 @@ class Retriever:
         other way, a Chinese question searching English units by its words' English glosses, refused
         fewer of CMRC's unanswerable questions over a memory that also held HotpotQA's passages:
         bench/README.md, "A question in one language over units in the other".)"""
-        _, units = self._memory_languages()
+        _, units = self.memory_languages()
         if units.get("cjk", 0) < OTHER_LANGUAGE_UNITS * sum(units.values()) or not _LATIN.search(question):
             return question
         terms, _ = question_terms(question, self.memory.inverse_document_frequencies)

@@ -299,11 +299,11 @@ class SnapshotHolder:
             with self.use() as snap:
                 if not snap.empty:
                     from ..embed import question_vectors
-                    from ..retrieve.pipeline import memory_scripts
 
                     retriever = snap.retriever
+                    written = retriever.memory_languages()[1]  # what the first recall reads anyway
                     for script, question in _WARM_UP_QUESTIONS.items():
-                        if script == "latin" or memory_scripts(retriever.memory, 200)[1].get(script):
+                        if script == "latin" or written.get(script):
                             retriever.recall(question, question_vectors(retriever.embedder, [question])[0], 1)
         except Exception:
             log.exception("warm-up of recall failed; the first question will load what it needs")
