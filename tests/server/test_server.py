@@ -614,3 +614,38 @@ def test_a_worker_warms_up_recall_in_each_language_of_its_memory(tmp_path, monke
             assert not holder.current.search(_WARM_UP_QUESTIONS["latin"]).cached
         finally:
             holder.close()
+
+
+def test_a_worker_warms_up_what_the_first_answer_reads_after_recall(tmp_path):
+    """The first answer of a worker that said warmed_up waits for nothing to load: the embedder has
+    embedded a batch (the extractive generator and the support check embed sentences together), and a
+    memory with Chinese text has read a Chinese numeral (cn2an, imported at the first one: a third of
+    a second), which a memory without any never loads. A fresh interpreter, so that no other test has
+    imported cn2an before."""
+    script = """
+import sys
+from asmr.embed.models import HashingEmbedder
+from asmr.server.state import SnapshotHolder
+from asmr.store.writer import ingest
+from asmr.units.model import Document
+
+batches = []
+embed = HashingEmbedder.embed
+HashingEmbedder.embed = lambda self, texts, **kw: (batches.append(len(texts)), embed(self, texts, **kw))[1]
+english = [Document("cafeteria", "The cafeteria opens at 7 am. Lunch is served until 2 pm.", "text")]
+chinese = [Document("shitang", "食堂早上七点开门，午饭供应到下午两点。", "text")]
+for name, docs in (("en", english), ("both", english + chinese)):
+    ingest(sys.argv[1] + "/" + name, docs, embedder="hash-256", progress=False)
+    holder = SnapshotHolder(sys.argv[1] + "/" + name, poll_seconds=0)
+    batches.clear()
+    holder.warm_up()
+    holder.close()
+    print(name, max(batches), "cn2an" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (en, en_batch, en_cn2an), (both, both_batch, both_cn2an) = (line.split() for line in done.stdout.split("\n")[:2])
+    assert (en, both) == ("en", "both")
+    assert int(en_batch) >= 2 and int(both_batch) >= 2
+    assert (en_cn2an, both_cn2an) == ("False", "True")

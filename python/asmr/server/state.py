@@ -38,6 +38,7 @@ from typing import Callable, Iterator
 
 from ..store import CommitWatch, Memory, MemoryStateError, UsageLog, Writer
 from ..store import schema
+from ..text.facts import load_cjk_numerals
 from ..verify.verifier import Verifier
 from .errors import ApiError
 
@@ -285,7 +286,8 @@ class SnapshotHolder:
         verification hands it over), and what recall reads on its first question
         (lemmas and synonyms; for a memory with Chinese text, jieba and the bilingual tables: about a
         second), by recalling one question in each language the memory is written in (``recall``:
-        nothing cached, nothing counted)."""
+        nothing cached, nothing counted); and what the first answer reads after recall (the embedder's
+        batch sessions, cn2an for a memory with Chinese text: a third of a second)."""
         try:
             with self.use() as snap:
                 if snap.empty:
@@ -305,6 +307,12 @@ class SnapshotHolder:
                     for script, question in _WARM_UP_QUESTIONS.items():
                         if script == "latin" or written.get(script):
                             retriever.recall(question, question_vectors(retriever.embedder, [question])[0], 1)
+                    # and what the first answer reads on its way: the embedder's one-core sessions (the
+                    # generator and the support check embed sentences in batches) and, for Chinese
+                    # text, the reader of Chinese numerals in the key facts
+                    retriever.embedder.embed(list(_WARM_UP_QUESTIONS.values()))
+                    if written.get("cjk"):
+                        load_cjk_numerals()
         except Exception:
             log.exception("warm-up of recall failed; the first question will load what it needs")
         finally:
