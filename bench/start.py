@@ -15,8 +15,9 @@ comes only with the bench extra's python-graphblas, and bm25s imports it when it
 
 ``--server``: each round starts ``asmr serve`` on a free loopback port, waits until ``/healthz`` says
 ``warmed_up`` (the worker's background start-up is over), and times the first ``POST /v1/search`` of
-the question (``--command`` is ignored); reported as the wall time of that request, and in the
-"starting" column the seconds from the server's start until it said ``warmed_up``.
+the question (``--command ask``: the first ``POST /v1/answer``, the server's default generator);
+reported as the wall time of that request, and in the "starting" column the seconds from the server's
+start until it said ``warmed_up``.
 
 Each tree's modules are compiled first (``python -m compileall``): where bytecode is not written as a
 process runs (``PYTHONDONTWRITEBYTECODE``, a read-only tree) a tree whose compiled modules are stale
@@ -62,10 +63,11 @@ def run_once(code: Path, command: str, memory: str, question: str, hide: list[st
     return wall, starting
 
 
-def first_question(code: Path, memory: str, question: str, hide: list[str], timeout: float = 120.0
+def first_question(code: Path, command: str, memory: str, question: str, hide: list[str], timeout: float = 120.0
                    ) -> tuple[float, float]:
-    """Seconds of the first search of a fresh ``asmr serve`` (started and warmed up outside the timing),
-    and seconds from its start until ``/healthz`` said ``warmed_up`` (polled every 0.05 s)."""
+    """Seconds of the first search (``command`` "ask": answer) of a fresh ``asmr serve`` (started and
+    warmed up outside the timing), and seconds from its start until ``/healthz`` said ``warmed_up``
+    (polled every 0.05 s)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -90,7 +92,8 @@ def first_question(code: Path, memory: str, question: str, hide: list[str], time
             except (urllib.error.URLError, OSError, ValueError):
                 pass
             time.sleep(0.05)
-        request = urllib.request.Request(base + "/v1/search", data=json.dumps({"question": question}).encode(),
+        route = "/v1/answer" if command == "ask" else "/v1/search"
+        request = urllib.request.Request(base + route, data=json.dumps({"question": question}).encode(),
                                          headers={"Content-Type": "application/json"})
         start = time.perf_counter()
         with urllib.request.urlopen(request, timeout=timeout) as r:
@@ -112,7 +115,8 @@ def main() -> None:
                     help="a python/ folder to run (repeat to compare; default this checkout's)")
     ap.add_argument("--hide", action="append", default=[], help="a module the child cannot import")
     ap.add_argument("--server", action="store_true",
-                    help="time the first search of a fresh asmr serve, once it says warmed_up")
+                    help="time the first search (--command ask: answer) of a fresh asmr serve, once it "
+                         "says warmed_up")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.rounds < 1:
@@ -125,11 +129,11 @@ def main() -> None:
             ap.error(f"--code {code}: holds no asmr package")
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(code)], check=True, stdout=subprocess.DEVNULL)
         run_once(code, args.command, args.memory, args.question, args.hide)  # fills the caches
-    command = "first search of a server" if args.server else args.command
+    command = f"first {'answer' if args.command == 'ask' else 'search'} of a server" if args.server else args.command
     runs: dict[Path, list[tuple[float, float | None]]] = {code: [] for code in trees}
     for r in range(args.rounds):
         for code in trees:
-            runs[code].append(first_question(code, args.memory, args.question, args.hide) if args.server
+            runs[code].append(first_question(code, args.command, args.memory, args.question, args.hide) if args.server
                               else run_once(code, args.command, args.memory, args.question, args.hide))
         print(f"round {r + 1}/{args.rounds}: " + ", ".join(f"{runs[c][-1][0]:.2f} s" for c in trees),
               file=sys.stderr, flush=True)
