@@ -530,3 +530,38 @@ def test_an_extractive_answer_to_a_when_question_states_the_date_in_words(tmp_pa
         assert "last week (2023-05-01 to 2023-05-07, the week of 1 May 2023)" in adopted.text
         assert adopted.verification.counts["keep"] >= 1 and adopted.verification.counts["drop"] == 0
         assert "May 2023" not in answerer.ask("Where did Mirela move to?").text  # asks no time: no dates added
+
+
+class _CountingEmbedder:
+    """The memory's hashing embedder, keeping every text it is asked to embed as stored text."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.dim, self.scripts = inner, inner.name, inner.dim, inner.scripts
+        self.texts: list[str] = []
+
+    def embed(self, texts, **kw):
+        self.texts += list(texts)
+        return self.inner.embed(texts, **kw)
+
+    def embed_questions(self, texts):
+        return self.inner.embed_questions(texts)
+
+
+def test_an_answer_embeds_each_sentence_once_and_the_next_answer_reuses_them(handbook):
+    """The extractive generator embeds the recalled units' sentences to rank them, the verifier the
+    claims that quote them, the support check the sentences it compares them with: one cache per
+    embedder serves all three, so no text is embedded twice, and asking again over the same units
+    embeds nothing (the vectors and the answer are the same either way)."""
+    emb = _CountingEmbedder(get_embedder(handbook.embed_model))
+    low = RetrieveConfig(confidence_threshold=0.05)
+    question = "Which port does the API server listen on?"
+    first = Answerer(handbook, ExtractiveGenerator(emb), embedder=emb, retrieve_config=low).ask(question)
+    assert first.found and first.verification.counts["keep"] >= 1
+    assert emb.texts and len(emb.texts) == len(set(emb.texts))
+    embedded = len(emb.texts)
+    again = Answerer(handbook, ExtractiveGenerator(emb), embedder=emb, retrieve_config=low).ask(question)
+    assert len(emb.texts) == embedded
+    assert again.text == first.text
+    plain = get_embedder(handbook.embed_model)
+    alone = Answerer(handbook, ExtractiveGenerator(plain), embedder=plain, retrieve_config=low).ask(question)
+    assert alone.text == first.text

@@ -45,6 +45,7 @@ from typing import Sequence
 import numpy as np
 
 from asmr.decoding.markers import CITE, Marker, cite, join_sentences
+from asmr.embed.cache import shared_cache
 from asmr.embed.models import embedder_scripts, question_vectors
 from asmr.text.entities import mentions, normalize
 from asmr.text import bilingual
@@ -205,7 +206,7 @@ class ExtractiveGenerator:
         names = named_speakers(question, speakers) if speakers else []
         plain = [without_names(q, names) for q in queries] if names else queries
         query_vecs = question_vectors(self.embedder, [*queries, *plain] if names else queries)
-        sentence_vecs = self.embedder.embed(read)
+        sentence_vecs = shared_cache(self.embedder).embed(self.embedder, read)  # units' sentences recur
         scripts = embedder_scripts(self.embedder)
         shares = [readable_share(r, scripts) for r in read]
         written = [written_in(r) for r in read]

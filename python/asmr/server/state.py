@@ -65,8 +65,8 @@ def _file_lock(path: Path):
 
 
 class _LockedVerifier(Verifier):
-    """A Verifier whose ``verify`` runs under a lock: the support model's vector cache (shared by
-    every snapshot) is an unlocked LRU that concurrent evictions could break."""
+    """A Verifier whose ``verify`` runs under a lock: its cache of unit records is an unlocked LRU that
+    concurrent evictions could break."""
 
     def __init__(self, lock: threading.Lock, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -170,7 +170,7 @@ class SnapshotHolder:
         self._get_embedder = embedder_factory or get_embedder
         self._embedder = None
         self.support = SupportModel.load()
-        self._verify_lock = threading.Lock()  # the support model and its cache are shared by all snapshots
+        self._verify_lock = threading.Lock()  # every snapshot's verifier: they share the support model
         self._refs_lock = threading.Lock()  # guards every snapshot's refs/retired and _current
         self._swap_lock = threading.Lock()  # one snapshot is built at a time
         self._ingest_lock = threading.Lock()  # one ingest at a time in this process

@@ -37,7 +37,6 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
@@ -46,6 +45,7 @@ from typing import Sequence
 import numpy as np
 from cydifflib import SequenceMatcher
 
+from asmr.embed.cache import VectorCache
 from asmr.text.cjk import CJK_CHAR, fold_han
 from asmr.text.cjk import synonyms as cjk_synonyms
 from asmr.text.entities import capitalised_words
@@ -886,28 +886,6 @@ def _fact_features(claim: _Claim, evidence: str) -> dict[str, float]:
         "missing_entity": float(kinds.count("entity")),
         "missing_code": float(kinds.count("code") + kinds.count("version")),
     }
-
-
-class VectorCache:
-    """Sentence vectors by text, least recently used dropped first."""
-
-    def __init__(self, capacity: int = 50_000):
-        self.capacity = capacity
-        self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
-
-    def embed(self, embedder, texts: Sequence[str]) -> np.ndarray:
-        todo = list(dict.fromkeys(t for t in texts if t not in self._rows))
-        if todo:
-            vecs = np.asarray(embedder.embed(todo), dtype=np.float32)
-            for t, v in zip(todo, vecs):
-                self._rows[t] = v
-        out = np.empty((len(texts), embedder.dim), np.float32)
-        for i, t in enumerate(texts):
-            out[i] = self._rows[t]
-            self._rows.move_to_end(t)
-        while len(self._rows) > self.capacity:
-            self._rows.popitem(last=False)
-        return out
 
 
 PARALLEL_PAIRS = 50_000  # fewer pairs than this run on one thread

@@ -12,10 +12,11 @@ from typing import Sequence
 
 import numpy as np
 
+from asmr.embed.cache import shared_cache
 from asmr.text.facts import missing_facts
 
 from .claims import core_claim
-from .support import COSINE_FEATURES, FEATURES, VectorCache, pair_features
+from .support import COSINE_FEATURES, FEATURES, pair_features
 
 DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
 _READABLE = FEATURES.index("readable")
@@ -63,7 +64,6 @@ class SupportModel:
     embedder: str = "all-MiniLM-L6-v2"
     contradiction: dict | None = None  # {"features": [...], "weights": [...]}: weights >= 0 on raw values
     meta: dict = field(default_factory=dict)
-    _cache: VectorCache = field(default_factory=VectorCache, repr=False)
     _embedder: object = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -140,8 +140,9 @@ class SupportModel:
                     evidence_vecs=None, embedder=None) -> np.ndarray:
         """The full feature matrix (all of :data:`FEATURES`) of the pairs."""
         need = claim_vecs is None or evidence_vecs is None or len(claims) > 0
-        return pair_features(claims, evidences, embedder=self._get_embedder(embedder) if need else None,
-                             claim_vecs=claim_vecs, evidence_vecs=evidence_vecs, cache=self._cache)
+        embedder = self._get_embedder(embedder) if need else None
+        return pair_features(claims, evidences, embedder=embedder, claim_vecs=claim_vecs,
+                             evidence_vecs=evidence_vecs, cache=shared_cache(embedder) if need else None)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""

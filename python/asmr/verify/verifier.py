@@ -52,6 +52,7 @@ import numpy as np
 from asmr_kernels import pair_cosine
 
 from ..decoding.markers import DEFAULT_MARKERS, Marker, check_markers
+from ..embed.cache import shared_cache
 from ..store.memory import UnitState
 from ..text.cjk import CJK_CHAR
 from ..text.facts import KINDS as FACT_KINDS, missing_facts
@@ -273,7 +274,9 @@ class Verifier:
         if not claims:
             return np.zeros(0, np.float32), np.zeros(0, np.float64)
         first = {c: i for i, c in enumerate(dict.fromkeys(claims))}  # each claim embedded once
-        claim_vecs = np.ascontiguousarray(self.embedder.embed(list(first)), dtype=np.float32)
+        # an extractive answer's claims are its units' own sentences, which the generator has embedded
+        vectors = shared_cache(self.embedder).embed(self.embedder, list(first))
+        claim_vecs = np.ascontiguousarray(vectors, dtype=np.float32)
         claim_idx = np.fromiter((first[c] for c in claims), np.int64, len(claims))
         unit_rows = np.fromiter((u.row for u in units), np.int64, len(units))
         # Few pairs: one thread, no OpenMP start-up.
