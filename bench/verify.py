@@ -16,15 +16,15 @@ Two figures, each over its own answers (units never cited before):
 
 - without embedding: the claims' MiniLM vectors are computed before the
   timer starts, and the unit side is warm (an answer with other wording over
-  the same units is verified first, untimed: the support model keeps the
-  units' sentence vectors, the verifier the unit records); claim-side work
+  the same units is verified first, untimed: the embedder's vector cache keeps
+  the units' sentence vectors, the verifier the unit records); claim-side work
   (parsing, core claims, key facts, features) is cold. Any embedding call inside
   the timer is counted and reported.
   The support model's ``score`` call is timed inside as well, so the table
   splits the figure into the model's share and the verifier's own.
-- with embedding: a fresh support model (empty vector cache) and the real
-  MiniLM embedder: the claims and every candidate sentence of the cited units
-  are embedded inside the timer.
+- with embedding: a fresh support model, MiniLM's vector cache emptied, and the
+  real MiniLM embedder: the claims and every candidate sentence of the cited
+  units are embedded inside the timer.
 
 Timing: ``time.perf_counter`` around ``Verifier.verify`` (one call per answer). The figure without
 embedding is taken in --rounds rounds over the same answers, every claim-side cache forgotten before
@@ -172,6 +172,7 @@ def main() -> None:
         ap.error(f"--units {args.units}: need at least 4 x citations x answers units (answers use fresh ones)")
 
     from asmr.embed import get_embedder
+    from asmr.embed.cache import shared_cache
     from asmr.store import Memory
     from asmr.verify.allowlist import Allowlist
     from asmr.verify.citations import parse_answer
@@ -219,10 +220,11 @@ def main() -> None:
                         outcomes[k] += v.counts[k]
             rounds.append((times, in_support))
 
-        # With embedding: a fresh support model each answer, MiniLM inside the timer.
+        # With embedding: nothing embedded before (MiniLM's vector cache emptied), MiniLM inside the timer.
         cold = []
         for answer, _, ids in cold_set:
             allow = Allowlist(1, {uid: 1.0 - k / 100 for k, uid in enumerate(ids)})
+            shared_cache(minilm).clear()
             v = Verifier(m, support=SupportModel.load(), embedder=minilm)
             t = time.perf_counter()
             v.verify(answer, allow)
