@@ -766,3 +766,27 @@ def test_cosines_of_text_the_embedder_cannot_read_decide_nothing(model):
             assert x[FEATURES.index("readable")] == 0.0 and near == pytest.approx(far)
         else:
             assert x[FEATURES.index("readable")] == 1.0 and near > far + 0.05
+
+
+def test_features_do_not_depend_on_the_order_python_hashes_words_in():
+    """Two words of the claim that share a stem ("earnings", "earned"), neither in the sentence: whether
+    one of them says another way what the sentence says ("made" the money) must not hang on which of
+    the two a set yields first, which changes with each process's hash seed."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from asmr.embed.models import get_embedder\n"
+        "from asmr.verify.support import pair_features\n"
+        "x = pair_features(['However, when counting career earnings, Ana Lopez has earned the most money.'],\n"
+        "                  ['Ana Lopez has comfortably made the most money in her career with three clubs.'],\n"
+        "                  embedder=get_embedder('hash-64'))\n"
+        "print(x.tolist())\n")
+    rows = set()
+    for seed in range(6):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)})
+        assert done.returncode == 0, done.stderr[-2000:]
+        rows.add(done.stdout)
+    assert len(rows) == 1

@@ -475,11 +475,15 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         cue_words = sum(light_stem(a) in told for a in flipped)
         if claim_only and sentence_only:
             # a synonym of one of the sentence's own words says what the sentence says ("retained" for "kept")
-            unstated = {light_stem(a): a for a in mine_only if a.isascii()}
+            # by stem, every word of it ("released" and "releases" both): any one reworded will do
+            unstated: dict[str, list[str]] = {}
+            for a in mine_only:
+                if a.isascii():
+                    unstated.setdefault(light_stem(a), []).append(a)
             senses = (frozenset().union(*(wordnet_senses(b) for b in theirs if b.isascii())) if unstated
                       else frozenset())
             reworded = sum(1 for t in set(claim_only) if t in unstated and t not in capitals
-                           and not wordnet_senses(unstated[t]).isdisjoint(senses))
+                           and any(not wordnet_senses(a).isdisjoint(senses) for a in unstated[t]))
             replaced = max(replaced - reworded, 0)
     sequence = ev.sent_seq[j] if one else [w for seq in ev.sent_seq[lo:hi] for w in seq]
     sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
