@@ -208,3 +208,50 @@ def test_a_process_that_embeds_only_questions_loads_no_worker_session():
     batch = e.embed(["Where are the logs kept?", "Logs are kept for 14 days.", "Backups run daily."])
     assert len(e._onnx._one_core) == 2
     np.testing.assert_allclose(batch[0], question[0], atol=1e-5)
+
+
+def test_the_vector_cache_gives_each_text_its_own_vector_from_many_threads():
+    """A server's requests share one cache per embedder (``embed.cache.shared_cache``): from several
+    threads at once, past its capacity, every row is still its own text's vector, and a text seen
+    before is not embedded again while it stays."""
+    import threading
+
+    from asmr.embed.cache import VectorCache, shared_cache
+
+    emb = HashingEmbedder(32)
+    texts = [f"sentence number {i}" for i in range(40)]
+    truth = dict(zip(texts, emb.embed(texts)))
+    cache = VectorCache(capacity=8)
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(300):
+                batch = [texts[i] for i in rng.integers(0, len(texts), 5)]
+                rows = cache.embed(emb, batch)
+                assert rows.dtype == np.float32 and rows.shape == (5, 32)
+                assert all(np.array_equal(r, truth[t]) for r, t in zip(rows, batch))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert cache.embed(emb, []).shape == (0, 32)
+
+    calls = []
+
+    class Counting(HashingEmbedder):
+        def embed(self, batch, **kw):
+            calls.append(list(batch))
+            return super().embed(batch, **kw)
+
+    counting = Counting(32)
+    assert shared_cache(counting) is shared_cache(counting) and shared_cache(counting) is not shared_cache(emb)
+    shared_cache(counting).embed(counting, ["a", "b", "a"])
+    shared_cache(counting).embed(counting, ["b", "c"])
+    assert calls == [["a", "b"], ["c"]]
