@@ -255,3 +255,29 @@ def test_the_vector_cache_gives_each_text_its_own_vector_from_many_threads():
     shared_cache(counting).embed(counting, ["a", "b", "a"])
     shared_cache(counting).embed(counting, ["b", "c"])
     assert calls == [["a", "b"], ["c"]]
+
+    # an embedder of one's own need not be hashable (a dataclass with eq) nor take weak references
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Unhashable:
+        dim: int = 32
+        name: str = "mine"
+
+        def embed(self, batch, **kw):
+            return emb.embed(batch)
+
+    class Slotted:
+        __slots__ = ("dim", "name")
+
+        def __init__(self):
+            self.dim, self.name = 32, "slotted"
+
+        def embed(self, batch, **kw):
+            return emb.embed(batch)
+
+    mine = Unhashable()
+    assert shared_cache(mine) is shared_cache(mine)
+    assert np.array_equal(shared_cache(mine).embed(mine, ["a"])[0], truth.get("a", emb.embed(["a"])[0]))
+    slotted = Slotted()
+    assert np.array_equal(shared_cache(slotted).embed(slotted, ["a", "b"]), emb.embed(["a", "b"]))

@@ -29,7 +29,7 @@ above ``hard`` keep the citation; at or above ``soft`` ask the generator for one
 rewrite grounded in the unit; below ``soft`` fail.
 
 Everything is batched: one embedding call for all claims and evidence sentences not
-yet seen (sentence vectors are cached per text, units being cited over and over), one
+yet seen (vectors are cached per text and embedder, units being cited over and over), one
 kernel call for all the cosines; the rest is string work on short texts.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Sequence
 import numpy as np
 from cydifflib import SequenceMatcher
 
-from asmr.embed.cache import VectorCache
+from asmr.embed.cache import VectorCache, shared_cache
 from asmr.text.cjk import CJK_CHAR, fold_han
 from asmr.text.cjk import synonyms as cjk_synonyms
 from asmr.text.entities import capitalised_words
@@ -930,7 +930,8 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
 
     ``claim_vecs`` are the vectors of the claims' core text (:func:`core_claim`) and
     ``evidence_vecs`` those of the whole evidence texts, when the caller already has
-    them; everything else is embedded here in one batch by ``embedder`` (default MiniLM).
+    them; everything else is embedded here in one batch by ``embedder`` (default MiniLM), through
+    ``cache`` (default the embedder's shared one, ``embed.cache.shared_cache``).
     """
     claims, evidences = list(claims), list(evidences)
     if len(claims) != len(evidences):
@@ -948,7 +949,6 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     for name, vecs in (("claim_vecs", claim_vecs), ("evidence_vecs", evidence_vecs)):
         if vecs is not None and (np.ndim(vecs) != 2 or len(vecs) != n):
             raise ValueError(f"pair_features: {name} must have one row per pair ({n}), got shape {np.shape(vecs)}")
-    cache = cache if cache is not None else VectorCache()
     cl = [_claim(c) for c in claims]
     evs = [_evidence(e) for e in evidences]
     cands = [_candidates(c, e) for c, e in zip(cl, evs)]
@@ -971,7 +971,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         texts += [c.core for c in cl]
     if evidence_vecs is None:
         texts += [e[:2000] for e in evidences]  # the embedder reads ~256 word pieces anyway
-    vecs = cache.embed(embedder, texts + swap_words)
+    vecs = (cache if cache is not None else shared_cache(embedder)).embed(embedder, texts + swap_words)
     word_vecs, word_at = vecs[len(texts):], {w: k for k, w in enumerate(swap_words)}
     m, q = len(sent_texts), len(clause_texts)
     sent_vecs = vecs[:m]

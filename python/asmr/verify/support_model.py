@@ -12,7 +12,6 @@ from typing import Sequence
 
 import numpy as np
 
-from asmr.embed.cache import shared_cache
 from asmr.text.facts import missing_facts
 
 from .claims import core_claim
@@ -140,9 +139,8 @@ class SupportModel:
                     evidence_vecs=None, embedder=None) -> np.ndarray:
         """The full feature matrix (all of :data:`FEATURES`) of the pairs."""
         need = claim_vecs is None or evidence_vecs is None or len(claims) > 0
-        embedder = self._get_embedder(embedder) if need else None
-        return pair_features(claims, evidences, embedder=embedder, claim_vecs=claim_vecs,
-                             evidence_vecs=evidence_vecs, cache=shared_cache(embedder) if need else None)
+        return pair_features(claims, evidences, embedder=self._get_embedder(embedder) if need else None,
+                             claim_vecs=claim_vecs, evidence_vecs=evidence_vecs)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from a full feature matrix (as :meth:`features_of` returns)."""
