@@ -206,6 +206,21 @@ def test_a_count_before_a_chinese_measure_word_is_a_key_fact():
     assert missing_facts("研讨室可坐十二位读者。", "研讨室可坐十二名读者。") == []
 
 
+def test_a_time_of_day_in_chinese_numerals_is_a_key_fact():
+    """上午十点 states the hour 10, as 上午10点 does, so a claim of 十一点 cited to it misses a fact; 十点三十分
+    also the minutes. 点 before another numeral is a decimal point (评分三点五), and 一点 is "a little"
+    (快一点, 这一点) unless a part of the day comes before it (中午一点)."""
+    assert [(f.text, f.norm) for f in key_facts("故事会周六上午十点开始")] == [("十点", "10")]
+    assert [(f.text, f.norm) for f in key_facts("十点三十分闭馆，中午一点开门")] == [
+        ("十点", "10"), ("三十分", "30"), ("一点", "1")]
+    assert key_facts("评分三点五，快一点，这一点很重要，一点点") == []
+    assert [f.text for f in key_facts("三点五公里")] == ["三点五公里"]
+    unit = "绘本故事会每周六上午十点在故事角举办。"
+    assert [f.norm for f in missing_facts("绘本故事会每周六上午十一点举办。", unit)] == ["11"]
+    assert missing_facts("绘本故事会每周六上午10点举办。", unit) == []
+    assert missing_facts("故事会十点开始。", "故事会上午10:00开始。") == []
+
+
 def test_chinese_facts_in_traditional_script_read_as_in_simplified():
     """兩週 is 两周 and 一萬二千元 is 12,000 yuan (not the 2,000 of its last characters), in a claim and in
     its unit, whichever script each is written in; a fact's text stays as written."""

@@ -105,6 +105,11 @@ _NOT_A_COUNT = frozenset("哪这那每同第某任唯统")
 # count); 一 before one is "a", not a count, and is left out.
 _CJK_COUNT = re.compile(f"({_CJK_NUMERAL_RUN.pattern})[{''.join(sorted(CJK_COUNTED))}]")
 _CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", "岁": "year of age"}
+# A time of day in Chinese numerals ("上午十点", "十点三十分"): its hour and its minutes are plain numbers,
+# as the digits of "10点30分" are. 点 before a numeral without 分 is a decimal point ("评分三点五"), and 一点
+# is "a little" ("快一点", "这一点") unless a part of the day comes before it ("中午一点").
+_CJK_DAY_PARTS = "上午|下午|早上|晚上|中午|凌晨|傍晚|清晨|早晨|夜里"
+_CJK_CLOCK = re.compile(f"({_CJK_DAY_PARTS})?([{_CJK_DIGITS}十]{{1,3}})点钟?(?:([{_CJK_DIGITS}十]{{1,3}})分(?!钟))?")
 
 _CODE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:[_-][A-Za-z0-9]+)+|[A-Za-z]+_[A-Za-z0-9_]+|"
@@ -430,8 +435,9 @@ def load_cjk_numerals() -> None:
 
 
 def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
-    """Numbers in Chinese numerals with a unit ("三十天": 30 day) or a measure word ("二十本": 20), in
-    text order; a year written digit by digit ("二〇二三年") is a date."""
+    """Numbers in Chinese numerals with a unit ("三十天": 30 day), the hour and minutes of a time of day
+    ("十点三十分": 10, 30) or before a measure word ("二十本": 20), in text order; a year written digit
+    by digit ("二〇二三年") is a date."""
     found: list[tuple[int, Fact]] = []
     for m in _CJK_NUMBER.finditer(text):
         if taken and _overlaps(m.span(), taken):
@@ -451,6 +457,20 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
             fact = Fact("number", m.group(0), f"{_fmt(value)} {unit}")
         found.append((m.start(), fact))
         taken.append(m.span())
+    for m in _CJK_CLOCK.finditer(text):
+        part, hour, minutes = m.groups()
+        after = text[m.end():m.end() + 1]
+        if (taken and _overlaps(m.span(), taken)) or (not minutes and after and after in _CJK_DIGITS + "十") \
+                or (hour == "一" and not part) or (m.start() and text[m.start() - 1] in _NOT_A_COUNT):
+            continue
+        h = _cjk_value(hour)
+        mins = _cjk_value(minutes) if minutes else None
+        if h is None or not 0 <= h <= 24 or (minutes and (mins is None or not 0 <= mins < 60)):
+            continue
+        found.append((m.start(2), Fact("number", text[m.start(2):m.start(3) if minutes else m.end()], _fmt(h))))
+        if minutes:
+            found.append((m.start(3), Fact("number", text[m.start(3):m.end()], _fmt(mins))))
+        taken.append((m.start(2), m.end()))
     for m in _CJK_COUNT.finditer(text):
         run = m.group(1)
         if run == "一" or (taken and _overlaps(m.span(), taken)) \
