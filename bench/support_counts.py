@@ -1,6 +1,7 @@
-"""Counts in Chinese numerals before a measure word: does the support check catch one changed?
+"""Counts and times of day in Chinese numerals: does the support check catch one changed?
 
     python bench/support_counts.py --claims DIR [--sources cmrc handbook-zh zh-library zh-property]
+                                   [--kind count|time]
 
 Reads the units of the claim files that ``bench/support_claims.py --out DIR`` wrote (their
 ``evidence``). In every sentence of those units, each count in Chinese numerals (2 or more) before
@@ -9,6 +10,9 @@ with the count changed to another value in Chinese numerals (contradicted) and w
 digits (supported, "10本"). Printed: how many of each the verifier's support rule keeps (the shipped
 model: probability at least ``hard`` and no checked key fact missing). The pattern and its measure
 words are this script's own, written apart from the checker's (``asmr.text.cjk.CJK_COUNTED``).
+
+``--kind time``: each hour of a time of day in Chinese numerals ("上午十点", "八点半") makes the
+sentence with another hour (contradicted) and with the hour in digits ("10点", supported) instead.
 """
 from __future__ import annotations
 
@@ -51,11 +55,30 @@ def count_claims(units: list[str], rng: random.Random) -> list[Claim]:
     return out
 
 
+# an hour before 点 that no numeral follows (that 点 is a decimal point: "三点五"); not 一点 ("a little")
+HOUR = re.compile("(?<![第这那哪每有])([两二三四五六七八九十]|十[一二]|一(?=点[半钟]))点(?![〇零一二两三四五六七八九十])")
+
+
+def time_claims(units: list[str], rng: random.Random) -> list[Claim]:
+    out = []
+    for unit in units:
+        for sentence in split_sentences(unit):
+            for m in HOUR.finditer(sentence):
+                value = int(cn2an.cn2an(m.group(1), "smart"))
+                other = rng.choice([h for h in range(1, 13) if h != value])
+                head, tail = sentence[:m.start()], sentence[m.end():]
+                out.append(Claim(head + cn2an.an2cn(str(other)) + "点" + tail, unit, "", "time", "contradicted", "zh"))
+                out.append(Claim(head + str(value) + "点" + tail, unit, "", "time", "supported", "zh"))
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--claims", type=Path, required=True, help="the --out folder of bench/support_claims.py")
     ap.add_argument("--sources", nargs="+", default=["cmrc", "handbook-zh", "zh-library", "zh-property"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kind", choices=("count", "time"), default="count",
+                    help="change counts before a measure word (default) or the hours of times of day")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     support = SupportModel.load()
@@ -70,7 +93,7 @@ def main(argv=None) -> int:
     for source in args.sources:
         path = args.claims / f"{source}.jsonl"
         units = sorted({json.loads(line)["evidence"] for line in path.open(encoding="utf-8") if line.strip()})
-        claims = count_claims(units, rng)
+        claims = (time_claims if args.kind == "time" else count_claims)(units, rng)
         prob = support.score([core_claim(c.text) for c in claims], [c.evidence for c in claims])
         n, kept = Counter(), Counter()
         for c, k in zip(claims, kept_by_rule(claims, prob, config)):
