@@ -503,6 +503,34 @@ def test_opposite_prefixes_make_opposites_without_a_word_list():
         assert not _opposite(a, b), (a, b)  # another word, or a stem too short to read ("in" + "put")
 
 
+def test_what_is_asked_of_a_person_and_the_parts_of_the_day_have_opposites(model):
+    """WordNet holds no antonym for "mandatory", "required", "weekdays" or "morning": "Training is
+    optional" cited to "Training is mandatory" kept its citation, and so did a shift moved from the
+    morning to the evening. Each is an opposite now, in any form, and the same claims in other words
+    keep their citation."""
+    from asmr.embed import get_embedder
+    from asmr.verify.support import _opposite
+
+    for a, b in (("mandatory", "optional"), ("required", "optional"), ("compulsory", "voluntary"),
+                 ("weekdays", "weekend"), ("mornings", "evening"), ("afternoon", "morning"), ("noon", "midnight"),
+                 ("permanent", "temporary")):
+        assert _opposite(a, b) and _opposite(b, a), (a, b)
+    for a, b in (("mandatory", "compulsory"), ("required", "needed"), ("morning", "early")):
+        assert not _opposite(a, b), (a, b)
+    emb = get_embedder("hash-256")  # the flipped cue decides, whatever the vectors say
+    units = ["Fire safety training is mandatory for all staff.", "A badge is required to enter the lab.",
+             "The pharmacy is open on weekdays.", "The clinic closes at noon on Fridays.",
+             "In the morning shift, nurses check the fridge."]
+    flipped = ["Fire safety training is optional for all staff.", "A badge is optional to enter the lab.",
+               "The pharmacy is open on weekends.", "The clinic closes at midnight on Fridays.",
+               "In the evening shift, nurses check the fridge."]
+    x = pair_features(flipped, units, embedder=emb)
+    assert (x[:, FEATURES.index("flip_opposite")] == 1.0).all()
+    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    same = pair_features(units, units, embedder=emb)
+    assert (same[:, FEATURES.index("flip_opposite")] == 0.0).all()
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

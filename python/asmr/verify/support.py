@@ -92,6 +92,12 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("agre", "disagre"), ("common", "rare"), ("effectiv", "ineffectiv"), ("healthy", "unhealthy"),
                ("increas", "lower"), ("enhanc", "impair"), ("enabl", "disabl"), ("promot", "inhibit"),
                ("activ", "inactiv"),
+               # what is asked of a person, and the parts of the day and the week (WordNet holds none of these
+               # as antonyms; the Chinese are opposites by character: 必/选, 早/晚, 上/下)
+               ("mandator", "optional"), ("compulsor", "optional"), ("obligator", "optional"), ("requir", "optional"),
+               ("mandator", "voluntar"), ("compulsor", "voluntar"), ("permanent", "temporar"),
+               ("weekday", "weekend"), ("morning", "afternoon"), ("morning", "evening"), ("afternoon", "evening"),
+               ("noon", "midnight"), ("dawn", "dusk"), ("daytim", "nighttim"),
                ("增加", "减少"), ("上升", "下降"), ("提高", "降低"), ("增长", "下降"), ("之前", "之后"), ("最大", "最小"),
                ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误"),
                # the Chinese of the English pairs above (one-character opposites: _CJK_OPPOSITE_CHARS)
