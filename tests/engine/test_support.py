@@ -521,11 +521,11 @@ def test_what_is_asked_of_a_person_and_the_parts_of_the_day_have_opposites(model
     units = ["Fire safety training is mandatory for all staff.", "A badge is required to enter the lab.",
              "The pharmacy is open on weekdays.", "The clinic closes at noon on Fridays.",
              "In the morning shift, nurses check the fridge.", "Shipping is free for orders over 50 euros.",
-             "Passwords expire unless MFA is enabled."]
+             "Passwords expire unless MFA is enabled.", "除非开启双重认证，密码每90天过期。"]
     flipped = ["Fire safety training is optional for all staff.", "A badge is optional to enter the lab.",
                "The pharmacy is open on weekends.", "The clinic closes at midnight on Fridays.",
                "In the evening shift, nurses check the fridge.", "Shipping is free for orders under 50 euros.",
-               "Passwords expire if MFA is enabled."]
+               "Passwords expire if MFA is enabled.", "如果开启双重认证，密码每90天过期。"]
     x = pair_features(flipped, units, embedder=emb)
     assert (x[:, FEATURES.index("flip_opposite")] == 1.0).all()
     assert (model.score(flipped, units, embedder=emb) < model.hard).all()

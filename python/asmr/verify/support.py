@@ -99,7 +99,7 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("weekday", "weekend"), ("morning", "afternoon"), ("morning", "evening"), ("afternoon", "evening"),
                ("noon", "midnight"), ("dawn", "dusk"), ("daytim", "nighttim"),
                # bounds and conditions ("orders over 50 euros", "children under 12"; "if" and "unless")
-               ("over", "under"), ("unless", "if"),
+               ("over", "under"), ("unless", "if"), ("除非", "如果"),
                ("增加", "减少"), ("上升", "下降"), ("提高", "降低"), ("增长", "下降"), ("之前", "之后"), ("最大", "最小"),
                ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误"),
                # the Chinese of the English pairs above (one-character opposites: _CJK_OPPOSITE_CHARS)
