@@ -533,6 +533,18 @@ def test_what_is_asked_of_a_person_and_the_parts_of_the_day_have_opposites(model
     assert (same[:, FEATURES.index("flip_opposite")] == 0.0).all()
 
 
+def test_a_word_the_claim_restates_in_another_form_is_no_opposite_s_counterpart():
+    """"opens at 8 am and closes at 6 pm" says what "is open from 8 am to 6 pm" says: the sentence's
+    "open" is the claim's "opens", so "closes" is no opposite put for it (the claim lost its citation,
+    p 0.007); "closes at 8 am" for "opens at 8 am" still is one."""
+    from asmr.embed import get_embedder
+
+    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    x = pair_features(["On weekdays the clinic opens at 8 am and closes at 6 pm.", "The clinic closes at 8 am."],
+                      ["The clinic is open on weekdays from 8 am to 6 pm.", "The clinic opens at 8 am."], embedder=emb)
+    assert x[0, col] == 0.0 and x[1, col] == 1.0
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

@@ -477,7 +477,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     flipped: list[str] = []
     reworded = 0
     if mine_only:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
-        theirs = words.difference(claim.words)
+        # a word of the sentence the claim restates in another form ("open" as "opens") is no opposite's
+        # counterpart: "opens at 8 am and closes at 6 pm" says what "is open from 8 am to 6 pm" says
+        stems = set(claim.stems)
+        theirs = {b for b in words.difference(claim.words) if light_stem(b) not in stems}
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
