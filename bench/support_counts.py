@@ -36,22 +36,27 @@ from asmr.verify.verifier import VerifierConfig
 COUNT = re.compile("(?<![第这那哪每])([〇零一二两三四五六七八九十百千万]+)([本张台个人名位件间份套辆条把页册篇部家座层])")
 
 
-def count_claims(units: list[str], rng: random.Random) -> list[Claim]:
-    out = []
+def _matches(units: list[str], pattern: re.Pattern):
+    """(unit, sentence, match) for every match of ``pattern`` in every sentence of ``units``."""
     for unit in units:
         for sentence in split_sentences(unit):
-            for m in COUNT.finditer(sentence):
-                try:
-                    value = int(cn2an.cn2an(m.group(1), "smart"))
-                except (ValueError, KeyError, IndexError):
-                    continue
-                if value <= 1 or (m.group(2) == "个" and sentence[m.end():m.end() + 1] == "月"):
-                    continue  # "一本" is "a book"; "三个月" is a span of time
-                other = value + rng.choice([1, 2, 5, 10]) if rng.random() < 0.5 else max(2, value * 2)
-                head, tail = sentence[:m.start()], sentence[m.end():]
-                out.append(Claim(head + cn2an.an2cn(str(other)) + m.group(2) + tail, unit, "", "count",
-                                 "contradicted", "zh"))
-                out.append(Claim(head + str(value) + m.group(2) + tail, unit, "", "count", "supported", "zh"))
+            for m in pattern.finditer(sentence):
+                yield unit, sentence, m
+
+
+def count_claims(units: list[str], rng: random.Random) -> list[Claim]:
+    out = []
+    for unit, sentence, m in _matches(units, COUNT):
+        try:
+            value = int(cn2an.cn2an(m.group(1), "smart"))
+        except (ValueError, KeyError, IndexError):
+            continue
+        if value <= 1 or (m.group(2) == "个" and sentence[m.end():m.end() + 1] == "月"):
+            continue  # "一本" is "a book"; "三个月" is a span of time
+        other = value + rng.choice([1, 2, 5, 10]) if rng.random() < 0.5 else max(2, value * 2)
+        head, tail = sentence[:m.start()], sentence[m.end():]
+        out.append(Claim(head + cn2an.an2cn(str(other)) + m.group(2) + tail, unit, "", "count", "contradicted", "zh"))
+        out.append(Claim(head + str(value) + m.group(2) + tail, unit, "", "count", "supported", "zh"))
     return out
 
 
@@ -61,14 +66,12 @@ HOUR = re.compile("(?<![第这那哪每有])([两二三四五六七八九十]|�
 
 def time_claims(units: list[str], rng: random.Random) -> list[Claim]:
     out = []
-    for unit in units:
-        for sentence in split_sentences(unit):
-            for m in HOUR.finditer(sentence):
-                value = int(cn2an.cn2an(m.group(1), "smart"))
-                other = rng.choice([h for h in range(1, 13) if h != value])
-                head, tail = sentence[:m.start()], sentence[m.end():]
-                out.append(Claim(head + cn2an.an2cn(str(other)) + "点" + tail, unit, "", "time", "contradicted", "zh"))
-                out.append(Claim(head + str(value) + "点" + tail, unit, "", "time", "supported", "zh"))
+    for unit, sentence, m in _matches(units, HOUR):
+        value = int(cn2an.cn2an(m.group(1), "smart"))
+        other = rng.choice([h for h in range(1, 13) if h != value])
+        head, tail = sentence[:m.start()], sentence[m.end():]
+        out.append(Claim(head + cn2an.an2cn(str(other)) + "点" + tail, unit, "", "time", "contradicted", "zh"))
+        out.append(Claim(head + str(value) + "点" + tail, unit, "", "time", "supported", "zh"))
     return out
 
 
