@@ -545,6 +545,24 @@ def test_a_word_the_claim_restates_in_another_form_is_no_opposite_s_counterpart(
     assert x[0, col] == 0.0 and x[1, col] == 1.0
 
 
+def test_no_longer_is_a_negation_whose_second_word_the_sentence_need_not_state(model):
+    """"The feature is no longer supported" cited to "The feature is still supported" kept its citation
+    (p 0.66): "longer" counted as a claim word the sentence does not state, so the negation seemed to come
+    with a loose paraphrase. The word that makes a negation one of time ("no longer", "not ...
+    anymore") is part of the cue; the paraphrase "not supported anymore" keeps its citation."""
+    from asmr.embed import get_embedder
+
+    emb, col = get_embedder("hash-256"), FEATURES.index("flip_negation")
+    x = pair_features(["The feature is no longer supported.", "The portal is not used anymore by finance."],
+                      ["The feature is still supported.", "The portal is still used by finance."], embedder=emb)
+    assert (x[:, col] == 1.0).all()
+    assert (model.score(["The feature is no longer supported."], ["The feature is still supported."],
+                        embedder=emb) < model.hard).all()
+    same = pair_features(["The feature is not supported anymore."], ["The feature is no longer supported."],
+                         embedder=emb)
+    assert same[0, col] == 0.0
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

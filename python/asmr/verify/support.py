@@ -122,6 +122,15 @@ def _content(words: list[str], stems=None) -> list[str]:
     return [t for w, t in zip(words, stems) if w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())]
 
 
+_NEGATION_TAILS = frozenset(("longer", "anymore"))  # "no longer", "not anymore": a negation of time
+
+
+def _negation_tails(words: list[str]) -> set[str]:
+    """The stems of ``_NEGATION_TAILS`` words that follow a negation within NEGATION_SCOPE words."""
+    return {light_stem(v) for i, w in enumerate(words) if w in _NEGATIONS or w.endswith("n't")
+            for v in words[i + 1:i + 1 + NEGATION_SCOPE] if v in _NEGATION_TAILS}
+
+
 def _negated(words: list[str], text: str) -> bool:
     return not _NEGATIONS.isdisjoint(words) or ("'" in text and any(w.endswith("n't") for w in words)) or (
         not text.isascii() and _cjk_negates(text, 0, len(text)))
@@ -446,7 +455,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         return _aligned_cjk(claim, ev), []
     cset = set(claim.content)
     j = max(range(len(per_sent)), key=lambda i: (per_sent[i], -i))
-    told = cset - _NEGATIONS  # a negation is the cue itself, not a word the sentence should state
+    # a negation is the cue itself, not a word the sentence should state; nor is the word that makes
+    # it one of time ("no longer", "not ... anymore")
+    told = cset - _NEGATIONS - _negation_tails(claim.words)
     lo, hi = _restated_run(told, ev, j)
     one = hi - lo == 1  # nearly always: the run's fields are the sentence's own, not copies
     stated = ev.sent_tokens[j] if one else frozenset().union(*ev.sent_tokens[lo:hi])
