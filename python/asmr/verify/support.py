@@ -122,13 +122,8 @@ def _content(words: list[str], stems=None) -> list[str]:
     return [t for w, t in zip(words, stems) if w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())]
 
 
-_NEGATION_TAILS = frozenset(("longer", "anymore"))  # "no longer", "not anymore": a negation of time
-
-
-def _negation_tails(words: list[str]) -> set[str]:
-    """The stems of ``_NEGATION_TAILS`` words that follow a negation within NEGATION_SCOPE words."""
-    return {light_stem(v) for i, w in enumerate(words) if w in _NEGATIONS or w.endswith("n't")
-            for v in words[i + 1:i + 1 + NEGATION_SCOPE] if v in _NEGATION_TAILS}
+# The word that makes a negation one of time ("no longer", "not ... anymore"), as stems
+_NEGATION_TAILS = frozenset(map(light_stem, ("longer", "anymore")))
 
 
 def _negated(words: list[str], text: str) -> bool:
@@ -457,7 +452,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     j = max(range(len(per_sent)), key=lambda i: (per_sent[i], -i))
     # a negation is the cue itself, not a word the sentence should state; nor is the word that makes
     # it one of time ("no longer", "not ... anymore")
-    told = cset - _NEGATIONS - _negation_tails(claim.words)
+    told = cset - _NEGATIONS
+    if claim.neg:
+        told -= _negated_stems(claim.words) & _NEGATION_TAILS
     lo, hi = _restated_run(told, ev, j)
     one = hi - lo == 1  # nearly always: the run's fields are the sentence's own, not copies
     stated = ev.sent_tokens[j] if one else frozenset().union(*ev.sent_tokens[lo:hi])

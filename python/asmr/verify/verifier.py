@@ -275,8 +275,7 @@ class Verifier:
             return np.zeros(0, np.float32), np.zeros(0, np.float64)
         first = {c: i for i, c in enumerate(dict.fromkeys(claims))}  # each claim embedded once
         # an extractive answer's claims are its units' own sentences, which the generator has embedded
-        vectors = shared_cache(self.embedder).embed(self.embedder, list(first))
-        claim_vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        claim_vecs = shared_cache(self.embedder).embed(self.embedder, list(first))  # float32 rows
         claim_idx = np.fromiter((first[c] for c in claims), np.int64, len(claims))
         unit_rows = np.fromiter((u.row for u in units), np.int64, len(units))
         # Few pairs: one thread, no OpenMP start-up.
