@@ -52,7 +52,7 @@ def test_chinese_facts():
 def test_chinese_place_names_start_after_the_verb_before_them():
     assert norms("市中校区坐落于济南市市中区。", "entity") == ["济南市"]
     assert norms("他毕业于清华大学，后任职于北京市政府。", "entity") == ["清华大学", "北京市"]
-    assert norms("他在上周五离开了公司。", "entity") == []  # a suffix alone names nothing
+    assert norms("他在上周五离开了公司。", "entity") == ["friday"]  # a suffix alone names nothing; 周五 is a day
 
 
 def test_chinese_numerals_with_a_unit_are_facts():
@@ -210,7 +210,7 @@ def test_a_time_of_day_in_chinese_numerals_is_a_key_fact():
     """上午十点 states the hour 10, as 上午10点 does, so a claim of 十一点 cited to it misses a fact; 十点三十分
     also the minutes. 点 before another numeral is a decimal point (评分三点五), and 一点 is "a little"
     (快一点, 这一点) unless a part of the day comes before it (中午一点)."""
-    assert [(f.text, f.norm) for f in key_facts("故事会周六上午十点开始")] == [("十点", "10")]
+    assert [(f.text, f.norm) for f in key_facts("故事会周六上午十点开始")] == [("十点", "10"), ("周六", "saturday")]
     assert [(f.text, f.norm) for f in key_facts("十点三十分闭馆，中午一点开门")] == [
         ("十点", "10"), ("三十分", "30"), ("一点", "1")]
     assert key_facts("评分三点五，快一点，这一点很重要，一点点") == []
@@ -219,6 +219,24 @@ def test_a_time_of_day_in_chinese_numerals_is_a_key_fact():
     assert [f.norm for f in missing_facts("绘本故事会每周六上午十一点举办。", unit)] == ["11"]
     assert missing_facts("绘本故事会每周六上午10点举办。", unit) == []
     assert missing_facts("故事会十点开始。", "故事会上午10:00开始。") == []
+
+
+def test_a_day_of_the_week_in_chinese_is_a_key_fact():
+    """周六, 星期六 and 礼拜六 state one day, named as an English "Saturday" is, so a claim of 周日 cited to a
+    unit of 周六 misses a fact and one of 星期六 does not; 上周五 names a Friday. A count of weeks (两周一次,
+    四周) or within a week (每周三次, 每周五天) names no day, and neither do 本周天气 or 本周日程."""
+    assert [(f.text, f.norm) for f in key_facts("诊所周六休息，星期天和礼拜一照常开放。")] == [
+        ("周六", "saturday"), ("星期天", "sunday"), ("礼拜一", "monday")]
+    assert [f.norm for f in key_facts("上周五我们迁移了接口。")] == ["friday"]
+    assert [f.norm for f in key_facts("例会每周三举行。")] == ["every 1 week", "wednesday"]
+    assert [f.norm for f in key_facts("周三点名。")] == ["wednesday"]  # 三 is the day's, not three o'clock
+    for text in ("每周三次", "两周一次", "每周五天工作制", "每周三个小时", "四周都是山", "本周天气不错", "本周日程"):
+        assert not [f for f in key_facts(text) if f.kind == "entity"], text
+    assert [f.norm for f in missing_facts("诊所周日休息。", "诊所周六休息。")] == ["sunday"]
+    assert missing_facts("诊所星期六休息。", "诊所周六休息。") == []
+    assert missing_facts("诊所週六休息。", "诊所周六休息。") == []
+    assert missing_facts("诊所周六休息。", "The clinic is closed on Saturday.") == []
+    assert missing_facts("The clinic is closed on Saturday.", "诊所周六休息。") == []
 
 
 def test_chinese_facts_in_traditional_script_read_as_in_simplified():

@@ -31,6 +31,7 @@ import cn2an
 
 from ..text.cjk import CJK_CHAR
 from ..text.facts import key_facts, missing_facts
+from ..text.relative_time import WEEKDAYS
 from ..text.sentences import sentence_ends
 from ..text.words import CLAIM_STOP_WORDS, claim_words
 
@@ -475,7 +476,9 @@ def _zh_duration(s: str, rng: random.Random) -> str | None:
 
 
 def _zh_entity(s: str, rng: random.Random, pool: "_Pool", evidence: str) -> str | None:
-    names = sorted({f.text for f in key_facts(s) if f.kind == "entity" and f.text in s and len(f.text) >= 2})
+    # a day of the week (周六) is no name: a place's name put for it makes no claim a writer would make
+    names = sorted({f.text for f in key_facts(s) if f.kind == "entity" and f.text in s and len(f.text) >= 2
+                    and f.norm not in WEEKDAYS})
     if not names:
         return None
     name = rng.choice(names)
@@ -528,7 +531,10 @@ class _Pool:
             lower.update(_LOWER_WORD.findall(text))
             for f in key_facts(text[:2000]):
                 if f.kind == "entity" and len(f.text) > 2:
-                    (ent_zh if CJK_CHAR.search(f.text) else ent)[f.text] += 1
+                    if not CJK_CHAR.search(f.text):
+                        ent[f.text] += 1
+                    elif f.norm not in WEEKDAYS:  # as in _zh_entity
+                        ent_zh[f.text] += 1
             nouns.update(m.group(1) for m in _THE_NOUN.finditer(text) if m.group(1) not in CLAIM_STOP_WORDS)
             for s in _sentences(text):
                 if _usable(s):

@@ -17,7 +17,8 @@ two texts can be compared by:
 - date: ISO, as precise as the text (``2021-03-03``, ``2021-03``, ``2021``);
 - version: without a leading "v" (``1.2.3``);
 - code: upper case without separators (``ERR42``, ``SKU1234``);
-- entity: lower case, punctuation dropped, no leading "the".
+- entity: lower case, punctuation dropped, no leading "the"; a Chinese day of the week in English
+  (周六, 星期六 → ``saturday``, as "Saturday" is).
 
 ``missing_facts(claim, evidence)`` lists the claim's facts the evidence does not
 state; spans of time compare by length across seconds, minutes, hours, days and
@@ -27,7 +28,7 @@ cited sentence and unit. ASCII text goes to a native port of the same patterns
 (``csrc/cpu/key_facts.cpp``), which finds the same facts several times faster;
 tests/kernels/test_facts_native.py holds the two to each other. English and CJK
 text are both handled; CJK entities are quoted titles (《》「」“”), organisation and
-place names ending in a suffix such as 大学, 公司 or 市, and katakana runs.
+place names ending in a suffix such as 大学, 公司 or 市, katakana runs and days of the week.
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from asmr_kernels.cpu import KeyFactExtractor
 
 from .cjk import CJK_CLASS, CJK_COUNTED, fold_han
 from .entities import COMMON_WORDS
+from .relative_time import WEEKDAYS, ZH_WEEKDAYS
 
 KINDS = ("number", "date", "version", "code", "entity")
 
@@ -111,6 +113,10 @@ _CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", 
 _CJK_DAY_PARTS = "上午|下午|早上|晚上|中午|凌晨|傍晚|清晨|早晨|夜里"
 _CJK_CLOCK = re.compile(f"({_CJK_DAY_PARTS})?([{_CJK_DIGITS}十]{{1,3}})点钟?(?:([{_CJK_DIGITS}十]{{1,3}})分(?!钟))?")
 
+# A day of the week: 周六, 星期天, 礼拜一, also in 上周五 and 每周三. Not a count of weeks (两周一次, 四周),
+# nor a count within a week (每周三次, 每周五天, 每周三个小时), nor 本周天气 or 周日程.
+_CJK_WEEKDAY = re.compile(f"(?<![{_CJK_DIGITS}十几数\\d])(?:(?:星期|礼拜)([一二三四五六日天])|周([一二三四五六]|日(?![程常记报志历])))"
+                          f"(?![{''.join(sorted(CJK_COUNTED))}次回遍趟天小节课分十百千万])")
 _CODE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:[_-][A-Za-z0-9]+)+|[A-Za-z]+_[A-Za-z0-9_]+|"
     r"[A-Z]+\d+[A-Z0-9]*|[A-Z]{2,}[a-z]?\d[\w]*)(?![\w-])")
@@ -347,12 +353,15 @@ def _regex_key_facts(text: str) -> tuple[Fact, ...]:
     taken: list[tuple[int, int]] = []
     _codes(text, taken, out)
     _words(text, taken, out)
+    weekdays: list[Fact] = []
     if not text.isascii():
         _cjk_words(text, taken, out)
+        _cjk_weekdays(text, taken, weekdays)
     if _DIGITS.search(text):
         _numeric(text, taken, out)
     if _CJK_NUMERAL_RUN.search(text):
         _cjk_numbers(text, taken, out)
+    out.extend(weekdays)  # entities, as an English "Saturday" is one
     _entities(text, taken, out)
     return tuple(out)
 
@@ -748,6 +757,21 @@ def _cjk_words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None
         if not (taken and _overlaps(m.span(), taken)):
             out.append(Fact("number", m.group(0), INF_DURATION))
             taken.append(m.span())
+
+
+def _cjk_weekdays(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
+    """Days of the week (周六, 星期天) as entities named in English ("saturday"), so that 周六 states 星期六
+    and an English "Saturday"; read before the numbers, so that 周三 holds no number 三. A day already
+    read within a frequency counts too: 每周三 is every week, and on Wednesdays."""
+    if "周" not in text and "星期" not in text and "礼拜" not in text:
+        return
+    seen: set[str] = set()
+    for m in _CJK_WEEKDAY.finditer(text):
+        norm = WEEKDAYS[ZH_WEEKDAYS[(m.group(1) or m.group(2))[0]]]
+        taken.append(m.span())
+        if norm not in seen:
+            seen.add(norm)
+            out.append(Fact("entity", m.group(0), norm))
 
 
 _SECONDS = {"s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0, "week": 604800.0}

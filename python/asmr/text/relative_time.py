@@ -154,9 +154,9 @@ _EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "coup
                "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
 _EN_NUMBER = r"(\d{1,4}|" + "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True)) + ")"
-_EN_WEEKDAYS = {name: i for i, name in enumerate(
-    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
-_EN_WEEKDAY = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # date.weekday() order
+_EN_WEEKDAYS = {name: i for i, name in enumerate(WEEKDAYS)}
+_EN_WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _EN_UNIT = r"(day|week|month|year)s?"
 
 
@@ -255,7 +255,7 @@ _RULES: list[tuple[re.Pattern, _Meaning]] = [
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
               "八": 8, "九": 9}
 _ZH_NUMERALS = "零〇一二两三四五六七八九十"
-_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}  # after 周, 星期 or 礼拜
 _ZH_WEEK = r"(?:周|星期|礼拜|个星期|个礼拜)"
 
 
@@ -295,7 +295,7 @@ _RULES += [
      lambda m, r: _day(r + timedelta(days=_ZH_DAYS[m.group()]))),
     (re.compile("|".join(_ZH_YEARS)), lambda m, r: _year(r, _ZH_YEARS[m.group()])),
     (re.compile(r"([上这本下])个?" + _ZH_WEEK + r"([一二三四五六日天])"),
-     _unless_routine(lambda m, r: _weekday_in_week(r, _ZH_WEEKDAYS[m.group(2)], _ZH_SIDE[m.group(1)]))),
+     _unless_routine(lambda m, r: _weekday_in_week(r, ZH_WEEKDAYS[m.group(2)], _ZH_SIDE[m.group(1)]))),
     (re.compile(r"([上这本下])" + _ZH_WEEK), _unless_routine(lambda m, r: _week(r, _ZH_SIDE[m.group(1)]))),
     (re.compile(r"([上这本下])个?月"), _unless_routine(lambda m, r: _month(r, _ZH_SIDE[m.group(1)]))),
     # a count of at most three digits, not the end of a longer number ("1987年后" is after the year
