@@ -581,6 +581,42 @@ def test_no_longer_is_a_negation_whose_second_word_the_sentence_need_not_state(m
     assert same[0, col] == 0.0
 
 
+def test_a_bound_on_an_amount_reads_as_one_word_of_its_direction():
+    """"up to", "no more than", "a maximum of" and "5 GB at most" bound an amount from above, "at least",
+    "no fewer than" and "or more" from below; a phrase that is also plain words bounds only an amount
+    next to it ("up to date", "more than his brother")."""
+    from asmr.text.facts import LOWER_BOUND as LO, UPPER_BOUND as UP, bounded
+    from asmr.verify.support import _words
+
+    assert _words("Store up to 5 GB, no more than 3 files, at least several dozen.") == [
+        "store", UP, "5", "gb", UP, "3", "files", LO, "several", "dozen"]
+    assert _words("Orders of 50 euros or more; children under 12; 5 GB at most.") == [
+        "orders", "of", "50", "euros", LO, "children", UP, "12", "5", "gb", UP]
+    plain = ["it", "is", "up", "to", "date", "more", "than", "his", "brother", "over", "the", "years"]
+    assert bounded(plain) == plain
+
+
+def test_a_bound_put_for_the_opposite_one_is_an_opposite_and_one_in_other_words_is_not(model):
+    """"at least 5 GB" cited to "up to 5 GB" kept its citation (p 0.90), as did "50 euros or more" for
+    "up to 50 euros"; and "no more than 5 GB" lost its citation to "up to 5 GB" (p 0.001: its "no" was read
+    as a negation), as did "at least 20" to "20 or more" (p 0.025)."""
+    from asmr.embed import get_embedder
+
+    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    units = ["Each account can store up to 5 GB of files.", "Orders of up to 50 euros ship free.",
+             "Each team has at least five members.", "Passwords must have a minimum of 12 characters."]
+    flipped = ["Each account can store at least 5 GB of files.", "Orders of 50 euros or more ship free.",
+               "Each team has no more than five members.", "Passwords must have at most 12 characters."]
+    restated = ["Each account can store no more than 5 GB of files.", "Orders of 50 euros or less ship free.",
+                "Each team has no fewer than five members.", "Passwords must have 12 or more characters."]
+    x = pair_features(flipped, units, embedder=emb)
+    assert (x[:, col] == 1.0).all()
+    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    x = pair_features(restated, units, embedder=emb)
+    assert (x[:, col] == 0.0).all() and (x[:, FEATURES.index("flip_negation")] == 0.0).all()
+    assert (model.score(restated, units, embedder=emb) >= model.hard).all()
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

@@ -974,6 +974,65 @@ def number_word(word: str) -> bool:
     return any(c.isdigit() for c in word) or any(word in t for t in (_WORD_NUMBERS, _WORD_VALUE, _WORD_SCALE))
 
 
+# Bounds on an amount, each read as one word of its direction: "up to 5 GB", "no more than 5 GB" and
+# "5 GB at most" alike, "at least", "or more" and "more than" the other way. "at least", "no more than"
+# and their like are bounds wherever they stand; a phrase that is also plain words ("up to date", "more
+# than his brother", "over the years") only before an amount, and one after an amount ("or more") only
+# there.
+LOWER_BOUND, UPPER_BOUND = "atleast", "atmost"
+_BOUNDS = {tuple(k.split()): v for k, v in (
+    ("at least", LOWER_BOUND), ("no less than", LOWER_BOUND), ("not less than", LOWER_BOUND),
+    ("no fewer than", LOWER_BOUND), ("not fewer than", LOWER_BOUND), ("a minimum of", LOWER_BOUND),
+    ("minimum of", LOWER_BOUND), ("at most", UPPER_BOUND), ("no more than", UPPER_BOUND),
+    ("not more than", UPPER_BOUND), ("a maximum of", UPPER_BOUND), ("maximum of", UPPER_BOUND),
+    ("not exceeding", UPPER_BOUND))}
+_BOUNDS_BEFORE = {tuple(k.split()): v for k, v in (
+    ("more than", LOWER_BOUND), ("over", LOWER_BOUND), ("above", LOWER_BOUND), ("older than", LOWER_BOUND),
+    ("up to", UPPER_BOUND), ("less than", UPPER_BOUND), ("fewer than", UPPER_BOUND), ("under", UPPER_BOUND),
+    ("below", UPPER_BOUND), ("younger than", UPPER_BOUND))}
+_BOUNDS_AFTER = {tuple(k.split()): v for k, v in (
+    ("or more", LOWER_BOUND), ("or above", LOWER_BOUND), ("or over", LOWER_BOUND), ("and above", LOWER_BOUND),
+    ("and over", LOWER_BOUND), ("or less", UPPER_BOUND), ("or fewer", UPPER_BOUND), ("or below", UPPER_BOUND),
+    ("or under", UPPER_BOUND), ("and below", UPPER_BOUND), ("and under", UPPER_BOUND))}
+_AMOUNT_OPENERS = frozenset("a an half several few some many dozens hundreds thousands millions".split())
+_BOUND_LENGTHS = (3, 2, 1)  # the longest phrase first: "no more than" before "more than"
+_BOUND_FIRST = frozenset(k[0] for k in (*_BOUNDS, *_BOUNDS_BEFORE, *_BOUNDS_AFTER))
+
+
+def _bound_at(words: list[str], i: int) -> tuple[str, int] | None:
+    """The bound that opens at ``words[i]`` and its length in words, if one does."""
+    for k in _BOUND_LENGTHS:
+        phrase = tuple(words[i:i + k])
+        if len(phrase) < k:
+            continue
+        if phrase in _BOUNDS:
+            return _BOUNDS[phrase], k
+        nxt = words[i + k] if i + k < len(words) else ""
+        if phrase in _BOUNDS_BEFORE and (number_word(nxt) or nxt in _AMOUNT_OPENERS):
+            return _BOUNDS_BEFORE[phrase], k
+        if phrase in _BOUNDS_AFTER and any(number_word(w) for w in words[max(0, i - 2):i]):
+            return _BOUNDS_AFTER[phrase], k
+    return None
+
+
+def bounded(words: list[str]) -> list[str]:
+    """Lower-case ``words`` with each bound on an amount (above) put as one word, ``LOWER_BOUND`` or
+    ``UPPER_BOUND``; the other words as they are."""
+    if _BOUND_FIRST.isdisjoint(words):
+        return words
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        found = _bound_at(words, i) if words[i] in _BOUND_FIRST else None
+        if found is None:
+            out.append(words[i])
+            i += 1
+        else:
+            out.append(found[0])
+            i += found[1]
+    return out
+
+
 NUMERAL_CHARS = frozenset("0123456789." + _CJK_DIGITS + "十百千万亿")
 
 

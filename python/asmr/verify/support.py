@@ -17,7 +17,9 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   standing where the sentence has other words, names among them, claim words with no
   counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word
   (WordNet's antonyms, in any inflected form, a short table of stems and Chinese words, and
-  Chinese words that differ in a character of opposite sense; or another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
+  Chinese words that differ in a character of opposite sense; a bound on an amount put for the
+  opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
+  ``text.facts.bounded``; or another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
   restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
   the evidence does not state beside one it states word for word.
 
@@ -53,7 +55,10 @@ from asmr.text.wordnet import opposite as wordnet_opposite
 from asmr.text.wordnet import senses as wordnet_senses
 from asmr.text.wordnet import synonym
 from asmr.text.facts import (
+    LOWER_BOUND,
     NUMERAL_CHARS,
+    UPPER_BOUND,
+    bounded,
     key_facts,
     measure_of,
     missing_facts,
@@ -99,7 +104,7 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("weekday", "weekend"), ("morning", "afternoon"), ("morning", "evening"), ("afternoon", "evening"),
                ("noon", "midnight"), ("dawn", "dusk"), ("daytim", "nighttim"),
                # bounds and conditions ("orders over 50 euros", "children under 12"; "if" and "unless")
-               ("over", "under"), ("unless", "if"), ("除非", "如果"),
+               ("over", "under"), ("unless", "if"), ("除非", "如果"), (LOWER_BOUND, UPPER_BOUND),
                ("增加", "减少"), ("上升", "下降"), ("提高", "降低"), ("增长", "下降"), ("之前", "之后"), ("最大", "最小"),
                ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误"),
                # the Chinese of the English pairs above (one-character opposites: _CJK_OPPOSITE_CHARS)
@@ -120,6 +125,13 @@ def _content(words: list[str], stems=None) -> list[str]:
     """The stems of the content words (``stems``: those of all ``words``, when already at hand)."""
     stems = map(light_stem, words) if stems is None else stems
     return [t for w, t in zip(words, stems) if w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())]
+
+
+def _words(text: str) -> list[str]:
+    """The check's words: ``claim_words``, with a bound on an amount as one word of its direction
+    (``text.facts.bounded``), so that "up to" and "no more than" read alike, "at least" as their
+    opposite, and the "no" of "no more than" is no negation."""
+    return bounded(claim_words(text))
 
 
 # The word that makes a negation one of time ("no longer", "not ... anymore"), as stems
@@ -178,7 +190,7 @@ def _evidence(text: str) -> _Evidence:
     sent_tokens, sent_words, sent_seq, sent_neg, words_all = [], [], [], [], []
     postings: dict[str, list[int]] = {}
     for i, s in enumerate(sentences):
-        words = claim_words(s)
+        words = _words(s)
         words_all.extend(words)
         toks = frozenset(_content(words))
         sent_tokens.append(toks)
@@ -245,7 +257,7 @@ def _clauses(core: str) -> list[str]:
     for k, part in enumerate(parts):
         part = f"{lead}, {part}" if lead else part
         lead = ""
-        if len(_content(claim_words(part))) < MIN_CLAUSE_WORDS:
+        if len(_content(_words(part))) < MIN_CLAUSE_WORDS:
             if k + 1 < len(parts):
                 lead = part
             elif merged:
@@ -259,7 +271,7 @@ def _clauses(core: str) -> list[str]:
 
 def _claim(sentence: str) -> _Claim:
     core = core_claim(sentence)
-    words = claim_words(core)
+    words = _words(core)
     stems = list(map(light_stem, words))
     return _Claim(core=core, words=words, stems=stems, content=_content(words, stems),
                   neg=_negated(words, core), clauses=_clauses(core))
@@ -362,7 +374,7 @@ def _negated_stems(words: list[str]) -> set[str]:
 
 def _negation_conflicts(claim: _Claim, sentence: str) -> int:
     """Shared content words negated on one side only: "X will not benefit" against "X could benefit"."""
-    words = claim_words(sentence)
+    words = _words(sentence)
     ev_stems = {light_stem(w) for w in words}
     claim_stems = set(claim.content)
     shared = claim_stems & ev_stems
@@ -1048,7 +1060,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
                                    if c.neg or ev.sent_neg[best] else 0.0)
         if c.clauses and hi > lo:
             f["clause_min_cos"] = min(clause_best[clause_offsets[i]:clause_offsets[i + 1]])
-            words = [claim_words(t) for t in c.clauses]
+            words = [_words(t) for t in c.clauses]
             f["clause_min_recall"] = min(_recall(_content(w), ev.tokens) for w in words)
             # one part stated word for word by a sentence, another by none: an addition to what the
             # source says, even when its words stand in the unit apart ("B depends on C" beside "A
