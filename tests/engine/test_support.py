@@ -617,6 +617,39 @@ def test_a_bound_put_for_the_opposite_one_is_an_opposite_and_one_in_other_words_
     assert (model.score(restated, units, embedder=emb) >= model.hard).all()
 
 
+def test_an_obligation_put_for_a_permission_is_an_opposite_and_may_not_for_must_not_is_not(model):
+    """"Visitors may sign in" cited to "Visitors must sign in" kept its citation (p 0.93), and so did "must"
+    for "can" and "may" for "shall"; "may not" and "cannot" forbid as "must not" does."""
+    from asmr.embed import get_embedder
+
+    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    units = ["Visitors must sign in at the front desk.", "Staff can work from home on Fridays.",
+             "Employees shall wear a badge."]
+    flipped = ["Visitors may sign in at the front desk.", "Staff must work from home on Fridays.",
+               "Employees may wear a badge."]
+    x = pair_features(flipped, units, embedder=emb)
+    assert (x[:, col] == 1.0).all()
+    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    same = ["Visitors may not smoke in the building.", "Visitors cannot smoke in the building."]
+    x = pair_features(same, ["Visitors must not smoke in the building."] * 2, embedder=emb)
+    assert (x[:, col] == 0.0).all()
+
+
+def test_a_letter_that_labels_a_thing_is_read_with_its_word(model):
+    """"Room A seats 30 people" cited to "Room A seats 12 people. Room B seats 30 people." kept its citation
+    (p 0.92): a letter alone is no content word, so "Room A" read as "Room B" did. The letter is read
+    with its word ("rooma"), in the claim, the unit and the names of either; "I" stays a pronoun."""
+    from asmr.embed import get_embedder
+    from asmr.verify.support import _words
+
+    assert _words("Room A seats 12. Plan B, Vitamin D and World War I; William J. Clinton.") == [
+        "rooma", "seats", "12", "planb", "vitamind", "and", "world", "war", "i", "williamj", "clinton"]
+    unit = "Room A seats 12 people. Room B seats 30 people."
+    p = model.score(["Room A seats 30 people.", "Room B seats 12 people.", "Room B seats 30 people.",
+                     "Room A seats 12 people."], [unit] * 4, embedder=get_embedder("hash-256"))
+    assert (p[:2] < model.hard).all() and (p[2:] >= model.hard).all()
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

@@ -19,7 +19,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   (WordNet's antonyms, in any inflected form, a short table of stems and Chinese words, and
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
-  ``text.facts.bounded``; or another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
+  ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; or
+  another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
   restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
   the evidence does not state beside one it states word for word.
 
@@ -127,10 +128,18 @@ def _content(words: list[str], stems=None) -> list[str]:
     return [t for w, t in zip(words, stems) if w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())]
 
 
+# A capitalised word and the letter that labels it ("Room A", "Plan B", "Vitamin D"): one word, since a
+# letter alone is no content word and "Room B" would read as "Room A" does. Not "I" (a pronoun).
+_LETTER_LABEL = re.compile(r"\b([A-Z][a-z]+)[ \t]+([A-HJ-Z])\b(?![.'’]\w)")
+
+
 def _words(text: str) -> list[str]:
     """The check's words: ``claim_words``, with a bound on an amount as one word of its direction
     (``text.facts.bounded``), so that "up to" and "no more than" read alike, "at least" as their
-    opposite, and the "no" of "no more than" is no negation."""
+    opposite, and the "no" of "no more than" is no negation; and a letter that labels a thing joined to
+    its word ("rooma")."""
+    if _LETTER_LABEL.search(text):
+        text = _LETTER_LABEL.sub(r"\1\2", text)
     return bounded(claim_words(text))
 
 
@@ -418,6 +427,23 @@ def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return stems, frozenset(forms)
 
 
+# What must be done put for what may be, either way ("Visitors may sign in" for "Visitors must sign in").
+# Exact words, not stems (the stem table would pair every word beginning "can" with "must"), one put for
+# the other alone, and not before a negation: "may not" and "cannot" forbid as "must not" does.
+_OBLIGED, _ALLOWED = frozenset({"must", "shall"}), frozenset({"may", "can"})
+
+
+def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int, b1: int) -> bool:
+    """Whether the claim's ``mine[a0:a1]`` puts an obligation for a permission of ``theirs[b0:b1]``, or
+    the other way round."""
+    if a1 - a0 != 1 or b1 - b0 != 1:
+        return False
+    pair = {mine[a0], theirs[b0]}
+    if pair.isdisjoint(_OBLIGED) or pair.isdisjoint(_ALLOWED):
+        return False
+    return mine[a1:a1 + 1] != ["not"] and theirs[b1:b1 + 1] != ["not"]
+
+
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
 
 
@@ -482,7 +508,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     if claim_only:
         # names and codes; numbers, dates and durations are the key-fact check's
         capitals = {light_stem(w) for f in key_facts(claim.core) if f.kind in ("entity", "code")
-                    for w in claim_words(f.text)}
+                    for w in _words(f.text)}
         inner, opening = capitalised_words(claim.core)
         # a name put for another needs no other word of the sentence left over: the sentence may state
         # the claim's other words ("Best Books ... a Top 10 Book" with "Books" replaced); and a
@@ -643,7 +669,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(t for w, t in zip(mine[a0:a1], a[a0:a1]) if number_word(w))
             continue
-        if any(w not in opposites and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
+        if _modal_flipped(mine, a0, a1, theirs, b0, b1) or any(
+                w not in opposites and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
             # an opposite in the place of a word, which the sentence may also hold elsewhere ("south of
             # the river, by the South Gate" for "north of ..."), where the comparison of word sets sees none
             flips += 1
