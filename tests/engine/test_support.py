@@ -239,6 +239,16 @@ def test_a_day_of_the_week_in_chinese_is_a_key_fact():
     assert missing_facts("The clinic is closed on Saturday.", "诊所周六休息。") == []
 
 
+def test_a_plural_name_is_stated_by_its_singular():
+    """"Meetings are held on Mondays and Fridays" missed both days against "We meet every Monday and
+    Friday" (an entity's text was looked for as it stands); an English "Saturdays" against 周六 too."""
+    assert missing_facts("Meetings are held on Mondays and Fridays.", "We meet every Monday and Friday.") == []
+    assert missing_facts("The clinic is closed on Saturdays.", "诊所周六休息。") == []
+    assert missing_facts("The Smiths live here.", "The Smith family lives here.") == []
+    assert [f.norm for f in missing_facts("The clinic is closed on Sundays.", "诊所周六休息。")] == ["sundays"]
+    assert [f.norm for f in missing_facts("The Joneses live here.", "The Smith family lives here.")] == ["joneses"]
+
+
 def test_chinese_facts_in_traditional_script_read_as_in_simplified():
     """兩週 is 两周 and 一萬二千元 is 12,000 yuan (not the 2,000 of its last characters), in a claim and in
     its unit, whichever script each is written in; a fact's text stays as written."""

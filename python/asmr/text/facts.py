@@ -896,6 +896,10 @@ def _present(f: Fact, ev: _EvidenceFacts) -> bool:
     # entity: partial token containment
     if f.norm in ev.lower:
         return True
+    if f.norm[-1] == "s" and f.norm[-2:] != "ss" and " " not in f.norm and len(f.norm) > 3:
+        one = f.norm[:-1]  # a plural's one ("Saturdays" is stated by "Saturday" and by 周六, "Smiths" by "Smith")
+        if one in ev.norms or one in ev.lower:
+            return True
     tokens = f.norm.split()
     if len(tokens) <= 1:
         return False
@@ -919,7 +923,8 @@ def missing_facts(claim: str, evidence: str) -> list[Fact]:
     "per day", "/day"); "forever" only when the evidence says
     so too; a date when the evidence has a date at least as precise that agrees ("March 2021"
     is in "March 3, 2021", not the other way round); an entity when its text occurs in the
-    evidence or at least half of its words do.
+    evidence or at least half of its words do, and a one-word plural when its singular does
+    ("Saturdays" in "every Saturday" or 周六).
     """
     return list(_missing_facts(claim, evidence))
 
