@@ -660,6 +660,25 @@ def test_a_letter_that_labels_a_thing_is_read_with_its_word(model):
     assert (p[:2] < model.hard).all() and (p[2:] >= model.hard).all()
 
 
+def test_immediately_put_for_an_amount_of_time_is_another_amount(model):
+    """"Reports are due immediately after the incident" cited to "… within 48 hours of the incident" kept its
+    citation (p 0.84), and "activated instantly" for "within two working days" (0.89): the key-fact check
+    sees a duration on one side only. "at once" and "instantly" for "immediately" still say the same."""
+    from asmr.embed import get_embedder
+
+    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    units = ["Reports are due within 48 hours of the incident.", "New accounts are activated within two working days.",
+             "Refunds are issued immediately after the return."]
+    flipped = ["Reports are due immediately after the incident.", "New accounts are activated instantly.",
+               "Refunds are issued within 14 days after the return."]
+    x = pair_features(flipped, units, embedder=emb)
+    assert (x[:, col] > 0.0).all()
+    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    same = ["Refunds are issued at once after the return.", "Refunds are issued instantly after the return."]
+    x = pair_features(same, units[2:] * 2, embedder=emb)
+    assert (x[:, col] == 0.0).all()
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

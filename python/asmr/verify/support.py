@@ -20,7 +20,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
   ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; or
-  another unit of time or measure), a quantifier or a name flipped in a claim that otherwise
+  another unit of time or measure, "immediately" for an amount of time among them), a quantifier or a
+  name flipped in a claim that otherwise
   restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
   the evidence does not state beside one it states word for word.
 
@@ -427,6 +428,25 @@ def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return stems, frozenset(forms)
 
 
+# No time at all, put for an amount of time ("immediately" for "within 48 hours"), either way: the key-fact
+# check sees a duration on one side only, and the words around it may be restated.
+_AT_ONCE = frozenset("immediately instantly immediate instant".split())
+_TIME_MEASURES = frozenset("s min h day week fortnight month year decade century".split())
+
+
+def _at_once_for_a_time(ours: list[str], other: list[str]) -> bool:
+    """Whether one run says "immediately" where the other, of at most MAX_SWAP_WORDS + 3 words, states
+    an amount of time ("within 48 hours of")."""
+    if len(ours) > MAX_SWAP_WORDS + 3 or len(other) > MAX_SWAP_WORDS + 3:
+        return False
+
+    def timed(words: list[str]) -> bool:
+        return any(measure_of(w) in _TIME_MEASURES for w in words) and any(
+            number_word(w) or w in ("a", "an") for w in words)
+
+    return (not _AT_ONCE.isdisjoint(ours) and timed(other)) or (not _AT_ONCE.isdisjoint(other) and timed(ours))
+
+
 # What must be done put for what may be, either way ("Visitors may sign in" for "Visitors must sign in").
 # Exact words, not stems (the stem table would pair every word beginning "can" with "must"), one put for
 # the other alone, and not before a negation: "may not" and "cannot" forbid as "must not" does.
@@ -644,6 +664,10 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             and all(t in opening or w in _ARTICLES for w, t in zip(mine[a0:a1], a[a0:a1]))
             and any(u in their_names for u in b[b0:b1]))
         placed += named and any(w not in CLAIM_STOP_WORDS for w in theirs[b0:b1])
+        if _at_once_for_a_time(mine[a0:a1], theirs[b0:b1]):
+            measures += 1  # "due immediately after" for "due within 48 hours of": no time for some
+            measured.extend(a[a0:a1])
+            continue
         if a1 - a0 > MAX_SWAP_WORDS or b1 - b0 > MAX_SWAP_WORDS:
             continue
         ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
