@@ -679,6 +679,26 @@ def test_immediately_put_for_an_amount_of_time_is_another_amount(model):
     assert (x[:, col] == 0.0).all()
 
 
+def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(model):
+    """"All staff must attend" cited to "Every member of staff must attend" lost its citation (p 0.32), as
+    did "Each visitor" for "Every visitor" (0.29) and "All rooms" for "Each room" (0.16): each word that
+    says "all" was read as another quantifier. And "applies to everyone" for "applies to students only"
+    kept its citation (0.75): "everyone" counted as a claim word the sentence does not state, so the
+    claim read as a loose paraphrase."""
+    from asmr.embed import get_embedder
+
+    emb, col = get_embedder("hash-256"), FEATURES.index("flip_quantifier")
+    claims = ["All staff must attend the briefing.", "Each visitor receives a badge.", "All rooms have a projector."]
+    units = ["Every member of staff must attend the briefing.", "Every visitor receives a badge.",
+             "Each room has a projector."]
+    x = pair_features(claims, units, embedder=emb)
+    assert (x[:, col] == 0.0).all() and (x[:, FEATURES.index("quantifier_change")] == 0.0).all()
+    flipped, unit = ["The discount applies to everyone.", "Some rooms have a projector."], \
+        ["The discount applies to students only.", "All rooms have a projector."]
+    assert (pair_features(flipped, unit, embedder=emb)[:, col] > 0.5).all()
+    assert (model.score(flipped, unit, embedder=emb) < model.hard).all()
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

@@ -398,11 +398,17 @@ _QUANTIFIERS = frozenset("all every each no none never always only few many most
 _CJK_QUANTIFIERS = ("所有", "每", "没有", "从不", "总是", "只", "全部", "部分", "大多数", "少数", "任何")
 
 
+# The words that say "all of them" are one quantifier: "each room" and "every member of staff" restate
+# "all rooms" and "all staff", where "some" or "no" would flip them.
+_QUANTIFIER_OF = dict.fromkeys(("every", "each", "everyone", "everything", "所有", "全部", "每"), "all")
+
+
 def _quantifiers(words, text: str) -> set[str]:
+    """The quantifiers a text uses, those that say "all" as one."""
     out = set(_QUANTIFIERS.intersection(words))
     if not text.isascii():
         out.update(q for q in _CJK_QUANTIFIERS if q in text)
-    return out
+    return {_QUANTIFIER_OF.get(q, q) for q in out}
 
 
 FLIP_SHARE = 0.6  # share of the claim's words its sentence must state before a flipped cue counts
@@ -569,6 +575,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         claim.words, sequence, new_names, set(flipped), opening_names, their_names)
     opposites += flips
     cue_words += sum(t in told for t in measured) + flips
+    ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
+    if ours_q and theirs_q and ours_q != theirs_q:
+        # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
+        cue_words += sum(_QUANTIFIER_OF.get(w, w) in ours_q - theirs_q and light_stem(w) in told
+                         for w in set(claim.words))
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
     placed_words = sum(t in new_names for t in claim_only)
