@@ -604,6 +604,11 @@ def test_a_bound_on_an_amount_reads_as_one_word_of_its_direction():
         "orders", "of", "50", "euros", LO, "children", UP, "12", "5", "gb", UP]
     plain = ["it", "is", "up", "to", "date", "more", "than", "his", "brother", "over", "the", "years"]
     assert bounded(plain) == plain
+    from asmr.text import facts
+
+    # the quick test that a text holds no bound sees a word of every phrase
+    phrases = (*facts._BOUNDS, *facts._BOUNDS_BEFORE, *facts._BOUNDS_AFTER)
+    assert all(not facts._BOUND_WORDS.isdisjoint(k) for k in phrases)
 
 
 def test_a_bound_put_for_the_opposite_one_is_an_opposite_and_one_in_other_words_is_not(model):

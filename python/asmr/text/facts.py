@@ -1002,6 +1002,9 @@ _BOUNDS_AFTER = {tuple(k.split()): v for k, v in (
 _AMOUNT_OPENERS = frozenset("a an half several few some many dozens hundreds thousands millions".split())
 _BOUND_LENGTHS = (3, 2, 1)  # the longest phrase first: "no more than" before "more than"
 _BOUND_FIRST = frozenset(k[0] for k in (*_BOUNDS, *_BOUNDS_BEFORE, *_BOUNDS_AFTER))
+# a word each phrase holds and few other texts do ("and", "a", "not" open phrases, and most sentences)
+_BOUND_WORDS = frozenset("least most less fewer more minimum maximum exceeding over above older up under below "
+                         "younger".split())
 
 
 def _bound_at(words: list[str], i: int) -> tuple[str, int] | None:
@@ -1023,7 +1026,7 @@ def _bound_at(words: list[str], i: int) -> tuple[str, int] | None:
 def bounded(words: list[str]) -> list[str]:
     """Lower-case ``words`` with each bound on an amount (above) put as one word, ``LOWER_BOUND`` or
     ``UPPER_BOUND``; the other words as they are."""
-    if _BOUND_FIRST.isdisjoint(words):
+    if _BOUND_WORDS.isdisjoint(words):
         return words
     out: list[str] = []
     i = 0
