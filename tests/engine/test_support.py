@@ -299,6 +299,14 @@ def test_core_claim_strips_hedges_and_markers(sentence, core):
 # ---- features and the model ----------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
+def hashed():
+    """A hash embedder, for the checks whose cue decides whatever the vectors say."""
+    from asmr.embed import get_embedder
+
+    return get_embedder("hash-256")
+
+
+@pytest.fixture(scope="module")
 def model():
     return SupportModel.load()
 
@@ -561,26 +569,22 @@ def test_what_is_asked_of_a_person_and_the_parts_of_the_day_have_opposites(model
     assert (same[:, FEATURES.index("flip_opposite")] == 0.0).all()
 
 
-def test_a_word_the_claim_restates_in_another_form_is_no_opposite_s_counterpart():
+def test_a_word_the_claim_restates_in_another_form_is_no_opposite_s_counterpart(hashed):
     """"opens at 8 am and closes at 6 pm" says what "is open from 8 am to 6 pm" says: the sentence's
     "open" is the claim's "opens", so "closes" is no opposite put for it (the claim lost its citation,
     p 0.007); "closes at 8 am" for "opens at 8 am" still is one."""
-    from asmr.embed import get_embedder
-
-    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    emb, col = hashed, FEATURES.index("flip_opposite")
     x = pair_features(["On weekdays the clinic opens at 8 am and closes at 6 pm.", "The clinic closes at 8 am."],
                       ["The clinic is open on weekdays from 8 am to 6 pm.", "The clinic opens at 8 am."], embedder=emb)
     assert x[0, col] == 0.0 and x[1, col] == 1.0
 
 
-def test_no_longer_is_a_negation_whose_second_word_the_sentence_need_not_state(model):
+def test_no_longer_is_a_negation_whose_second_word_the_sentence_need_not_state(model, hashed):
     """"The feature is no longer supported" cited to "The feature is still supported" kept its citation
     (p 0.66): "longer" counted as a claim word the sentence does not state, so the negation seemed to come
     with a loose paraphrase. The word that makes a negation one of time ("no longer", "not ...
     anymore") is part of the cue; the paraphrase "not supported anymore" keeps its citation."""
-    from asmr.embed import get_embedder
-
-    emb, col = get_embedder("hash-256"), FEATURES.index("flip_negation")
+    emb, col = hashed, FEATURES.index("flip_negation")
     x = pair_features(["The feature is no longer supported.", "The portal is not used anymore by finance."],
                       ["The feature is still supported.", "The portal is still used by finance."], embedder=emb)
     assert (x[:, col] == 1.0).all()
@@ -611,13 +615,11 @@ def test_a_bound_on_an_amount_reads_as_one_word_of_its_direction():
     assert all(not facts._BOUND_WORDS.isdisjoint(k) for k in phrases)
 
 
-def test_a_bound_put_for_the_opposite_one_is_an_opposite_and_one_in_other_words_is_not(model):
+def test_a_bound_put_for_the_opposite_one_is_an_opposite_and_one_in_other_words_is_not(model, hashed):
     """"at least 5 GB" cited to "up to 5 GB" kept its citation (p 0.90), as did "50 euros or more" for
     "up to 50 euros"; and "no more than 5 GB" lost its citation to "up to 5 GB" (p 0.001: its "no" was read
     as a negation), as did "at least 20" to "20 or more" (p 0.025)."""
-    from asmr.embed import get_embedder
-
-    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    emb, col = hashed, FEATURES.index("flip_opposite")
     units = ["Each account can store up to 5 GB of files.", "Orders of up to 50 euros ship free.",
              "Each team has at least five members.", "Passwords must have a minimum of 12 characters."]
     flipped = ["Each account can store at least 5 GB of files.", "Orders of 50 euros or more ship free.",
@@ -632,12 +634,10 @@ def test_a_bound_put_for_the_opposite_one_is_an_opposite_and_one_in_other_words_
     assert (model.score(restated, units, embedder=emb) >= model.hard).all()
 
 
-def test_an_obligation_put_for_a_permission_is_an_opposite_and_may_not_for_must_not_is_not(model):
+def test_an_obligation_put_for_a_permission_is_an_opposite_and_may_not_for_must_not_is_not(model, hashed):
     """"Visitors may sign in" cited to "Visitors must sign in" kept its citation (p 0.93), and so did "must"
     for "can" and "may" for "shall"; "may not" and "cannot" forbid as "must not" does."""
-    from asmr.embed import get_embedder
-
-    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    emb, col = hashed, FEATURES.index("flip_opposite")
     units = ["Visitors must sign in at the front desk.", "Staff can work from home on Fridays.",
              "Employees shall wear a badge."]
     flipped = ["Visitors may sign in at the front desk.", "Staff must work from home on Fridays.",
@@ -650,28 +650,25 @@ def test_an_obligation_put_for_a_permission_is_an_opposite_and_may_not_for_must_
     assert (x[:, col] == 0.0).all()
 
 
-def test_a_letter_that_labels_a_thing_is_read_with_its_word(model):
+def test_a_letter_that_labels_a_thing_is_read_with_its_word(model, hashed):
     """"Room A seats 30 people" cited to "Room A seats 12 people. Room B seats 30 people." kept its citation
     (p 0.92): a letter alone is no content word, so "Room A" read as "Room B" did. The letter is read
     with its word ("rooma"), in the claim, the unit and the names of either; "I" stays a pronoun."""
-    from asmr.embed import get_embedder
     from asmr.verify.support import _words
 
     assert _words("Room A seats 12. Plan B, Vitamin D and World War I; William J. Clinton.") == [
         "rooma", "seats", "12", "planb", "vitamind", "and", "world", "war", "i", "williamj", "clinton"]
     unit = "Room A seats 12 people. Room B seats 30 people."
     p = model.score(["Room A seats 30 people.", "Room B seats 12 people.", "Room B seats 30 people.",
-                     "Room A seats 12 people."], [unit] * 4, embedder=get_embedder("hash-256"))
+                     "Room A seats 12 people."], [unit] * 4, embedder=hashed)
     assert (p[:2] < model.hard).all() and (p[2:] >= model.hard).all()
 
 
-def test_immediately_put_for_an_amount_of_time_is_another_amount(model):
+def test_immediately_put_for_an_amount_of_time_is_another_amount(model, hashed):
     """"Reports are due immediately after the incident" cited to "… within 48 hours of the incident" kept its
     citation (p 0.84), and "activated instantly" for "within two working days" (0.89): the key-fact check
     sees a duration on one side only. "at once" and "instantly" for "immediately" still say the same."""
-    from asmr.embed import get_embedder
-
-    emb, col = get_embedder("hash-256"), FEATURES.index("flip_opposite")
+    emb, col = hashed, FEATURES.index("flip_opposite")
     units = ["Reports are due within 48 hours of the incident.", "New accounts are activated within two working days.",
              "Refunds are issued immediately after the return."]
     flipped = ["Reports are due immediately after the incident.", "New accounts are activated instantly.",
@@ -684,15 +681,13 @@ def test_immediately_put_for_an_amount_of_time_is_another_amount(model):
     assert (x[:, col] == 0.0).all()
 
 
-def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(model):
+def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(model, hashed):
     """"All staff must attend" cited to "Every member of staff must attend" lost its citation (p 0.32), as
     did "Each visitor" for "Every visitor" (0.29) and "All rooms" for "Each room" (0.16): each word that
     says "all" was read as another quantifier. And "applies to everyone" for "applies to students only"
     kept its citation (0.75): "everyone" counted as a claim word the sentence does not state, so the
     claim read as a loose paraphrase."""
-    from asmr.embed import get_embedder
-
-    emb, col = get_embedder("hash-256"), FEATURES.index("flip_quantifier")
+    emb, col = hashed, FEATURES.index("flip_quantifier")
     claims = ["All staff must attend the briefing.", "Each visitor receives a badge.", "All rooms have a projector."]
     units = ["Every member of staff must attend the briefing.", "Every visitor receives a badge.",
              "Each room has a projector."]

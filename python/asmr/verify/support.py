@@ -21,9 +21,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
   ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; or
   another unit of time or measure, "immediately" for an amount of time among them), a quantifier or a
-  name flipped in a claim that otherwise
-  restates the sentence, one word put for another in the same place (``flip_swap``), or a clause
-  the evidence does not state beside one it states word for word.
+  name flipped in a claim that otherwise restates the sentence, one word put for another in the same
+  place (``flip_swap``), or a clause the evidence does not state beside one it states word for word.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
