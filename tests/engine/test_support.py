@@ -699,6 +699,24 @@ def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(m
     assert (model.score(flipped, unit, embedder=emb) < model.hard).all()
 
 
+def test_verbs_of_change_in_one_direction_restate_each_other_and_to_is_not_by(model, hashed):
+    """"Prices rose by 30 percent" cited to "Prices increased by 30 percent" lost its citation (p 0.22:
+    WordNet keeps "rise" and "increase" apart, so "rose" read as a word swapped in), and "rose to 30
+    percent" for "rose by 30 percent" kept its own (0.90): after a verb of change, "to" says where the
+    amount ends and "by" how far it moved."""
+    col = FEATURES.index("flip_swap")
+    x = pair_features(["Prices rose by 30 percent.", "Unemployment declined to 5 percent."],
+                      ["Prices increased by 30 percent.", "Unemployment decreased to 5 percent."], embedder=hashed)
+    assert (x[:, col] == 0.0).all()
+    flipped = ["Prices rose to 30 percent.", "The fee was raised to 50 euros.", "Attendance dropped to a third."]
+    units = ["Prices rose by 30 percent.", "The fee was raised by 50 euros.", "Attendance fell by a third."]
+    assert (pair_features(flipped, units, embedder=hashed)[:, FEATURES.index("flip_opposite")] == 1.0).all()
+    assert (model.score(flipped, units, embedder=hashed) < model.hard).all()
+    same = pair_features(["She was promoted to director by 2015."], ["By 2015 she had been promoted to director."],
+                         embedder=hashed)
+    assert same[0, FEATURES.index("flip_opposite")] == 0.0
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

@@ -19,10 +19,12 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   (WordNet's antonyms, in any inflected form, a short table of stems and Chinese words, and
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
-  ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; or
+  ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; "to"
+  for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); or
   another unit of time or measure, "immediately" for an amount of time among them), a quantifier or a
   name flipped in a claim that otherwise restates the sentence, one word put for another in the same
-  place (``flip_swap``), or a clause the evidence does not state beside one it states word for word.
+  place (``flip_swap``; not a synonym, WordNet's or a verb of change in the same direction, "rose" for
+  "increased"), or a clause the evidence does not state beside one it states word for word.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
@@ -453,6 +455,37 @@ def _at_once_for_a_time(ours: list[str], other: list[str]) -> bool:
     return (not _AT_ONCE.isdisjoint(ours) and timed(other)) or (not _AT_ONCE.isdisjoint(other) and timed(ours))
 
 
+# Verbs of a change in one direction, which WordNet keeps in separate synsets ("rise" moves up, "increase"
+# becomes bigger): "prices rose by 30 percent" restates "prices increased by 30 percent".
+_TREND = dict.fromkeys("""rise rises rose risen rising increase increases increased increasing grow grows grew grown
+growing climb climbs climbed climbing jump jumps jumped jumping surge surges surged surging soar soars soared
+soaring""".split(), 1) | dict.fromkeys("""fall falls fell fallen falling decrease decreases decreased decreasing
+decline declines declined declining drop drops dropped dropping shrink shrinks shrank shrunk shrinking dip dips
+dipped dipping sink sinks sank sunk sinking slump slumps slumped slumping plunge plunges plunged plunging""".split(), -1)
+
+
+def _same_trend(a: str, b: str) -> bool:
+    """Whether two words are verbs of a change in the same direction ("rose", "increased")."""
+    return _TREND.get(a, 0) * _TREND.get(b, 0) > 0
+
+
+# Verbs that change an amount, of themselves (_TREND) or done to it: after one, "to 30 percent" is where
+# the amount ends and "by 30 percent" how much it moved.
+_CHANGED = frozenset(_TREND) | frozenset("""raise raises raised raising reduce reduces reduced reducing lower lowers
+lowered lowering cut cuts cutting boost boosts boosted boosting""".split())
+
+
+def _level_for_change(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int, b1: int) -> bool:
+    """Whether the claim puts "to" for "by" (or the reverse) between a verb of change and an amount, the
+    verb itself restated or said another way: "rose to 30 percent" for "rose by 30 percent", "dropped to a
+    third" for "fell by a third"."""
+    if not (0 < a1 - a0 <= 2 and 0 < b1 - b0 <= 2) or {mine[a1 - 1], theirs[b1 - 1]} != {"to", "by"}:
+        return False
+    return all(i >= 2 and words[i - 2] in _CHANGED and i < len(words)
+               and (number_word(words[i]) or words[i] in ("a", "an", "half"))
+               for words, i in ((mine, a1), (theirs, b1)))
+
+
 # What must be done put for what may be, either way ("Visitors may sign in" for "Visitors must sign in").
 # Exact words, not stems (the stem table would pair every word beginning "can" with "must"), one put for
 # the other alone, and not before a negation: "may not" and "cannot" forbid as "must not" does.
@@ -704,7 +737,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(t for w, t in zip(mine[a0:a1], a[a0:a1]) if number_word(w))
             continue
-        if _modal_flipped(mine, a0, a1, theirs, b0, b1) or any(
+        if _modal_flipped(mine, a0, a1, theirs, b0, b1) or _level_for_change(mine, a0, a1, theirs, b0, b1) or any(
                 w not in opposites and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
             # an opposite in the place of a word, which the sentence may also hold elsewhere ("south of
             # the river, by the South Gate" for "north of ..."), where the comparison of word sets sees none
@@ -718,8 +751,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
                 t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
             continue
-        if all(any(synonym(w, u) for u, _ in other) for w, _ in ours):
-            continue  # the same thing in other words: "retained" for "kept"
+        if all(any(synonym(w, u) or _same_trend(w, u) for u, _ in other) for w, _ in ours):
+            continue  # the same thing in other words: "retained" for "kept", "rose" for "increased"
         swaps.append((" ".join(w for w, _ in ours), " ".join(w for w, _ in other)))
         swapped += a1 - a0
     rest = len(mine) - swapped
