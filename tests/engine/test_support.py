@@ -717,6 +717,23 @@ def test_verbs_of_change_in_one_direction_restate_each_other_and_to_is_not_by(mo
     assert same[0, FEATURES.index("flip_opposite")] == 0.0
 
 
+def test_a_state_the_sentence_says_has_ended_put_in_the_present_is_an_opposite(model, hashed):
+    """"Tomas Ferreira is the vaccine coordinator" cited to "Tomas Ferreira was the vaccine coordinator until
+    March" kept its citation (p 0.91), as did "Mr Lee is the head of IT" for "was formerly the head of IT":
+    "is" and "was" are stop words, so the claim read as the sentence restated."""
+    col = FEATURES.index("flip_opposite")
+    claims = ["Tomas Ferreira is the vaccine coordinator.", "Mr Lee is the head of IT.",
+              "Rates were fixed until 2030."]
+    units = ["Tomas Ferreira was the vaccine coordinator until March.", "Mr Lee was formerly the head of IT.",
+             "Rates are fixed until 2030."]
+    assert (pair_features(claims, units, embedder=hashed)[:, col] == 1.0).all()
+    assert (model.score(claims, units, embedder=hashed) < model.hard).all()
+    same = pair_features(["The museum is open on Sundays.", "The rules were updated in March."],
+                         ["The museum was opened in 1920 and is open on Sundays.", "In March the rules were updated."],
+                         embedder=hashed)
+    assert (same[:, col] == 0.0).all()
+
+
 def test_wordnet_antonyms_are_read_in_any_form():
     from asmr.verify.support import _opposite
 

@@ -20,7 +20,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
   ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; "to"
-  for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); or
+  for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); "is" for "was" of
+  a state the sentence says has ended ("was the coordinator until March"), or the reverse; or
   another unit of time or measure, "immediately" for an amount of time among them), a quantifier or a
   name flipped in a claim that otherwise restates the sentence, one word put for another in the same
   place (``flip_swap``; not a synonym, WordNet's or a verb of change in the same direction, "rose" for
@@ -486,6 +487,27 @@ def _level_for_change(mine: list[str], a0: int, a1: int, theirs: list[str], b0: 
                for words, i in ((mine, a1), (theirs, b1)))
 
 
+# A state the sentence says has ended ("was the coordinator until March", "was formerly the head of IT")
+# put in the present ("is the coordinator"), or the other way round: what a reader asks of a memory whose
+# facts change.
+_PRESENT_BE, _PAST_BE = frozenset({"is", "are"}), frozenset({"was", "were"})
+_ENDED = frozenset({"until", "till", "formerly", "previously"})
+
+
+def _ended_as_present(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int, b1: int) -> bool:
+    """Whether one side says "is" / "are" where the other says "was" / "were" of a state that, after
+    that verb, it says has ended."""
+    if not (0 < a1 - a0 <= 2 and 0 < b1 - b0 <= 2):
+        return False
+    if mine[a0] in _PRESENT_BE and theirs[b0] in _PAST_BE:
+        past, verb = theirs, b0
+    elif mine[a0] in _PAST_BE and theirs[b0] in _PRESENT_BE:
+        past, verb = mine, a0
+    else:
+        return False
+    return not _ENDED.isdisjoint(past[verb + 1:])
+
+
 # What must be done put for what may be, either way ("Visitors may sign in" for "Visitors must sign in").
 # Exact words, not stems (the stem table would pair every word beginning "can" with "must"), one put for
 # the other alone, and not before a negation: "may not" and "cannot" forbid as "must not" does.
@@ -737,7 +759,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(t for w, t in zip(mine[a0:a1], a[a0:a1]) if number_word(w))
             continue
-        if _modal_flipped(mine, a0, a1, theirs, b0, b1) or _level_for_change(mine, a0, a1, theirs, b0, b1) or any(
+        if (_modal_flipped(mine, a0, a1, theirs, b0, b1) or _level_for_change(mine, a0, a1, theirs, b0, b1)
+                or _ended_as_present(mine, a0, a1, theirs, b0, b1)) or any(
                 w not in opposites and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
             # an opposite in the place of a word, which the sentence may also hold elsewhere ("south of
             # the river, by the South Gate" for "north of ..."), where the comparison of word sets sees none
