@@ -214,7 +214,7 @@ def test_the_vector_cache_gives_each_text_its_own_vector_from_many_threads():
     """A server's requests share one cache per embedder (``embed.cache.shared_cache``): from several
     threads at once, past its capacity, every row is still its own text's vector, and a text seen
     before is not embedded again while it stays."""
-    import threading
+    from concurrent.futures import ThreadPoolExecutor
 
     from asmr.embed.cache import VectorCache, shared_cache
 
@@ -222,25 +222,17 @@ def test_the_vector_cache_gives_each_text_its_own_vector_from_many_threads():
     texts = [f"sentence number {i}" for i in range(40)]
     truth = dict(zip(texts, emb.embed(texts)))
     cache = VectorCache(capacity=8)
-    errors: list[BaseException] = []
 
     def work(seed: int) -> None:
         rng = np.random.default_rng(seed)
-        try:
-            for _ in range(300):
-                batch = [texts[i] for i in rng.integers(0, len(texts), 5)]
-                rows = cache.embed(emb, batch)
-                assert rows.dtype == np.float32 and rows.shape == (5, 32)
-                assert all(np.array_equal(r, truth[t]) for r, t in zip(rows, batch))
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-            errors.append(exc)
+        for _ in range(300):
+            batch = [texts[i] for i in rng.integers(0, len(texts), 5)]
+            rows = cache.embed(emb, batch)
+            assert rows.dtype == np.float32 and rows.shape == (5, 32)
+            assert all(np.array_equal(r, truth[t]) for r, t in zip(rows, batch))
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(4)))  # a thread's failed assertion is raised here
     assert cache.embed(emb, []).shape == (0, 32)
 
     calls = []

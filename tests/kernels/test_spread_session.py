@@ -1,6 +1,6 @@
 """SpreadSession: one query per call through the C-level entry, the same result as spread()."""
 
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -145,19 +145,11 @@ def test_one_session_shared_by_threads():
     session = SpreadSession(g, depth=3)
     seeds = [rng.integers(0, n, 10) for _ in range(40)]
     want = [spread(g, [0, 10], s, np.ones(10, np.float32), depth=3).query(0) for s in seeds]
-    errors = []
 
     def work(offset):
-        try:
-            for i in range(200):
-                q = (i + offset) % len(seeds)
-                assert_same_query(session.run(seeds[q]), want[q])
-        except AssertionError as e:  # reported by the main thread
-            errors.append(e)
+        for i in range(200):
+            q = (i + offset) % len(seeds)
+            assert_same_query(session.run(seeds[q]), want[q])
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(4)))  # a thread's failed assertion is raised here

@@ -979,6 +979,11 @@ def number_word(word: str) -> bool:
     return any(c.isdigit() for c in word) or any(word in t for t in (_WORD_NUMBERS, _WORD_VALUE, _WORD_SCALE))
 
 
+def time_word(word: str) -> bool:
+    """Whether one lower-case word names a unit of time ("hours", "day", "fortnight")."""
+    return word in _TIME_WORDS
+
+
 # Bounds on an amount, each read as one word of its direction: "up to 5 GB", "no more than 5 GB" and
 # "5 GB at most" alike, "at least", "or more" and "more than" the other way. "at least", "no more than"
 # and their like are bounds wherever they stand; a phrase that is also plain words ("up to date", "more

@@ -69,6 +69,7 @@ from asmr.text.facts import (
     number_value,
     number_word,
     numeral_value,
+    time_word,
 )
 from asmr.text.scripts import ALL_SCRIPTS, readable_share
 from asmr.text.sentences import cut_long, sentence_ends
@@ -440,7 +441,6 @@ def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
 # No time at all, put for an amount of time ("immediately" for "within 48 hours"), either way: the key-fact
 # check sees a duration on one side only, and the words around it may be restated.
 _AT_ONCE = frozenset("immediately instantly immediate instant".split())
-_TIME_MEASURES = frozenset("s min h day week fortnight month year decade century".split())
 
 
 def _at_once_for_a_time(ours: list[str], other: list[str]) -> bool:
@@ -450,7 +450,7 @@ def _at_once_for_a_time(ours: list[str], other: list[str]) -> bool:
         return False
 
     def timed(words: list[str]) -> bool:
-        return any(measure_of(w) in _TIME_MEASURES for w in words) and any(
+        return any(map(time_word, words)) and any(
             number_word(w) or w in ("a", "an") for w in words)
 
     return (not _AT_ONCE.isdisjoint(ours) and timed(other)) or (not _AT_ONCE.isdisjoint(other) and timed(ours))

@@ -201,12 +201,17 @@ class Verifier:
         return found
 
     # The check
+    @property
+    def _one_model(self) -> bool:
+        """Whether the memory's embedder is the support model's: the support model was calibrated on its
+        own embedder's cosines, so the memory's vectors (and the embedder) are handed over only then."""
+        return self.embedder.name == self.support.embedder
+
     def warm_up(self) -> None:
         """Load now what the first verification loads on its way: the support model's embedder, which
         is this memory's own where they are one model (``verify`` hands it over) and the support
         model's own otherwise."""
-        shared = self.embedder.name == self.support.embedder
-        self.support.score(["warm up"], ["warm up"], embedder=self.embedder if shared else None)
+        self.support.score(["warm up"], ["warm up"], embedder=self.embedder if self._one_model else None)
 
     def verify(self, answer: str, allowlist: Allowlist) -> Verification:
         if not isinstance(answer, str):
@@ -280,9 +285,7 @@ class Verifier:
         unit_rows = np.fromiter((u.row for u in units), np.int64, len(units))
         # Few pairs: one thread, no OpenMP start-up.
         cosine = pair_cosine(claim_vecs, self.memory.vectors, claim_idx, unit_rows, num_threads=1)
-        # The support model was calibrated on its own embedder's cosines: the memory's vectors
-        # (and the embedder itself) are handed over only when they come from that model.
-        shared = self.embedder.name == self.support.embedder
+        shared = self._one_model
         prob = np.asarray(self.support.score(
             sentences, [u.content for u in units],
             claim_vecs=claim_vecs[claim_idx] if shared else None,
