@@ -664,6 +664,38 @@ def test_a_letter_that_labels_a_thing_is_read_with_its_word(model, hashed):
     assert (p[:2] < model.hard).all() and (p[2:] >= model.hard).all()
 
 
+def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashed):
+    """A sentence that makes two statements: "closed on weekdays" cited to "open … on weekdays and closed
+    on Sundays" kept its citation (p 0.89), and so did "Gate B opens at 6 am" against "Gate A opens at 6 am
+    and Gate B at 7 am" (0.92): every word of the claim is the sentence's. Each statement, restated alone
+    or with the other, keeps its citation; so does one whose verb the other leaves unsaid."""
+    from asmr.verify.support import _crossed
+
+    emb, col = hashed, FEATURES.index("flip_opposite")
+    library = "The library is open from 9 am to 8 pm on weekdays and closed on Sundays."
+    gates = "Gate A opens at 6 am and Gate B at 7 am."
+    plans = "Plan A costs 10 euros a month and includes 5 GB of data; Plan B costs 20 euros and includes 50 GB."
+    sales = "Sales rose in Europe but fell in Asia."
+    crossed = [("The library is closed on weekdays.", library), ("The library is open on Sundays.", library),
+               ("Gate B opens at 6 am.", gates), ("Gate A opens at 7 am.", gates),
+               ("Plan A includes 50 GB of data.", plans), ("Sales fell in Europe.", sales)]
+    kept = [("The library is closed on Sundays.", library), ("On Sundays the library is closed.", library),
+            ("The library is open on weekdays and closed on Sundays.", library),
+            ("Gate B opens at 7 am.", gates), ("Gate A opens at 6 am.", gates),
+            ("Plan B costs 20 euros and includes 50 GB.", plans), ("Plan A includes 5 GB of data.", plans),
+            ("Sales fell in Asia.", sales), ("Sales rose in Europe.", sales)]
+    for pairs, expected in ((crossed, 1.0), (kept, 0.0)):
+        claims, units = zip(*pairs)
+        x = pair_features(list(claims), list(units), embedder=emb)
+        assert (x[:, col] == expected).all(), [c for c, v in zip(claims, x[:, col]) if v != expected]
+    claims, units = zip(*crossed)
+    assert (model.score(list(claims), list(units), embedder=emb) < model.hard).all()
+    # nothing to cross: one statement, or two that share no pivot
+    one, two = "The library is closed on weekdays.", "Anna was born in Paris and studied in Berlin."
+    assert not _crossed({"librari", "clos", "weekday"}, one)
+    assert not _crossed({"anna", "pari"}, two)
+
+
 def test_immediately_put_for_an_amount_of_time_is_another_amount(model, hashed):
     """"Reports are due immediately after the incident" cited to "… within 48 hours of the incident" kept its
     citation (p 0.84), and "activated instantly" for "within two working days" (0.89): the key-fact check

@@ -58,6 +58,11 @@ def _antonym_bases(word: str) -> frozenset[str]:
     return frozenset(b for b in _candidate_bases(word, forms) if b in table)
 
 
+def has_antonym(word: str) -> bool:
+    """Whether WordNet holds an antonym of some sense of ``word`` (lower case)."""
+    return bool(_antonym_bases(word))
+
+
 def opposite(a: str, b: str) -> bool:
     """Whether WordNet holds a sense of ``a`` and one of ``b`` as antonyms (lower-case words)."""
     table = _antonym_table()[0]

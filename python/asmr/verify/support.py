@@ -55,6 +55,7 @@ from asmr.embed.cache import VectorCache, shared_cache
 from asmr.text.cjk import CJK_CHAR, fold_han
 from asmr.text.cjk import synonyms as cjk_synonyms
 from asmr.text.entities import capitalised_words
+from asmr.text.wordnet import has_antonym
 from asmr.text.wordnet import opposite as wordnet_opposite
 from asmr.text.wordnet import senses as wordnet_senses
 from asmr.text.wordnet import synonym
@@ -525,6 +526,76 @@ def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int
     return mine[a1:a1 + 1] != ["not"] and theirs[b1:b1 + 1] != ["not"]
 
 
+# A sentence that may join two statements ("open on weekdays and closed on Sundays", "Gate A opens at
+# 6 am and Gate B at 7 am"): what _crossed needs, found before any word is compared
+_CONJUNCT_GATE = re.compile(r"[;,]|\s(?:and|but|while|whereas)\s")
+_DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekend")
+
+
+def _labelled(a: str, b: str) -> bool:
+    """Two words the check joined to a letter that labels them ("rooma", "roomb"): one thing's two
+    instances."""
+    return len(a) == len(b) > 2 and a[:-1] == b[:-1] and a[-1] != b[-1] and a[:-1].isalpha()
+
+
+_PREFIXES = tuple({*_NEGATING_PREFIXES, *(p for pair in _OPPOSING_PREFIXES for p in pair)})
+
+
+@lru_cache(maxsize=65536)
+def _may_oppose(word: str) -> bool:
+    """Whether ``word`` may be one of a pair that :func:`_opposite` reads as opposites (which holds only
+    where one of the two is): it has an antonym, in the stem table or WordNet, or opens with a prefix."""
+    return (bool(_opposites_of(word)[0] or _opposites_of(_comparative(word))[0]) or has_antonym(word)
+            or word.startswith(_PREFIXES))
+
+
+@lru_cache(maxsize=4096)
+def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...], frozenset[str]]:
+    """What :func:`_crossed` reads of a sentence, whatever the claim: the stems of its words (content
+    words and numbers), the places of each pair of pivots, and the stems of its capitalised words."""
+    if not _CONJUNCT_GATE.search(sentence):
+        return (), (), frozenset()
+    # a number is a value, though no content word ("at 7 am")
+    words = [w for w in _words(sentence)
+             if w[0].isdigit() or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii()))]
+    stems = tuple(light_stem(w) for w in words)
+    labels = _LETTER_GATE.search(sentence) is not None
+    may = [labels or _may_oppose(w) for w in words]
+    pairs = tuple((p, q) for p in range(len(words)) for q in range(p + 1, len(words))
+                  if (may[p] or may[q]) and stems[p] != stems[q]
+                  and (_labelled(words[p], words[q]) or _opposite(words[p], words[q]) or _opposite(words[q], words[p])))
+    if not pairs:
+        return (), (), frozenset()
+    inner, opening = capitalised_words(sentence)
+    return stems, pairs, frozenset(light_stem(w) for w in inner + opening)
+
+
+def _crossed(claim_stems: set[str], sentence: str) -> bool:
+    """Whether the claim takes one statement of a sentence that makes two and puts the other's values
+    with it: against "open from 9 am to 8 pm on weekdays and closed on Sundays", "closed on weekdays";
+    against "Gate A opens at 6 am and Gate B at 7 am", "Gate B opens at 6 am". Every word of such a
+    claim is the sentence's, so none reads as put for another. The statements are told apart by a
+    pivot: a word and its opposite ("open", "closed"), or one thing with two letters ("Gate A", "Gate
+    B"). A pivot's statement runs from it to the other pivot, or to the sentence's end (before the first
+    comes the subject both share); its values are its numbers, names and days that the other lacks (a
+    verb may serve both unsaid: "Gate B [opens] at 7 am"). The claim crosses where it holds one pivot
+    and a value of the other's statement, and none of its own."""
+    stems, pairs, names = _pivots(sentence)
+
+    def values(own: tuple[str, ...], other: tuple[str, ...]) -> set[str]:
+        return {t for t in own if t not in other and (t[0].isdigit() or t in names or t.startswith(_DAY_WORDS))}
+
+    for p, q in pairs:
+        if (stems[p] in claim_stems) == (stems[q] in claim_stems):
+            continue
+        first, second = stems[p + 1:q], stems[q + 1:]
+        values_a, values_b = values(first, second), values(second, first)
+        own, other = (values_a, values_b) if stems[p] in claim_stems else (values_b, values_a)
+        if own.isdisjoint(claim_stems) and not other.isdisjoint(claim_stems):
+            return True
+    return False
+
+
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
 
 
@@ -630,6 +701,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         claim.words, sequence, new_names, set(flipped), opening_names, their_names)
     opposites += flips
     cue_words += sum(t in told for t in measured) + flips
+    if not mine_only and _crossed(set(claim.stems), sentence):
+        opposites += 1  # every word the sentence's, one statement's complement put with the other's
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
