@@ -668,7 +668,8 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
     """A sentence that makes two statements: "closed on weekdays" cited to "open … on weekdays and closed
     on Sundays" kept its citation (p 0.89), and so did "Gate B opens at 6 am" against "Gate A opens at 6 am
     and Gate B at 7 am" (0.92): every word of the claim is the sentence's. Each statement, restated alone
-    or with the other, keeps its citation; so does one whose verb the other leaves unsaid."""
+    or with the other, keeps its citation; so does one whose verb the other leaves unsaid, and one whose
+    subject the sentence names again after the other statement."""
     from asmr.verify.support import _crossed
 
     emb, col = hashed, FEATURES.index("flip_opposite")
@@ -676,14 +677,23 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
     gates = "Gate A opens at 6 am and Gate B at 7 am."
     plans = "Plan A costs 10 euros a month and includes 5 GB of data; Plan B costs 20 euros and includes 50 GB."
     sales = "Sales rose in Europe but fell in Asia."
+    leave = "Full-time staff get 25 days of annual leave, while part-time staff get 15 days."
+    loans = "Members can borrow ten books for three weeks, while guests can borrow two books for one week."
+    lines = "Junior staff report to the team lead, while senior staff report to the director."
+    cover = "The clinic provides no cover after 6:30 pm on weekdays, or at weekends apart from the Saturday nurse clinic."
     crossed = [("The library is closed on weekdays.", library), ("The library is open on Sundays.", library),
                ("Gate B opens at 6 am.", gates), ("Gate A opens at 7 am.", gates),
-               ("Plan A includes 50 GB of data.", plans), ("Sales fell in Europe.", sales)]
+               ("Plan A includes 50 GB of data.", plans), ("Sales fell in Europe.", sales),
+               ("Part-time staff get 25 days of annual leave.", leave), ("Guests can borrow ten books.", loans),
+               ("Junior staff report to the director.", lines)]
     kept = [("The library is closed on Sundays.", library), ("On Sundays the library is closed.", library),
             ("The library is open on weekdays and closed on Sundays.", library),
             ("Gate B opens at 7 am.", gates), ("Gate A opens at 6 am.", gates),
             ("Plan B costs 20 euros and includes 50 GB.", plans), ("Plan A includes 5 GB of data.", plans),
-            ("Sales fell in Asia.", sales), ("Sales rose in Europe.", sales)]
+            ("Sales fell in Asia.", sales), ("Sales rose in Europe.", sales),
+            ("Part-time staff get 15 days of annual leave.", leave), ("Guests can borrow two books for one week.", loans),
+            ("Senior staff report to the director.", lines),
+            ("The clinic provides no cover after 6:30 pm on weekdays.", cover)]
     for pairs, expected in ((crossed, 1.0), (kept, 0.0)):
         claims, units = zip(*pairs)
         x = pair_features(list(claims), list(units), embedder=emb)

@@ -529,6 +529,7 @@ def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int
 # A sentence that may join two statements ("open on weekdays and closed on Sundays", "Gate A opens at
 # 6 am and Gate B at 7 am"): what _crossed needs, found before any word is compared
 _CONJUNCT_GATE = re.compile(r"[;,]|\s(?:and|but|while|whereas)\s")
+_STATEMENT_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|while|whereas)?\s|\s(?:and|but|while|whereas)\s)\s*")
 _DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekend")
 
 
@@ -549,49 +550,67 @@ def _may_oppose(word: str) -> bool:
             or word.startswith(_PREFIXES))
 
 
+def _numeric(*stems: str) -> bool:
+    return any(t[0].isdigit() for t in stems)
+
+
 @lru_cache(maxsize=4096)
-def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...], frozenset[str]]:
+def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int], ...], frozenset[str]]:
     """What :func:`_crossed` reads of a sentence, whatever the claim: the stems of its words (content
-    words and numbers), the places of each pair of pivots, and the stems of its capitalised words."""
+    words and numbers), the places of each pair of pivots and where the second one's statement begins,
+    and the stems that are values (numbers, in digits or words, names and days)."""
     if not _CONJUNCT_GATE.search(sentence):
         return (), (), frozenset()
     # a number is a value, though no content word ("at 7 am")
-    words = [w for w in _words(sentence)
-             if w[0].isdigit() or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii()))]
+    words: list[str] = []
+    starts = set()  # where each statement's words begin
+    for part in _STATEMENT_SPLIT.split(sentence):
+        starts.add(len(words))
+        words.extend(w for w in _words(part)
+                     if w[0].isdigit() or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())))
     stems = tuple(light_stem(w) for w in words)
     labels = _LETTER_GATE.search(sentence) is not None
     may = [labels or _may_oppose(w) for w in words]
-    pairs = tuple((p, q) for p in range(len(words)) for q in range(p + 1, len(words))
-                  if (may[p] or may[q]) and stems[p] != stems[q]
-                  and (_labelled(words[p], words[q]) or _opposite(words[p], words[q]) or _opposite(words[q], words[p])))
+    n = len(words)
+    # a pivot: opposites, two letters of one thing, or the words that open two statements alike before
+    # the same word ("full-time staff get ..., while part-time staff get ...")
+    pairs = tuple((p, q) for p in range(n) for q in range(p + 1, n) if stems[p] != stems[q] and (
+        (may[p] or may[q]) and (_labelled(words[p], words[q]) or _opposite(words[p], words[q])
+                                or _opposite(words[q], words[p]))
+        or p in starts and q in starts and q + 1 < n and p + 1 not in starts and q + 1 not in starts
+        and stems[p + 1] == stems[q + 1] and not _numeric(stems[p], stems[q], stems[p + 1])))
     if not pairs:
         return (), (), frozenset()
     inner, opening = capitalised_words(sentence)
-    return stems, pairs, frozenset(light_stem(w) for w in inner + opening)
+    names = {light_stem(w) for w in inner + opening}
+    values = frozenset(t for w, t in zip(words, stems) if t[0].isdigit() or t in names or t.startswith(_DAY_WORDS)
+                       or number_word(w))
+    # each pair with where the second pivot's statement begins: the first's ends there
+    return stems, tuple((p, q, max(b for b in starts if b <= q)) for p, q in pairs), values
 
 
 def _crossed(claim_stems: set[str], sentence: str) -> bool:
-    """Whether the claim takes one statement of a sentence that makes two and puts the other's values
+    """Whether the claim takes one statement of a sentence that makes two and puts the other's words
     with it: against "open from 9 am to 8 pm on weekdays and closed on Sundays", "closed on weekdays";
     against "Gate A opens at 6 am and Gate B at 7 am", "Gate B opens at 6 am". Every word of such a
     claim is the sentence's, so none reads as put for another. The statements are told apart by a
-    pivot: a word and its opposite ("open", "closed"), or one thing with two letters ("Gate A", "Gate
-    B"). A pivot's statement runs from it to the other pivot, or to the sentence's end (before the first
-    comes the subject both share); its values are its numbers, names and days that the other lacks (a
-    verb may serve both unsaid: "Gate B [opens] at 7 am"). The claim crosses where it holds one pivot
-    and a value of the other's statement, and none of its own."""
-    stems, pairs, names = _pivots(sentence)
-
-    def values(own: tuple[str, ...], other: tuple[str, ...]) -> set[str]:
-        return {t for t in own if t not in other and (t[0].isdigit() or t in names or t.startswith(_DAY_WORDS))}
-
-    for p, q in pairs:
+    pivot (``_pivots``): a word and its opposite ("open", "closed"), one thing with two letters ("Gate
+    A", "Gate B"), or two words that open statements alike ("full-time staff get ..., while part-time
+    staff get ..."). The first pivot's statement runs from it to where the second's begins, the second's
+    to the sentence's end (before a pivot comes its subject); what each says is its words the other
+    lacks. The
+    claim crosses where it holds one pivot and a word of the other's statement, and none of its own
+    statement's values (numbers, names, days): a verb may serve both statements, said once ("Gate B
+    [opens] at 7 am")."""
+    stems, pairs, values = _pivots(sentence)
+    for p, q, begins in pairs:
         if (stems[p] in claim_stems) == (stems[q] in claim_stems):
             continue
-        first, second = stems[p + 1:q], stems[q + 1:]
-        values_a, values_b = values(first, second), values(second, first)
-        own, other = (values_a, values_b) if stems[p] in claim_stems else (values_b, values_a)
-        if own.isdisjoint(claim_stems) and not other.isdisjoint(claim_stems):
+        subject = set(stems[:p])  # named again later, still the subject ("The clinic ... the nurse clinic")
+        first, second = set(stems[p + 1:max(begins, p + 1)]), set(stems[q + 1:])
+        said_a, said_b = first - second - subject, second - first - subject
+        own, other = (said_a, said_b) if stems[p] in claim_stems else (said_b, said_a)
+        if own.isdisjoint(claim_stems & values) and not other.isdisjoint(claim_stems):
             return True
     return False
 
