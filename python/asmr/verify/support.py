@@ -554,39 +554,50 @@ def _numeric(*stems: str) -> bool:
     return any(t[0].isdigit() for t in stems)
 
 
+def _parallel(stems: tuple[str, ...], a: int, b: int, starts: set[int]) -> tuple[int, int] | None:
+    """Where two statements that open alike (from ``a`` and ``b``) first differ, if the word after is the
+    same in both: "full-time staff get" / "part-time staff get", "the server in Frankfurt handles" /
+    "the server in Ohio handles"."""
+    n = len(stems)
+    while b < n and stems[a] == stems[b] and a + 1 not in starts and b + 1 not in starts:
+        a, b = a + 1, b + 1
+    if b + 1 >= n or a + 1 in starts or b + 1 in starts or stems[a] == stems[b] or stems[a + 1] != stems[b + 1]:
+        return None
+    return None if _numeric(stems[a], stems[b], stems[a + 1]) else (a, b)
+
+
 @lru_cache(maxsize=4096)
-def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int], ...], frozenset[str]]:
+def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, int], ...], frozenset[str]]:
     """What :func:`_crossed` reads of a sentence, whatever the claim: the stems of its words (content
-    words and numbers), the places of each pair of pivots and where the second one's statement begins,
-    and the stems that are values (numbers, in digits or words, names and days)."""
+    words and numbers); each pair of pivots, with where the first's statement begins and where the
+    second's does; and the stems that are values (numbers, in digits or words, names and days)."""
     if not _CONJUNCT_GATE.search(sentence):
         return (), (), frozenset()
     # a number is a value, though no content word ("at 7 am")
     words: list[str] = []
-    starts = set()  # where each statement's words begin
+    starts: list[int] = []  # where each statement's words begin
     for part in _STATEMENT_SPLIT.split(sentence):
-        starts.add(len(words))
+        starts.append(len(words))
         words.extend(w for w in _words(part)
                      if w[0].isdigit() or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())))
     stems = tuple(light_stem(w) for w in words)
+    begins = {s for s in starts if s < len(words)}
     labels = _LETTER_GATE.search(sentence) is not None
     may = [labels or _may_oppose(w) for w in words]
     n = len(words)
-    # a pivot: opposites, two letters of one thing, or the words that open two statements alike before
-    # the same word ("full-time staff get ..., while part-time staff get ...")
-    pairs = tuple((p, q) for p in range(n) for q in range(p + 1, n) if stems[p] != stems[q] and (
-        (may[p] or may[q]) and (_labelled(words[p], words[q]) or _opposite(words[p], words[q])
-                                or _opposite(words[q], words[p]))
-        or p in starts and q in starts and q + 1 < n and p + 1 not in starts and q + 1 not in starts
-        and stems[p + 1] == stems[q + 1] and not _numeric(stems[p], stems[q], stems[p + 1])))
+    found = {(p, q) for p in range(n) for q in range(p + 1, n) if stems[p] != stems[q] and (may[p] or may[q])
+             and (_labelled(words[p], words[q]) or _opposite(words[p], words[q]) or _opposite(words[q], words[p]))}
+    opening = sorted(begins)
+    found.update(pair for i, a in enumerate(opening) for b in opening[i + 1:]
+                 if (pair := _parallel(stems, a, b, begins)) is not None)
+    statement = [max((s for s in opening if s <= i), default=0) for i in range(n)]
+    pairs = tuple((p, q, statement[p], statement[q]) for p, q in sorted(found) if statement[p] != statement[q])
     if not pairs:
         return (), (), frozenset()
-    inner, opening = capitalised_words(sentence)
-    names = {light_stem(w) for w in inner + opening}
+    names = {light_stem(w) for w in capitalised_words(sentence)[0]}  # not the word that opens it: "Sales rose"
     values = frozenset(t for w, t in zip(words, stems) if t[0].isdigit() or t in names or t.startswith(_DAY_WORDS)
                        or number_word(w))
-    # each pair with where the second pivot's statement begins: the first's ends there
-    return stems, tuple((p, q, max(b for b in starts if b <= q)) for p, q in pairs), values
+    return stems, pairs, values
 
 
 def _crossed(claim_stems: set[str], sentence: str) -> bool:
@@ -595,20 +606,19 @@ def _crossed(claim_stems: set[str], sentence: str) -> bool:
     against "Gate A opens at 6 am and Gate B at 7 am", "Gate B opens at 6 am". Every word of such a
     claim is the sentence's, so none reads as put for another. The statements are told apart by a
     pivot (``_pivots``): a word and its opposite ("open", "closed"), one thing with two letters ("Gate
-    A", "Gate B"), or two words that open statements alike ("full-time staff get ..., while part-time
-    staff get ..."). The first pivot's statement runs from it to where the second's begins, the second's
-    to the sentence's end (before a pivot comes its subject); what each says is its words the other
-    lacks. The
+    A", "Gate B"), or the words where two statements that open alike differ ("full-time staff get ...,
+    while part-time staff get ..."). The first pivot's statement runs from its start to where the
+    second's begins, the second's to the sentence's end (so a statement may go on past a comma: "Plan
+    A costs 10 euros and includes 5 GB; Plan B ..."); what each says is its words the other lacks. The
     claim crosses where it holds one pivot and a word of the other's statement, and none of its own
-    statement's values (numbers, names, days): a verb may serve both statements, said once ("Gate B
-    [opens] at 7 am")."""
+    statement's values (numbers, names, days): a subject or a verb may serve both statements, said once
+    ("Gate B [opens] at 7 am", "the pool opens at 6 am on weekdays and [opens] at 8 am on weekends")."""
     stems, pairs, values = _pivots(sentence)
-    for p, q, begins in pairs:
+    for p, q, first_at, second_at in pairs:
         if (stems[p] in claim_stems) == (stems[q] in claim_stems):
             continue
-        subject = set(stems[:p])  # named again later, still the subject ("The clinic ... the nurse clinic")
-        first, second = set(stems[p + 1:max(begins, p + 1)]), set(stems[q + 1:])
-        said_a, said_b = first - second - subject, second - first - subject
+        first, second = set(stems[first_at:second_at]) - {stems[p]}, set(stems[second_at:]) - {stems[q]}
+        said_a, said_b = first - second, second - first
         own, other = (said_a, said_b) if stems[p] in claim_stems else (said_b, said_a)
         if own.isdisjoint(claim_stems & values) and not other.isdisjoint(claim_stems):
             return True
