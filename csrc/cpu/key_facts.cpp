@@ -786,10 +786,12 @@ const std::string_view kMeasureUnits[] = {"percent",   "pounds",     "pound",   
                                           "metre",     "kilometers", "kilometer",  "kilometres", "kilometre",
                                           "degrees",   "degree",     "dollars",    "dollar",    "euros",
                                           "euro",      "yuan",       "yen"};
-const std::string_view kAdverbs[] = {"daily",  "weekly",   "hourly",     "monthly",
-                                     "yearly", "annually", "fortnightly"};
-const std::pair<double, std::string_view> kAdverbPeriods[] = {{1, "day"},  {1, "week"}, {1, "h"},   {1, "month"},
-                                                              {1, "year"}, {1, "year"}, {2, "week"}};
+const std::string_view kAdverbs[] = {"daily",  "weekly",   "hourly",      "monthly",
+                                     "yearly", "annually", "fortnightly", "nightly"};
+const std::pair<double, std::string_view> kAdverbPeriods[] = {{1, "day"},  {1, "week"}, {1, "h"},    {1, "month"},
+                                                              {1, "year"}, {1, "year"}, {2, "week"}, {1, "day"}};
+// _DAY_PARTS: after "every" or "each", once a day
+const std::string_view kDayParts[] = {"night", "morning", "evening", "afternoon"};
 const std::string_view kAdverbNext[] = {"at", "in", "on", "from", "to", "and", "or", "but", "for", "until", "till",
                                         "since", "during", "with", "by", "except", "between", "before", "after",
                                         "around", "via", "through", "throughout", "starting", "beginning", "as",
@@ -814,8 +816,8 @@ class StartWords {
     StartWords() {
         static const std::string_view kOpeners[] = {
             "half", "a", "an", "once", "twice", "thrice", "every", "each", "per", "daily", "weekly", "hourly",
-            "monthly", "yearly", "annually", "fortnightly", "forever", "indefinitely", "permanently", "for", "in",
-            "never"};
+            "monthly", "yearly", "annually", "fortnightly", "nightly", "forever", "indefinitely", "permanently", "for",
+            "in", "never"};
         for (std::string_view w : kOpeners) add(w);
         for (std::string_view w : kSmall) add(w);
         for (std::string_view w : kTens) add(w);
@@ -1009,11 +1011,11 @@ int64_t time_unit_end(const Text& t, int64_t r, bool annum) {  // (TIME_UNIT|ann
 // a text with none where a match could hold it (most) skips them. Looked up by first letter.
 bool anchor_word(const Text& t, int64_t a, int64_t b) {
     static const std::vector<std::string_view> kByLetter[26] = {
-        /*a*/ {"annum", "annually"},
+        /*a*/ {"annum", "annually", "afternoon"},
         /*b*/ {},
         /*c*/ {"cent", "century", "centuries"},
         /*d*/ {"day", "days", "daily", "decade", "decades", "degree", "degrees", "dollar", "dollars"},
-        /*e*/ {"ever", "euro", "euros", "expire", "expires", "expired"},
+        /*e*/ {"ever", "euro", "euros", "expire", "expires", "expired", "evening"},
         /*f*/ {"feet", "forever", "fortnight", "fortnights", "fortnightly"},
         /*g*/ {},
         /*h*/ {"hr", "hrs", "hour", "hours", "hourly"},
@@ -1022,8 +1024,8 @@ bool anchor_word(const Text& t, int64_t a, int64_t b) {
         /*k*/ {"kilometer", "kilometers", "kilometre", "kilometres"},
         /*l*/ {},
         /*m*/ {"min", "mins", "minute", "minutes", "month", "months", "monthly", "mile", "miles", "meter", "meters",
-               "metre", "metres"},
-        /*n*/ {},
+               "metre", "metres", "morning"},
+        /*n*/ {"night", "nightly"},
         /*o*/ {},
         /*p*/ {"percent", "percentage", "pound", "pounds", "permanently", "perpetuity"},
         /*q*/ {},
@@ -1045,8 +1047,9 @@ bool anchor_word(const Text& t, int64_t a, int64_t b) {
 // _anchor_words: whether a word of the list above stands where a match could hold it: after a
 // run of letters that can come just before it (_BEFORE_UNIT, _BEFORE_WORD), or alone (_ALONE_WORDS).
 bool any_anchor_word(const Text& t) {
-    static const std::string_view kAlone[] = {"daily",  "weekly",      "hourly",       "monthly",    "yearly",
-                                              "annually", "fortnightly", "indefinitely", "permanently", "forever"};
+    static const std::string_view kAlone[] = {"daily",    "weekly",      "hourly",  "monthly",      "yearly",
+                                              "annually", "fortnightly", "nightly", "indefinitely", "permanently",
+                                              "forever"};
     static const std::string_view kBeforeUnit[] = {
         "hundred", "dozen", "thousand", "million", "billion", "half", "a", "an", "every", "each", "other",
         "second", "per"};
@@ -1124,7 +1127,7 @@ void frequencies(const Text& t, std::vector<Span>* taken, std::vector<KeyFact>* 
         const int64_t we = letters_end(t, q);
         int64_t e = -1, unit_start = -1;
         double n = 1;
-        bool per = false, per_word = false;
+        bool per = false, per_word = false, day_part = false;
         int adverb = -1;
         if (word_eq(t, q, we, "every") || word_eq(t, q, we, "each")) {
             const int64_t r = spaces(t, we);
@@ -1158,6 +1161,13 @@ void frequencies(const Text& t, std::vector<Span>* taken, std::vector<KeyFact>* 
                     }
                 }
                 if (e < 0 && (e = time_unit_end(t, r, false)) >= 0) unit_start = r;
+                if (e < 0) {  // (?:every|each)\s+(night|morning|evening|afternoon)
+                    const int64_t rw = letters_end(t, r);
+                    if (word_index(t, r, rw, kDayParts) >= 0 && ends_word(t, rw)) {
+                        e = rw;
+                        day_part = true;
+                    }
+                }
             }
         } else if (word_eq(t, q, we, "a") || word_eq(t, q, we, "an") || word_eq(t, q, we, "per")) {
             const int64_t r = spaces(t, we);
@@ -1190,6 +1200,9 @@ void frequencies(const Text& t, std::vector<Span>* taken, std::vector<KeyFact>* 
         if (adverb >= 0) {
             n = kAdverbPeriods[adverb].first;
             u = kAdverbPeriods[adverb].second;
+        } else if (day_part) {
+            n = 1;
+            u = "day";
         } else {
             const auto [factor, unit] = time_unit(std::string_view(t.p + unit_start, e - unit_start));
             n *= factor;

@@ -180,6 +180,19 @@ def test_durations_and_frequencies_compare_across_forms():
     assert [f.norm for f in missing_facts("Logs are kept forever.", "Logs are kept.")] == ["inf duration"]
 
 
+def test_a_part_of_the_day_after_every_comes_round_daily():
+    """"Backups run every week" cited to "Backups run every night" kept its citation (p 0.80): "every night"
+    was no frequency, so the claim's weekly one had nothing to miss."""
+    nightly = "Backups of the customer database run every night and are kept for 30 days."
+    assert [f.norm for f in missing_facts("Backups run every week.", nightly)] == ["every 1 week"]
+    for same in ("Backups run nightly.", "Backups run daily.", "Backups run each night.", "Backups run every day."):
+        assert missing_facts(same, nightly) == []
+    assert [(f.text, f.norm) for f in key_facts("Rounds start each morning and twice every evening.")] == [
+        ("each morning", "every 1 day"), ("twice every evening", "every 0.5 day")]
+    # a part of the day alone, or "nightly" before the thing it describes, is no frequency
+    assert [f for f in key_facts("The nightly build ran one night in the morning.") if f.norm.startswith("every")] == []
+
+
 def test_chinese_durations_and_frequencies():
     assert [f.norm for f in missing_facts("日志每天备份。", "日志每周备份。")] == ["every 1 day"]
     assert missing_facts("日志每天备份。", "Backups run daily: 日志每日备份。") == []

@@ -44,6 +44,8 @@ EDGE_CASES = [
     "an hour and a half, one and a half hours, a half-hour, a fortnight, five percent, three per  cent.",
     "Twice a day, three times a week, 5 times a day, once every two weeks, every other day, every second day, "
     "every second, every 3 days, every 1.5 hours, every half hour, per annum, 3 backups per day, each year.",
+    "It runs nightly, every night, each morning, twice every evening and every afternoon; the nightly build, "
+    "a night out, every weekday, Every Night Fever, each mornings.",
     "It runs daily. It runs hourly at noon, weekly, on a daily basis, monthly; kept forever, for ever, "
     "indefinitely, permanently, in perpetuity; keys never expire. Forever, he said. Every day I run.",
     "Daily backups and daily life in The Daily Telegraph; Forever Young; Every Day; One day, he left; "
@@ -58,6 +60,7 @@ TOKENS = ("0 1 2 3 9 12 31 39 00 2021 1999 2099 2100 1,234 1,234,567.89 1,2 3.5 
           "iOS C++ U.S. AT&T O'Neil de della van Der & y for Inc. 3rd 1990s 5m 12M $5 2021-03-03 2021-13-01 "
           "2021-3 21st hrs days persons times dollars "
           "every each other second once twice thrice a an half per annum daily weekly hourly monthly yearly "
+          "nightly night morning evening afternoon "
           "annually fortnightly forever for ever indefinitely permanently in perpetuity never expire expires "
           "expired one two twenty twenty-one fourteen hundred and dozen day days hour hours week weeks fortnight "
           "minute year percent percentage Daily Every One Forever I life at basis -to- year-round later until "

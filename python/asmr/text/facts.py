@@ -10,7 +10,7 @@ two texts can be compared by:
   also written in words with a unit ("fourteen days" → ``14 day``, "half an hour" →
   ``0.5 h``, "a fortnight" → ``2 week``, "five percent" → ``5 %``, "三十天" →
   ``30 day``, "半小时" → ``0.5 h``; a bare "two" is no fact), frequencies as the time
-  between two events ("daily", "every day", "once a day", "每天" → ``every 1 day``;
+  between two events ("daily", "every day", "every night", "once a day", "每天" → ``every 1 day``;
   "twice a week" → ``every 0.5 week``; "every 3 hours" → ``every 3 h``) and unbounded
   durations ("forever", "indefinitely", "permanently", "never expires", "永久" →
   ``inf duration``);
@@ -494,8 +494,8 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
 
 # ---- written in words: numbers with a unit, durations and frequencies -----------------------------------
 # "fourteen days" (14 day), "half an hour" (0.5 h), "a fortnight" (2 week), "forever" (inf duration),
-# "daily" / "every day" / "once a day" (every 1 day), "twice a week" (every 0.5 week), "every 3 days"
-# (every 3 day). Found before the digit runs, so "every 3 days" is one frequency, not the duration "3 days".
+# "daily" / "every day" / "every night" / "once a day" (every 1 day), "twice a week" (every 0.5 week), "every
+# 3 days" (every 3 day). Found before the digit runs, so "every 3 days" is one frequency, not the duration "3 days".
 # Each pattern is matched whole, then a few checks keep the common idioms out ("one day he left",
 # "daily life", "The Daily Telegraph", "60 km an hour"); a match a check refuses is skipped whole.
 _SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -517,7 +517,7 @@ _FREQUENCY = re.compile(
     rf"(?<![\w-])(?:(once|twice|thrice|(?:{_SMALL_RE}|(?<![.,])\d+)\s+times)\s+)?"
     rf"(?:(every|each)\s+(?:(other|second)\s+(?={_TIME_UNIT_RE}(?![\w-]))|(\d+(?:\.\d+)?|{_NUM_RE})\s+)?"
     rf"({_TIME_UNIT_RE})|(an?|per)\s+({_TIME_UNIT_RE}|annum)|(daily|weekly|hourly|monthly|yearly|annually|"
-    rf"fortnightly))(?![\w-])", re.IGNORECASE)
+    rf"fortnightly|nightly)|(?:every|each)\s+(night|morning|evening|afternoon))(?![\w-])", re.IGNORECASE)
 _TIME_UNIT = re.compile(_TIME_UNIT_RE)
 _UNIT_AFTER = re.compile(rf"(?:\s+|-)(?:{_TIME_UNIT_RE}|{_MEASURE_UNIT_RE})(?!\w)", re.IGNORECASE)
 _UNBOUNDED = re.compile(r"(?<![\w-])(?:forever|for\s+ever|indefinitely|permanently|in\s+perpetuity|"
@@ -525,7 +525,10 @@ _UNBOUNDED = re.compile(r"(?<![\w-])(?:forever|for\s+ever|indefinitely|permanent
 # Every match of a pattern holds one of its words (as a run of letters); most sentences have none.
 _TIME_WORDS = frozenset("""seconds second secs sec minutes minute mins min hours hour hrs hr days day weeks week
 fortnights fortnight months month years year decades decade century centuries""".split())
-_FREQUENCY_WORDS = _TIME_WORDS | {"annum", "daily", "weekly", "hourly", "monthly", "yearly", "annually", "fortnightly"}
+# a part of the day, after "every" or "each", comes round once a day ("every night", "each morning")
+_DAY_PARTS = frozenset(("night", "morning", "evening", "afternoon"))
+_FREQUENCY_WORDS = _TIME_WORDS | _DAY_PARTS | {"annum", "daily", "weekly", "hourly", "monthly", "yearly", "annually",
+                                               "fortnightly", "nightly"}
 _UNBOUNDED_WORDS = frozenset("forever ever indefinitely permanently perpetuity expire expires expired".split())
 _AMOUNT_WORDS = _TIME_WORDS | frozenset("""percent cent percentage pounds pound tons ton tonnes tonne miles mile feet
 inches inch meters meter metres metre kilometers kilometer kilometres kilometre degrees degree dollars dollar euros
@@ -533,7 +536,7 @@ euro yuan yen""".split())
 _ANCHOR_WORDS = _FREQUENCY_WORDS | _UNBOUNDED_WORDS | _AMOUNT_WORDS
 # ... and in a match, the run of letters before that word is one of these ("every 3 days": every;
 # "for ever": for), except for the words that stand alone.
-_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly forever indefinitely "
+_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly nightly forever indefinitely "
                          "permanently".split())
 _BEFORE_UNIT = frozenset(_SMALL + _TENS + "hundred dozen thousand million billion half a an every each other second "
                                           "per".split())
@@ -541,7 +544,7 @@ _BEFORE_WORD = {"ever": {"for"}, "perpetuity": {"in"}, "expire": {"never"}, "exp
 _LOWER_LETTERS = re.compile(r"[a-z]+")
 INF_DURATION = "inf duration"
 _ADVERBS = {"daily": (1.0, "day"), "weekly": (1.0, "week"), "hourly": (1.0, "h"), "monthly": (1.0, "month"),
-            "yearly": (1.0, "year"), "annually": (1.0, "year"), "fortnightly": (2.0, "week")}
+            "yearly": (1.0, "year"), "annually": (1.0, "year"), "fortnightly": (2.0, "week"), "nightly": (1.0, "day")}
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 # An adverb is a frequency before these ("runs daily at 2am"); before other words it may name a thing
 # ("daily life", "weekly magazine").
@@ -653,7 +656,7 @@ def _words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
         s, e = m.span()
         if (taken and _overlaps((s, e), taken)) or _named(text, s, e):
             continue
-        times, other, count, unit, per, per_unit, adverb = m.group(1, 3, 4, 5, 6, 7, 8)
+        times, other, count, unit, per, per_unit, adverb, day_part = m.group(1, 3, 4, 5, 6, 7, 8, 9)
         if per and not times and (per.lower() != "per" or _is_rate(text, s)):
             continue  # "a day" alone is a duration (below); "60 km per hour" a rate of the 60 km
         if adverb and not times:
@@ -669,6 +672,8 @@ def _words(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
                 continue  # "zero times a day"
         if adverb:
             n, u = _ADVERBS[adverb.lower()]
+        elif day_part:
+            n, u = 1.0, "day"
         else:
             factor, u = _time_unit(unit or per_unit)
             n = 2.0 if other else (float(count) if count and count[0].isdigit() else
