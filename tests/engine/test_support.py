@@ -754,6 +754,21 @@ def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(m
     assert (model.score(flipped, unit, embedder=emb) < model.hard).all()
 
 
+def test_only_a_group_put_for_everyone_is_the_cue_but_only_a_count_is_not(model, hashed):
+    """"Only students get the discount" cited to "Everyone gets the discount" kept its citation (p 0.64),
+    and "Only staff may use the lift" for "Everyone may use the lift" (0.67): "only" is no content word, so
+    the group it restricts to read as a loose paraphrase of "everyone". "Only one person at a time"
+    counts people and restricts no group."""
+    col = FEATURES.index("flip_quantifier")
+    flipped = ["Only students get the discount.", "Only staff may use the lift."]
+    units = ["Everyone gets the discount.", "Everyone may use the lift."]
+    assert (pair_features(flipped, units, embedder=hashed)[:, col] == 1.0).all()
+    assert (model.score(flipped, units, embedder=hashed) < model.hard).all()
+    counted = pair_features(["Only one person may enter at a time."], ["Everyone must enter one at a time."],
+                            embedder=hashed)
+    assert counted[0, col] < 0.5
+
+
 def test_verbs_of_change_in_one_direction_restate_each_other_and_to_is_not_by(model, hashed):
     """"Prices rose by 30 percent" cited to "Prices increased by 30 percent" lost its citation (p 0.22:
     WordNet keeps "rise" and "increase" apart, so "rose" read as a word swapped in), and "rose to 30

@@ -408,6 +408,12 @@ _CJK_QUANTIFIERS = ("所有", "每", "没有", "从不", "总是", "只", "全�
 _QUANTIFIER_OF = dict.fromkeys(("every", "each", "everyone", "everything", "所有", "全部", "每"), "all")
 
 
+def _counted(words: list[str]) -> bool:
+    """Whether "only" counts rather than restricts: "only one person at a time", "only 3 tickets"."""
+    return any(w == "only" and i + 1 < len(words) and (words[i + 1][0].isdigit() or number_word(words[i + 1]))
+               for i, w in enumerate(words))
+
+
 def _quantifiers(words, text: str) -> set[str]:
     """The quantifiers a text uses, those that say "all" as one."""
     out = set(_QUANTIFIERS.intersection(words))
@@ -737,6 +743,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
         cue_words += sum(_QUANTIFIER_OF.get(w, w) in ours_q - theirs_q and light_stem(w) in told
                          for w in set(claim.words))
+        if "only" in ours_q - theirs_q and "all" in theirs_q - ours_q and claim_only and not _counted(claim.words):
+            cue_words += 1  # "Only students get it" for "Everyone gets it": the group is put for everyone
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
     placed_words = sum(t in new_names for t in claim_only)
