@@ -694,11 +694,14 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
     loans = "Members can borrow ten books for three weeks, while guests can borrow two books for one week."
     lines = "Junior staff report to the team lead, while senior staff report to the director."
     cover = "The clinic provides no cover after 6:30 pm on weekdays, or at weekends apart from the Saturday nurse clinic."
+    buses = "Bus 12 stops at the station, whereas bus 40 stops at the airport."
+    versions = "Version 2.3 added single sign-on, and version 2.4 added audit logs."
     crossed = [("The library is closed on weekdays.", library), ("The library is open on Sundays.", library),
                ("Gate B opens at 6 am.", gates), ("Gate A opens at 7 am.", gates),
                ("Plan A includes 50 GB of data.", plans), ("Sales fell in Europe.", sales),
                ("Part-time staff get 25 days of annual leave.", leave), ("Guests can borrow ten books.", loans),
-               ("Junior staff report to the director.", lines)]
+               ("Junior staff report to the director.", lines), ("Bus 12 stops at the airport.", buses),
+               ("Version 2.4 added single sign-on.", versions)]
     kept = [("The library is closed on Sundays.", library), ("On Sundays the library is closed.", library),
             ("The library is open on weekdays and closed on Sundays.", library),
             ("Gate B opens at 7 am.", gates), ("Gate A opens at 6 am.", gates),
@@ -706,7 +709,9 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
             ("Sales fell in Asia.", sales), ("Sales rose in Europe.", sales),
             ("Part-time staff get 15 days of annual leave.", leave), ("Guests can borrow two books for one week.", loans),
             ("Senior staff report to the director.", lines),
-            ("The clinic provides no cover after 6:30 pm on weekdays.", cover)]
+            ("The clinic provides no cover after 6:30 pm on weekdays.", cover),
+            ("Bus 40 stops at the airport.", buses), ("Version 2.3 added single sign-on.", versions),
+            ("Plan B costs 20 euros.", plans)]
     for pairs, expected in ((crossed, 1.0), (kept, 0.0)):
         claims, units = zip(*pairs)
         x = pair_features(list(claims), list(units), embedder=emb)

@@ -596,6 +596,18 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
     opening = sorted(begins)
     found.update(pair for i, a in enumerate(opening) for b in opening[i + 1:]
                  if (pair := _parallel(stems, a, b, begins)) is not None)
+    # one thing with two numbers, each statement's subject ("bus 12 stops at the station, whereas bus 40
+    # stops at the airport"), not a verb's two values ("costs 10 euros ... costs 20 euros"); "version 2.3"
+    # reads as "2", "3": the pivot is where the two numbers first differ
+    numbered = [i for i in range(1, n) if stems[i][0].isdigit() and i - 1 in begins and not stems[i - 1][0].isdigit()]
+    for k, first in enumerate(numbered):
+        for second in numbered[k + 1:]:
+            a, b = first, second
+            if stems[a - 1] == stems[b - 1]:
+                while b + 1 < n and stems[a] == stems[b] and stems[a + 1][0].isdigit() and stems[b + 1][0].isdigit():
+                    a, b = a + 1, b + 1
+                if stems[a] != stems[b]:
+                    found.add((a, b))
     statement = [max((s for s in opening if s <= i), default=0) for i in range(n)]
     pairs = tuple((p, q, statement[p], statement[q]) for p, q in sorted(found) if statement[p] != statement[q])
     if not pairs:
@@ -611,9 +623,9 @@ def _crossed(claim_stems: set[str], sentence: str) -> bool:
     with it: against "open from 9 am to 8 pm on weekdays and closed on Sundays", "closed on weekdays";
     against "Gate A opens at 6 am and Gate B at 7 am", "Gate B opens at 6 am". Every word of such a
     claim is the sentence's, so none reads as put for another. The statements are told apart by a
-    pivot (``_pivots``): a word and its opposite ("open", "closed"), one thing with two letters ("Gate
-    A", "Gate B"), or the words where two statements that open alike differ ("full-time staff get ...,
-    while part-time staff get ..."). The first pivot's statement runs from its start to where the
+    pivot (``_pivots``): a word and its opposite ("open", "closed"), one thing with two letters or
+    numbers ("Gate A", "Gate B"; "bus 12", "bus 40"), or the words where two statements that open alike
+    differ ("full-time staff get ..., while part-time staff get ..."). The first pivot's statement runs from its start to where the
     second's begins, the second's to the sentence's end (so a statement may go on past a comma: "Plan
     A costs 10 euros and includes 5 GB; Plan B ..."); what each says is its words the other lacks. The
     claim crosses where it holds one pivot and a word of the other's statement, and none of its own
