@@ -759,6 +759,25 @@ def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(m
     assert (model.score(flipped, unit, embedder=emb) < model.hard).all()
 
 
+def test_a_comparison_turned_round_is_an_opposite_and_its_converse_is_not(model, hashed):
+    """"Bob is older than Alice" cited to "Alice is older than Bob" kept its citation (p 0.93), as did "Coffee
+    is more expensive than tea" for "Tea is more expensive than coffee" (0.95): every word is the
+    sentence's. And the converse, "B is smaller than A" for "A is larger than B", lost its own (0.005):
+    the opposite comparative read as a flip."""
+    col = FEATURES.index("flip_opposite")
+    units = ["Alice is older than Bob.", "Tea is more expensive than coffee.", "Paris has more residents than Lyon."]
+    inverted = ["Bob is older than Alice.", "Coffee is more expensive than tea.", "Lyon has more residents than Paris."]
+    converse = ["Bob is younger than Alice.", "Coffee is cheaper than tea.", "Lyon has fewer residents than Paris."]
+    x = pair_features(inverted, units, embedder=hashed)
+    assert (x[:, col] == 1.0).all()
+    assert (model.score(inverted, units, embedder=hashed) < model.hard).all()
+    x = pair_features(converse, units, embedder=hashed)
+    assert (x[:, col] == 0.0).all()
+    # the same comparative the same way round, or the opposite one the same way round
+    x = pair_features(["Alice is older than Bob.", "Alice is younger than Bob."], units[:1] * 2, embedder=hashed)
+    assert x[0, col] == 0.0 and x[1, col] == 1.0
+
+
 def test_only_a_group_put_for_everyone_is_the_cue_but_only_a_count_is_not(model, hashed):
     """"Only students get the discount" cited to "Everyone gets the discount" kept its citation (p 0.64),
     and "Only staff may use the lift" for "Everyone may use the lift" (0.67): "only" is no content word, so

@@ -668,6 +668,64 @@ def _opposite(a: str, b: str) -> bool:
     return any(b2.startswith(o) and len(b2) - len(o) <= 3 for o in stems)
 
 
+def _sequence_of(ev: _Evidence, lo: int, hi: int) -> list[str]:
+    """The words of the evidence's sentences lo..hi, in order."""
+    return ev.sent_seq[lo] if hi - lo == 1 else [w for seq in ev.sent_seq[lo:hi] for w in seq]
+
+
+MAX_COMPARED = 4  # content words on each side of a comparison read as what it compares
+COMPARATIVE_REACH = 3  # "more *residents* than": the comparative may stand a word or two before "than"
+
+
+def _comparisons(words: list[str]) -> list[tuple[int, int]]:
+    """(the comparative's place, the place of its "than") of each comparison in ``words``."""
+    return [(i, t) for t, w in enumerate(words) if w == "than"
+            for i in range(max(0, t - COMPARATIVE_REACH), t)]
+
+
+def _compared(words: list[str], at: int, than: int) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What the comparison whose comparative stands at ``at`` compares: the content stems before it, and
+    those after its "than" (at ``than``); None where either side is empty."""
+    before = [w for w in words[:at] if w not in CLAIM_STOP_WORDS][-MAX_COMPARED:]
+    after = [w for w in words[than + 1:] if w not in CLAIM_STOP_WORDS][:MAX_COMPARED]
+    if not before or not after:
+        return None
+    return frozenset(map(light_stem, before)), frozenset(map(light_stem, after))
+
+
+def _swapped(ours: tuple[frozenset[str], frozenset[str]] | None,
+             other: tuple[frozenset[str], frozenset[str]] | None) -> bool:
+    """Whether two comparisons compare the same two sides, each put on the other's side."""
+    return bool(ours and other and ours[0] & other[1] and ours[1] & other[0]
+                and not ours[0] & other[0] - ours[1] and not ours[1] & other[1] - ours[0])
+
+
+def _converse(claim_words: list[str], comparative: str, sentence_words: list[str]) -> bool:
+    """Whether the claim says the sentence's comparison the other way round: "B is smaller than A" for
+    "A is larger than B", "Lyon has fewer residents than Paris" for "Paris has more residents than
+    Lyon". The opposite comparative is then no opposite."""
+    theirs = [(j, t) for j, t in _comparisons(sentence_words) if _opposite(comparative, sentence_words[j])]
+    return any(claim_words[i] == comparative and
+               any(_swapped(_compared(claim_words, i, u), _compared(sentence_words, j, t)) for j, t in theirs)
+               for i, u in _comparisons(claim_words))
+
+
+def _inverted(claim_words: list[str], sentence_words: list[str]) -> bool:
+    """Whether the claim makes the sentence's comparison with its two sides swapped: "Bob is older than
+    Alice" for "Alice is older than Bob". Every word is the sentence's, so none reads as put for another."""
+    theirs = _comparisons(sentence_words)
+    return any(_comparative_word(claim_words[i]) and light_stem(claim_words[i]) == light_stem(sentence_words[j])
+               and _swapped(_compared(claim_words, i, u), _compared(sentence_words, j, t))
+               for i, u in _comparisons(claim_words) for j, t in theirs)
+
+
+def _comparative_word(word: str) -> bool:
+    return word in _DEGREES or word not in CLAIM_STOP_WORDS
+
+
+_DEGREES = frozenset(("more", "less", "fewer"))
+
+
 def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
              ) -> tuple[dict[str, float], list[tuple[str, str]]]:
     """The claim against the evidence sentence that shares most of its content words (``per_sent``).
@@ -720,6 +778,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     words = ev.sent_words[j] if one else frozenset().union(*ev.sent_words[lo:hi])
     mine_only = set(claim.words) - words
     flipped: list[str] = []
+    conversed: frozenset[str] = frozenset()
     reworded = 0
     if mine_only:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
         # a word of the sentence the claim restates in another form ("open" as "opens") is no opposite's
@@ -727,6 +786,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         stems = set(claim.stems)
         theirs = {b for b in words.difference(claim.words) if light_stem(b) not in stems}
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
+        if flipped and "than" in words and "than" in claim.words:  # "B is smaller than A" for "A is larger than B"
+            conversed = frozenset(a for a in flipped if _converse(claim.words, a, _sequence_of(ev, lo, hi)))
+            flipped = [a for a in flipped if a not in conversed]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
         if claim_only and sentence_only:
@@ -741,15 +803,16 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
             reworded = sum(1 for t in set(claim_only) if t in unstated and t not in capitals
                            and any(not wordnet_senses(a).isdisjoint(senses) for a in unstated[t]))
             replaced = max(replaced - reworded, 0)
-    sequence = ev.sent_seq[j] if one else [w for seq in ev.sent_seq[lo:hi] for w in seq]
+    sequence = _sequence_of(ev, lo, hi)
     sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
     their_names = _stems(capitalised_words(sentence)[0]) if opening_names else frozenset()
     swaps, restated, measures, measured, placed, flips = _swaps(
-        claim.words, sequence, new_names, set(flipped), opening_names, their_names)
+        claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed)
     opposites += flips
     cue_words += sum(t in told for t in measured) + flips
-    if not mine_only and _crossed(set(claim.stems), sentence):
-        opposites += 1  # every word the sentence's, one statement's complement put with the other's
+    if not mine_only and (_crossed(set(claim.stems), sentence)
+                          or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)):
+        opposites += 1  # every word the sentence's: one statement's value put with the other's, or a comparison turned round
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
@@ -805,7 +868,7 @@ def _stems(words: list[str]) -> set[str]:
 
 
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str],
-           opening: set[str] = frozenset(), their_names: set[str] = frozenset()
+           opening: set[str] = frozenset(), their_names: set[str] = frozenset(), conversed: frozenset[str] = frozenset()
            ) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
@@ -822,7 +885,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
 
     ``names``: the claim's names the sentence lacks; ``opening``: its capitalised opening words the unit
     lacks, names only where they stand for one of ``their_names`` (the sentence's capitalised words
-    inside it).
+    inside it); ``conversed``: comparatives of a comparison the claim turns round (``_converse``), no
+    opposites.
 
     Returns (swaps, each as the claim's words and the sentence's in its place, the share of the
     claim's other words that the alignment matches in order,
@@ -883,7 +947,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             continue
         if (_modal_flipped(mine, a0, a1, theirs, b0, b1) or _level_for_change(mine, a0, a1, theirs, b0, b1)
                 or _ended_as_present(mine, a0, a1, theirs, b0, b1)) or any(
-                w not in opposites and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
+                w not in opposites and w not in conversed and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
             # an opposite in the place of a word, which the sentence may also hold elsewhere ("south of
             # the river, by the South Gate" for "north of ..."), where the comparison of word sets sees none
             flips += 1
