@@ -683,7 +683,7 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
     and Gate B at 7 am" (0.92): every word of the claim is the sentence's. Each statement, restated alone
     or with the other, keeps its citation; so does one whose verb the other leaves unsaid, and one whose
     subject the sentence names again after the other statement."""
-    from asmr.verify.support import _crossed
+    from asmr.verify.support import _statements
 
     emb, col = hashed, FEATURES.index("flip_opposite")
     library = "The library is open from 9 am to 8 pm on weekdays and closed on Sundays."
@@ -696,12 +696,13 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
     cover = "The clinic provides no cover after 6:30 pm on weekdays, or at weekends apart from the Saturday nurse clinic."
     buses = "Bus 12 stops at the station, whereas bus 40 stops at the airport."
     versions = "Version 2.3 added single sign-on, and version 2.4 added audit logs."
+    museum = "In summer the museum opens at 9 am, and in winter it opens at 10 am."
     crossed = [("The library is closed on weekdays.", library), ("The library is open on Sundays.", library),
                ("Gate B opens at 6 am.", gates), ("Gate A opens at 7 am.", gates),
                ("Plan A includes 50 GB of data.", plans), ("Sales fell in Europe.", sales),
                ("Part-time staff get 25 days of annual leave.", leave), ("Guests can borrow ten books.", loans),
                ("Junior staff report to the director.", lines), ("Bus 12 stops at the airport.", buses),
-               ("Version 2.4 added single sign-on.", versions)]
+               ("Version 2.4 added single sign-on.", versions), ("In winter the museum opens at 9 am.", museum)]
     kept = [("The library is closed on Sundays.", library), ("On Sundays the library is closed.", library),
             ("The library is open on weekdays and closed on Sundays.", library),
             ("Gate B opens at 7 am.", gates), ("Gate A opens at 6 am.", gates),
@@ -711,7 +712,9 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
             ("Senior staff report to the director.", lines),
             ("The clinic provides no cover after 6:30 pm on weekdays.", cover),
             ("Bus 40 stops at the airport.", buses), ("Version 2.3 added single sign-on.", versions),
-            ("Plan B costs 20 euros.", plans)]
+            ("Plan B costs 20 euros.", plans),
+            # its pivot no opposite put for the other's ("winter" where the sentence opens with "summer")
+            ("In winter the museum opens at 10 am.", museum)]
     for pairs, expected in ((crossed, 1.0), (kept, 0.0)):
         claims, units = zip(*pairs)
         x = pair_features(list(claims), list(units), embedder=emb)
@@ -720,8 +723,8 @@ def test_a_value_of_one_statement_put_with_the_other_is_an_opposite(model, hashe
     assert (model.score(list(claims), list(units), embedder=emb) < model.hard).all()
     # nothing to cross: one statement, or two that share no pivot
     one, two = "The library is closed on weekdays.", "Anna was born in Paris and studied in Berlin."
-    assert not _crossed({"librari", "clos", "weekday"}, one)
-    assert not _crossed({"anna", "pari"}, two)
+    assert _statements({"librari", "clos", "weekday"}, one) == (False, frozenset())
+    assert _statements({"anna", "pari"}, two) == (False, frozenset())
 
 
 def test_immediately_put_for_an_amount_of_time_is_another_amount(model, hashed):

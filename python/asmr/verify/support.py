@@ -533,7 +533,7 @@ def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int
 
 
 # A sentence that may join two statements ("open on weekdays and closed on Sundays", "Gate A opens at
-# 6 am and Gate B at 7 am"): what _crossed needs, found before any word is compared
+# 6 am and Gate B at 7 am"): what _statements needs, found before any word is compared
 _CONJUNCT_GATE = re.compile(r"[;,]|\s(?:and|but|while|whereas)\s")
 _STATEMENT_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|while|whereas)?\s|\s(?:and|but|while|whereas)\s)\s*")
 _DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekend")
@@ -574,7 +574,7 @@ def _parallel(stems: tuple[str, ...], a: int, b: int, starts: set[int]) -> tuple
 
 @lru_cache(maxsize=4096)
 def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, int], ...], frozenset[str]]:
-    """What :func:`_crossed` reads of a sentence, whatever the claim: the stems of its words (content
+    """What :func:`_statements` reads of a sentence, whatever the claim: the stems of its words (content
     words and numbers); each pair of pivots, with where the first's statement begins and where the
     second's does; and the stems that are values (numbers, in digits or words, names and days)."""
     if not _CONJUNCT_GATE.search(sentence):
@@ -591,8 +591,11 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
     labels = _LETTER_GATE.search(sentence) is not None
     may = [labels or _may_oppose(w) for w in words]
     n = len(words)
+    names = {light_stem(w) for w in capitalised_words(sentence)[0]}  # not the word that opens it: "Sales rose"
+    # an opposite in a name is none ("north of the river, next to the South Gate")
     found = {(p, q) for p in range(n) for q in range(p + 1, n) if stems[p] != stems[q] and (may[p] or may[q])
-             and (_labelled(words[p], words[q]) or _opposite(words[p], words[q]) or _opposite(words[q], words[p]))}
+             and (_labelled(words[p], words[q]) or stems[p] not in names and stems[q] not in names
+                  and (_opposite(words[p], words[q]) or _opposite(words[q], words[p])))}
     opening = sorted(begins)
     found.update(pair for i, a in enumerate(opening) for b in opening[i + 1:]
                  if (pair := _parallel(stems, a, b, begins)) is not None)
@@ -612,13 +615,12 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
     pairs = tuple((p, q, statement[p], statement[q]) for p, q in sorted(found) if statement[p] != statement[q])
     if not pairs:
         return (), (), frozenset()
-    names = {light_stem(w) for w in capitalised_words(sentence)[0]}  # not the word that opens it: "Sales rose"
     values = frozenset(t for w, t in zip(words, stems) if t[0].isdigit() or t in names or t.startswith(_DAY_WORDS)
                        or number_word(w))
     return stems, pairs, values
 
 
-def _crossed(claim_stems: set[str], sentence: str) -> bool:
+def _statements(claim_stems: set[str], sentence: str) -> tuple[bool, frozenset[str]]:
     """Whether the claim takes one statement of a sentence that makes two and puts the other's words
     with it: against "open from 9 am to 8 pm on weekdays and closed on Sundays", "closed on weekdays";
     against "Gate A opens at 6 am and Gate B at 7 am", "Gate B opens at 6 am". Every word of such a
@@ -630,17 +632,25 @@ def _crossed(claim_stems: set[str], sentence: str) -> bool:
     A costs 10 euros and includes 5 GB; Plan B ..."); what each says is its words the other lacks. The
     claim crosses where it holds one pivot and a word of the other's statement, and none of its own
     statement's values (numbers, names, days): a subject or a verb may serve both statements, said once
-    ("Gate B [opens] at 7 am", "the pool opens at 6 am on weekdays and [opens] at 8 am on weekends")."""
+    ("Gate B [opens] at 7 am", "the pool opens at 6 am on weekdays and [opens] at 8 am on weekends").
+
+    Also returns the pivots the claim holds with one of their own statement's values and none of the
+    other's (which has some): it restates that statement ("In winter the museum opens at 10 am" for "In summer the museum
+    opens at 9 am, and in winter it opens at 10 am"), and its pivot is no opposite put for the other."""
     stems, pairs, values = _pivots(sentence)
+    alone: set[str] = set()
     for p, q, first_at, second_at in pairs:
         if (stems[p] in claim_stems) == (stems[q] in claim_stems):
             continue
         first, second = set(stems[first_at:second_at]) - {stems[p]}, set(stems[second_at:]) - {stems[q]}
         said_a, said_b = first - second, second - first
         own, other = (said_a, said_b) if stems[p] in claim_stems else (said_b, said_a)
-        if own.isdisjoint(claim_stems & values) and not other.isdisjoint(claim_stems):
-            return True
-    return False
+        if not own.isdisjoint(claim_stems & values):
+            if other & values and other.isdisjoint(claim_stems & values):  # the other's values, all left out
+                alone.add(stems[p] if stems[p] in claim_stems else stems[q])
+        elif not other.isdisjoint(claim_stems):
+            return True, frozenset()
+    return False, frozenset(alone)
 
 
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
@@ -806,13 +816,15 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     sequence = _sequence_of(ev, lo, hi)
     sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
     their_names = _stems(capitalised_words(sentence)[0]) if opening_names else frozenset()
+    crossed = False
+    if not mine_only:  # every word the sentence's: does the claim cross or restate one of its statements?
+        crossed, alone = _statements(set(claim.stems), sentence)
+        conversed |= {w for w in claim.words if light_stem(w) in alone}
+        crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed)
-    opposites += flips
+    opposites += flips + crossed  # a crossing puts one statement's value with the other, or turns a comparison round
     cue_words += sum(t in told for t in measured) + flips
-    if not mine_only and (_crossed(set(claim.stems), sentence)
-                          or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)):
-        opposites += 1  # every word the sentence's: one statement's value put with the other's, or a comparison turned round
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
