@@ -181,12 +181,14 @@ def test_durations_and_frequencies_compare_across_forms():
 
 
 def test_a_part_of_the_day_after_every_comes_round_daily():
-    """"Backups run every week" cited to "Backups run every night" kept its citation (p 0.80): "every night"
-    was no frequency, so the claim's weekly one had nothing to miss."""
+    """"every night" was no frequency: "Backups run daily" cited to "Backups run every night" missed its
+    "daily" and lost its citation, and a claim's "every morning" was no fact to check against a unit
+    that runs them weekly."""
     nightly = "Backups of the customer database run every night and are kept for 30 days."
     assert [f.norm for f in missing_facts("Backups run every week.", nightly)] == ["every 1 week"]
     for same in ("Backups run nightly.", "Backups run daily.", "Backups run each night.", "Backups run every day."):
         assert missing_facts(same, nightly) == []
+    assert [f.norm for f in missing_facts("Backups run every morning.", "Backups run weekly.")] == ["every 1 day"]
     assert [(f.text, f.norm) for f in key_facts("Rounds start each morning and twice every evening.")] == [
         ("each morning", "every 1 day"), ("twice every evening", "every 0.5 day")]
     # a part of the day alone, or "nightly" before the thing it describes, is no frequency
