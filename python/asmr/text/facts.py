@@ -495,7 +495,8 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
 # ---- written in words: numbers with a unit, durations and frequencies -----------------------------------
 # "fourteen days" (14 day), "half an hour" (0.5 h), "a fortnight" (2 week), "forever" (inf duration),
 # "daily" / "every day" / "every night" / "once a day" (every 1 day), "twice a week" (every 0.5 week), "every
-# 3 days" (every 3 day). Found before the digit runs, so "every 3 days" is one frequency, not the duration "3 days".
+# 3 days" (every 3 day). Found before the digit runs, so "every 3 days" is one frequency, not the duration
+# "3 days".
 # Each pattern is matched whole, then a few checks keep the common idioms out ("one day he left",
 # "daily life", "The Daily Telegraph", "60 km an hour"); a match a check refuses is skipped whole.
 _SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -527,8 +528,8 @@ _TIME_WORDS = frozenset("""seconds second secs sec minutes minute mins min hours
 fortnights fortnight months month years year decades decade century centuries""".split())
 # a part of the day, after "every" or "each", comes round once a day ("every night", "each morning")
 _DAY_PARTS = frozenset(("night", "morning", "evening", "afternoon"))
-_FREQUENCY_WORDS = _TIME_WORDS | _DAY_PARTS | {"annum", "daily", "weekly", "hourly", "monthly", "yearly", "annually",
-                                               "fortnightly", "nightly"}
+_FREQUENCY_WORDS = _TIME_WORDS | _DAY_PARTS | {"annum", "daily", "weekly", "hourly", "monthly", "yearly",
+                                               "annually", "fortnightly", "nightly"}
 _UNBOUNDED_WORDS = frozenset("forever ever indefinitely permanently perpetuity expire expires expired".split())
 _AMOUNT_WORDS = _TIME_WORDS | frozenset("""percent cent percentage pounds pound tons ton tonnes tonne miles mile feet
 inches inch meters meter metres metre kilometers kilometer kilometres kilometre degrees degree dollars dollar euros
@@ -536,15 +537,16 @@ euro yuan yen""".split())
 _ANCHOR_WORDS = _FREQUENCY_WORDS | _UNBOUNDED_WORDS | _AMOUNT_WORDS
 # ... and in a match, the run of letters before that word is one of these ("every 3 days": every;
 # "for ever": for), except for the words that stand alone.
-_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly nightly forever indefinitely "
-                         "permanently".split())
+_ALONE_WORDS = frozenset("daily weekly hourly monthly yearly annually fortnightly nightly forever "
+                         "indefinitely permanently".split())
 _BEFORE_UNIT = frozenset(_SMALL + _TENS + "hundred dozen thousand million billion half a an every each other second "
                                           "per".split())
 _BEFORE_WORD = {"ever": {"for"}, "perpetuity": {"in"}, "expire": {"never"}, "expires": {"never"}, "expired": {"never"}}
 _LOWER_LETTERS = re.compile(r"[a-z]+")
 INF_DURATION = "inf duration"
 _ADVERBS = {"daily": (1.0, "day"), "weekly": (1.0, "week"), "hourly": (1.0, "h"), "monthly": (1.0, "month"),
-            "yearly": (1.0, "year"), "annually": (1.0, "year"), "fortnightly": (2.0, "week"), "nightly": (1.0, "day")}
+            "yearly": (1.0, "year"), "annually": (1.0, "year"), "fortnightly": (2.0, "week"),
+            "nightly": (1.0, "day")}
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 # An adverb is a frequency before these ("runs daily at 2am"); before other words it may name a thing
 # ("daily life", "weekly magazine").

@@ -536,7 +536,8 @@ def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int
 # 6 am and Gate B at 7 am"): what _statements needs, found before any word is compared
 _CONJUNCT_GATE = re.compile(r"[;,]|\s(?:and|but|while|whereas)\s")
 _STATEMENT_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|while|whereas)?\s|\s(?:and|but|while|whereas)\s)\s*")
-_DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekend")
+_DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday",
+              "weekend")
 
 
 def _labelled(a: str, b: str) -> bool:
@@ -567,7 +568,8 @@ def _parallel(stems: tuple[str, ...], a: int, b: int, starts: set[int]) -> tuple
     n = len(stems)
     while b < n and stems[a] == stems[b] and a + 1 not in starts and b + 1 not in starts:
         a, b = a + 1, b + 1
-    if b + 1 >= n or a + 1 in starts or b + 1 in starts or stems[a] == stems[b] or stems[a + 1] != stems[b + 1]:
+    if (b + 1 >= n or a + 1 in starts or b + 1 in starts or stems[a] == stems[b]
+            or stems[a + 1] != stems[b + 1]):
         return None
     return None if _numeric(stems[a], stems[b], stems[a + 1]) else (a, b)
 
@@ -591,32 +593,35 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
     labels = _LETTER_GATE.search(sentence) is not None
     may = [labels or _may_oppose(w) for w in words]
     n = len(words)
-    names = {light_stem(w) for w in capitalised_words(sentence)[0]}  # not the word that opens it: "Sales rose"
+    names = {light_stem(w) for w in capitalised_words(sentence)[0]}  # not the opening word: "Sales rose"
     # an opposite in a name is none ("north of the river, next to the South Gate")
     found = {(p, q) for p in range(n) for q in range(p + 1, n) if stems[p] != stems[q] and (may[p] or may[q])
              and (_labelled(words[p], words[q]) or stems[p] not in names and stems[q] not in names
                   and (_opposite(words[p], words[q]) or _opposite(words[q], words[p])))}
-    opening = sorted(begins)
-    found.update(pair for i, a in enumerate(opening) for b in opening[i + 1:]
+    ordered = sorted(begins)
+    found.update(pair for i, a in enumerate(ordered) for b in ordered[i + 1:]
                  if (pair := _parallel(stems, a, b, begins)) is not None)
     # one thing with two numbers, each statement's subject ("bus 12 stops at the station, whereas bus 40
     # stops at the airport"), not a verb's two values ("costs 10 euros ... costs 20 euros"); "version 2.3"
     # reads as "2", "3": the pivot is where the two numbers first differ
-    numbered = [i for i in range(1, n) if stems[i][0].isdigit() and i - 1 in begins and not stems[i - 1][0].isdigit()]
+    numbered = [i for i in range(1, n)
+                if stems[i][0].isdigit() and i - 1 in begins and not stems[i - 1][0].isdigit()]
     for k, first in enumerate(numbered):
         for second in numbered[k + 1:]:
             a, b = first, second
             if stems[a - 1] == stems[b - 1]:
-                while b + 1 < n and stems[a] == stems[b] and stems[a + 1][0].isdigit() and stems[b + 1][0].isdigit():
+                while (b + 1 < n and stems[a] == stems[b] and stems[a + 1][0].isdigit()
+                       and stems[b + 1][0].isdigit()):
                     a, b = a + 1, b + 1
                 if stems[a] != stems[b]:
                     found.add((a, b))
-    statement = [max((s for s in opening if s <= i), default=0) for i in range(n)]
-    pairs = tuple((p, q, statement[p], statement[q]) for p, q in sorted(found) if statement[p] != statement[q])
+    statement = [max((s for s in ordered if s <= i), default=0) for i in range(n)]
+    pairs = tuple((p, q, statement[p], statement[q]) for p, q in sorted(found)
+                  if statement[p] != statement[q])
     if not pairs:
         return (), (), frozenset()
-    values = frozenset(t for w, t in zip(words, stems) if t[0].isdigit() or t in names or t.startswith(_DAY_WORDS)
-                       or number_word(w))
+    values = frozenset(t for w, t in zip(words, stems)
+                       if t[0].isdigit() or t in names or t.startswith(_DAY_WORDS) or number_word(w))
     return stems, pairs, values
 
 
@@ -626,17 +631,19 @@ def _statements(claim_stems: set[str], sentence: str) -> tuple[bool, frozenset[s
     against "Gate A opens at 6 am and Gate B at 7 am", "Gate B opens at 6 am". Every word of such a
     claim is the sentence's, so none reads as put for another. The statements are told apart by a
     pivot (``_pivots``): a word and its opposite ("open", "closed"), one thing with two letters or
-    numbers ("Gate A", "Gate B"; "bus 12", "bus 40"), or the words where two statements that open alike
-    differ ("full-time staff get ..., while part-time staff get ..."). The first pivot's statement runs from its start to where the
-    second's begins, the second's to the sentence's end (so a statement may go on past a comma: "Plan
-    A costs 10 euros and includes 5 GB; Plan B ..."); what each says is its words the other lacks. The
-    claim crosses where it holds one pivot and a word of the other's statement, and none of its own
-    statement's values (numbers, names, days): a subject or a verb may serve both statements, said once
-    ("Gate B [opens] at 7 am", "the pool opens at 6 am on weekdays and [opens] at 8 am on weekends").
+    numbers ("Gate A", "Gate B"; "bus 12", "bus 40"), or the words where two statements that open
+    alike differ ("full-time staff get ..., while part-time staff get ..."). The first pivot's
+    statement runs from its start to where the second's begins, the second's to the sentence's end (so
+    a statement may go on past a comma: "Plan A costs 10 euros and includes 5 GB; Plan B ..."); what
+    each says is its words the other lacks. The claim crosses where it holds one pivot and a word of
+    the other's statement, and none of its own statement's values (numbers, names, days): a subject or
+    a verb may serve both statements, said once ("Gate B [opens] at 7 am", "the pool opens at 6 am on
+    weekdays and [opens] at 8 am on weekends").
 
     Also returns the pivots the claim holds with one of their own statement's values and none of the
-    other's (which has some): it restates that statement ("In winter the museum opens at 10 am" for "In summer the museum
-    opens at 9 am, and in winter it opens at 10 am"), and its pivot is no opposite put for the other."""
+    other's (which has some): it restates that statement ("In winter the museum opens at 10 am" for
+    "In summer the museum opens at 9 am, and in winter it opens at 10 am"), and its pivot is no
+    opposite put for the other's."""
     stems, pairs, values = _pivots(sentence)
     alone: set[str] = set()
     for p, q, first_at, second_at in pairs:
@@ -687,6 +694,9 @@ MAX_COMPARED = 4  # content words on each side of a comparison read as what it c
 COMPARATIVE_REACH = 3  # "more *residents* than": the comparative may stand a word or two before "than"
 
 
+_DEGREES = frozenset(("more", "less", "fewer"))  # stop words, and comparatives all the same
+
+
 def _comparisons(words: list[str]) -> list[tuple[int, int]]:
     """(the comparative's place, the place of its "than") of each comparison in ``words``."""
     return [(i, t) for t, w in enumerate(words) if w == "than"
@@ -724,16 +734,14 @@ def _inverted(claim_words: list[str], sentence_words: list[str]) -> bool:
     """Whether the claim makes the sentence's comparison with its two sides swapped: "Bob is older than
     Alice" for "Alice is older than Bob". Every word is the sentence's, so none reads as put for another."""
     theirs = _comparisons(sentence_words)
-    return any(_comparative_word(claim_words[i]) and light_stem(claim_words[i]) == light_stem(sentence_words[j])
+    return any(_comparative_word(claim_words[i])
+               and light_stem(claim_words[i]) == light_stem(sentence_words[j])
                and _swapped(_compared(claim_words, i, u), _compared(sentence_words, j, t))
                for i, u in _comparisons(claim_words) for j, t in theirs)
 
 
 def _comparative_word(word: str) -> bool:
     return word in _DEGREES or word not in CLAIM_STOP_WORDS
-
-
-_DEGREES = frozenset(("more", "less", "fewer"))
 
 
 def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
@@ -796,7 +804,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         stems = set(claim.stems)
         theirs = {b for b in words.difference(claim.words) if light_stem(b) not in stems}
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
-        if flipped and "than" in words and "than" in claim.words:  # "B is smaller than A" for "A is larger than B"
+        if flipped and "than" in words and "than" in claim.words:  # "B is smaller than A": "A is larger"
             conversed = frozenset(a for a in flipped if _converse(claim.words, a, _sequence_of(ev, lo, hi)))
             flipped = [a for a in flipped if a not in conversed]
         opposites = len(flipped)
@@ -823,14 +831,15 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed)
-    opposites += flips + crossed  # a crossing puts one statement's value with the other, or turns a comparison round
+    opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
     cue_words += sum(t in told for t in measured) + flips
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
         cue_words += sum(_QUANTIFIER_OF.get(w, w) in ours_q - theirs_q and light_stem(w) in told
                          for w in set(claim.words))
-        if "only" in ours_q - theirs_q and "all" in theirs_q - ours_q and claim_only and not _counted(claim.words):
+        if ("only" in ours_q - theirs_q and "all" in theirs_q - ours_q and claim_only
+                and not _counted(claim.words)):
             cue_words += 1  # "Only students get it" for "Everyone gets it": the group is put for everyone
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
@@ -880,7 +889,8 @@ def _stems(words: list[str]) -> set[str]:
 
 
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str],
-           opening: set[str] = frozenset(), their_names: set[str] = frozenset(), conversed: frozenset[str] = frozenset()
+           opening: set[str] = frozenset(), their_names: set[str] = frozenset(),
+           conversed: frozenset[str] = frozenset()
            ) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
@@ -897,8 +907,9 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
 
     ``names``: the claim's names the sentence lacks; ``opening``: its capitalised opening words the unit
     lacks, names only where they stand for one of ``their_names`` (the sentence's capitalised words
-    inside it); ``conversed``: comparatives of a comparison the claim turns round (``_converse``), no
-    opposites.
+    inside it); ``conversed``: the claim's words that are no opposites put in a word's place: the
+    comparative of a comparison it turns round (``_converse``), the pivot of the one statement of two
+    it restates (``_statements``).
 
     Returns (swaps, each as the claim's words and the sentence's in its place, the share of the
     claim's other words that the alignment matches in order,
@@ -959,7 +970,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             continue
         if (_modal_flipped(mine, a0, a1, theirs, b0, b1) or _level_for_change(mine, a0, a1, theirs, b0, b1)
                 or _ended_as_present(mine, a0, a1, theirs, b0, b1)) or any(
-                w not in opposites and w not in conversed and _opposite(w, u) for w in mine[a0:a1] for u in theirs[b0:b1]):
+                w not in opposites and w not in conversed and _opposite(w, u)
+                for w in mine[a0:a1] for u in theirs[b0:b1]):
             # an opposite in the place of a word, which the sentence may also hold elsewhere ("south of
             # the river, by the South Gate" for "north of ..."), where the comparison of word sets sees none
             flips += 1
