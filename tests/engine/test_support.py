@@ -764,6 +764,37 @@ def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(m
     assert (model.score(flipped, unit, embedder=emb) < model.hard).all()
 
 
+def test_a_chinese_statement_or_table_row_with_the_others_value_is_an_opposite(hashed):
+    """The same crossing in Chinese, where words are read as characters: "少儿证借期30天" cited to
+    "普通读者证借期30天，少儿证借期21天" kept its citation (p 0.87), "东门因维修关闭" for "东门对访客开放，
+    西门因维修关闭" (0.85), and "普通读者证借期21天" against a table whose 普通读者证 row says 30天 and
+    whose 少儿证 row says 21天 (0.54). Each statement and row restated keeps its citation."""
+    col = FEATURES.index("flip_opposite")
+    loans = "普通读者证借期30天，少儿证借期21天。"
+    gates = "东门对访客开放，西门因维修关闭。"
+    shifts = "早班8:30–16:30，负责开馆准备；晚班13:00–21:00，负责闭馆巡查。"
+    table = ("# 借阅规则\n\n| 证件类型 | 可借册数 | 借期 |\n|---|---|---|\n| 普通读者证 | 10册 | 30天 |\n"
+             "| 少儿证 | 5册 | 21天 |\n")
+    crossed = [("少儿证借期30天。", loans), ("普通读者证借期21天。", loans), ("东门因维修关闭。", gates),
+               ("西门对访客开放。", gates), ("早班负责闭馆巡查。", shifts), ("普通读者证借期21天。", table),
+               ("少儿证可借10册。", table)]
+    kept = [("少儿证借期21天。", loans), ("普通读者证借期30天。", loans), ("西门因维修关闭。", gates),
+            ("东门对访客开放。", gates), ("晚班负责闭馆巡查。", shifts), ("早班8:30–16:30，负责开馆准备。", shifts),
+            ("普通读者证借期30天。", table), ("普通读者证可借10册。", table)]
+    from asmr.verify.support import _CJK_PUNCT, _cjk_crossed, _cjk_row_crossed
+
+    def crosses(claim: str, unit: str) -> bool:
+        mine = _CJK_PUNCT.sub("", claim)
+        return _cjk_row_crossed(mine, unit) if "|" in unit else _cjk_crossed(mine, unit)
+
+    assert all(crosses(c, u) for c, u in crossed) and not any(crosses(c, u) for c, u in kept)
+    claims, units = zip(*crossed)
+    # a cue as far as the claim restates its sentence: not "少儿证可借10册", whose 可借 only the header says
+    assert (pair_features(list(claims[:-1]), list(units[:-1]), embedder=hashed)[:, col] > 0.0).all()
+    claims, units = zip(*kept)
+    assert (pair_features(list(claims), list(units), embedder=hashed)[:, col] == 0.0).all()
+
+
 def test_a_comparison_turned_round_is_an_opposite_and_its_converse_is_not(model, hashed):
     """"Bob is older than Alice" cited to "Alice is older than Bob" kept its citation (p 0.93), as did "Coffee
     is more expensive than tea" for "Tea is more expensive than coffee" (0.95): every word is the

@@ -1025,6 +1025,99 @@ def _negation_flipped(claim: _Claim, negated: bool, sentence: str) -> float:
 _CJK_PUNCT = re.compile(r"[\s，。！？、；：“”‘’（）《》【】「」『』,.!?;:()\[\]\"']+")
 
 
+_CJK_STATEMENT_SPLIT = re.compile(r"[，；,;]")
+_CJK_VALUE = re.compile(r"[0-9０-９][0-9０-９:：.．]*|[零〇一二两三四五六七八九十百千万]{2,}")
+MAX_CJK_PIVOT = 4  # characters of a statement's opening that differ from the other's ("普通读者证" / "少儿证")
+MIN_CROSSED_PAIRS = 2  # character pairs of the other statement a claim must hold ("21天": "21", "1天"), not one by chance
+
+
+def _cjk_opening(a: str, b: str) -> tuple[int, int] | None:
+    """Where two CJK statements that open alike after different words go on the same: "早班8:30" /
+    "晚班13:00" (after 早 / 晚, 班), "普通读者证借期30天" / "少儿证借期21天" (after 普通读者 / 少儿,
+    证借期). The two openings are CJK characters that share none; what follows is the same for two
+    characters at least, or one where each opening is one character (东门 / 西门); and the statements
+    are of like length (parallel, not any two clauses that happen to share a character)."""
+    if max(len(a), len(b)) > 2 * min(len(a), len(b)):
+        return None
+    for total in range(2, 2 * MAX_CJK_PIVOT + 1):
+        for i in range(max(1, total - MAX_CJK_PIVOT), min(total, MAX_CJK_PIVOT + 1)):
+            k = total - i
+            if i >= len(a) or k >= len(b) or a[i] != b[k]:
+                continue
+            same = 1 if (i, k) == (1, 1) else 2
+            if (a[i:i + same] == b[k:k + same] and all(CJK_CHAR.match(c) for c in a[:i] + b[:k] + a[i:i + same])
+                    and set(a[:i]).isdisjoint(b[:k])):
+                return i, k
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _cjk_pivots(sentence: str) -> tuple[tuple[str, str, str, str], ...]:
+    """The pivots of a CJK sentence that makes several statements: for two statements that open alike
+    (:func:`_cjk_opening`), the two openings and what each statement says after its opening (the first's
+    runs on to where the second begins)."""
+    parts = [p for p in (_CJK_PUNCT.sub("", x) for x in _CJK_STATEMENT_SPLIT.split(sentence)) if p]
+    out = []
+    for i in range(len(parts) - 1):
+        for k in range(i + 1, len(parts)):
+            at = _cjk_opening(parts[i], parts[k])
+            if at is not None:
+                out.append((parts[i][:at[0]], parts[k][:at[1]], "".join(parts[i:k])[at[0]:],
+                            "".join(parts[k:])[at[1]:]))
+    return tuple(out)
+
+
+def _cjk_crossed(mine: str, sentence: str) -> bool:
+    """:func:`_statements`' crossing in CJK text: the claim (``mine``, without punctuation) holds one
+    statement's opening, two pairs of characters the other statement says and its own does not, and none
+    of its own statement's values (numbers, times) that the other lacks: "少儿证借期30天" against
+    "普通读者证借期30天，少儿证借期21天"; "东门因维修关闭" against "东门对访客开放，西门因维修关闭"."""
+    claim_values = set(_CJK_VALUE.findall(mine))
+    for first, second, said_first, said_second in _cjk_pivots(sentence):
+        if (first in mine) == (second in mine):
+            continue
+        own, other = (said_first, said_second) if first in mine else (said_second, said_first)
+        if claim_values & (set(_CJK_VALUE.findall(own)) - set(_CJK_VALUE.findall(other))):
+            continue
+        other_pairs = {other[i:i + 2] for i in range(len(other) - 1)} - {own[i:i + 2] for i in range(len(own) - 1)}
+        if sum(g in mine for g in other_pairs) >= MIN_CROSSED_PAIRS:
+            return True
+    return False
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    """The body rows of the Markdown tables in ``text`` (after a header and its |---| line), as cells."""
+    rows, body = [], False
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            body = False
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if all(set(c) <= set("-: ") for c in cells):
+            body = True  # the header's rule: rows follow
+        elif body and len(cells) > 1 and cells[0]:
+            rows.append(cells)
+    return rows
+
+
+def _cjk_row_crossed(mine: str, evidence: str) -> bool:
+    """The crossing of :func:`_cjk_crossed` between two rows of a table, each a statement whose first
+    cell is its pivot: "普通读者证借期21天" against the rows 普通读者证 | 30天 and 少儿证 | 21天. Values are
+    numbers here, each row's cells read as values all."""
+    rows = [(_CJK_PUNCT.sub("", r[0]), set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", "".join(r[1:])))))
+            for r in _table_rows(evidence)]
+    claim_values = set(_CJK_VALUE.findall(mine))
+    for i, (key_a, values_a) in enumerate(rows):
+        for key_b, values_b in rows[i + 1:]:
+            if not key_a or not key_b or key_a in key_b or key_b in key_a or (key_a in mine) == (key_b in mine):
+                continue
+            own, other = (values_a, values_b) if key_a in mine else (values_b, values_a)
+            if not claim_values & (own - other) and claim_values & (other - own):
+                return True
+    return False
+
+
 def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     """:func:`_aligned` for text without spaces: characters are the units of alignment, the sentence
     is the one sharing most character bigrams, and a replaced span inside a name of the claim
@@ -1089,6 +1182,9 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 swapped += a1 - a0
         elif op == "delete":
             added += 1
+    if mine and (_CJK_STATEMENT_SPLIT.search(ev.sentences[j]) and _cjk_crossed(mine, ev.sentences[j])
+                 or any(t.startswith("|") for t in ev.sentences) and _cjk_row_crossed(mine, "\n".join(ev.sentences))):
+        opposites += 1  # one statement's (or table row's) opening with the other's words
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
     return _alignment(max(_negation_flipped(claim, ev.sent_neg[j], ev.sentences[j]), negated), claim.words,
