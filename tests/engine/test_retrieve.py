@@ -534,6 +534,17 @@ def test_bridge_follows_a_role_to_the_table_row_it_opens(tmp_path):
     assert _row_key("Staff who arrive after the doors close must sign in") is None  # a sentence, no name
 
 
+def test_body_rows_are_the_rows_after_a_tables_rule():
+    """``text.tables.body_rows``: each pipe table's rows after its header and |---| line, as cells; a
+    header without its rule, and the lines around a table, are no rows."""
+    from asmr.text.tables import body_rows
+
+    text = ("Intro line.\n| Card | Loans | Period |\n|---|:--:|---|\n| Adult | 10 | 30 days |\n"
+            "| Child | 5 | 21 days |\nBetween.\n| Not | a body |\n| Key | Value |\n| --- | --- |\n| A | 1 |\n")
+    assert body_rows(text) == [["Adult", "10", "30 days"], ["Child", "5", "21 days"], ["A", "1"]]
+    assert body_rows("no table here") == []
+
+
 def test_a_cjk_row_key_may_hold_latin_letters_and_digits():
     """"IT联络人" and "3号楼" are names a Chinese table opens rows with; a Latin word inside another ("edit"
     holds "it") names no key, and a key holds two CJK characters at least."""

@@ -43,6 +43,23 @@ def table_row_key(text: str) -> str | None:
     return row_key(lines[1].strip().strip("|").split("|")[0])
 
 
+def body_rows(text: str) -> list[list[str]]:
+    """The body rows of the pipe tables in ``text`` (the rows after a header and its |---| line), each as
+    its cells."""
+    rows, body = [], False
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            body = False
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if all(set(c) <= set("-: ") for c in cells):
+            body = True  # the header's rule: rows follow
+        elif body and len(cells) > 1:
+            rows.append(cells)
+    return rows
+
+
 def longest_keys(keys) -> tuple[int, int]:
     """The longest of ``keys``: Latin ones in words, CJK ones in characters (what ``keys_named`` reads)."""
     return (max((len(k.split()) for k in keys if not CJK_CHAR.search(k)), default=0),

@@ -74,6 +74,7 @@ from asmr.text.facts import (
 )
 from asmr.text.scripts import ALL_SCRIPTS, readable_share
 from asmr.text.sentences import cut_long, sentence_ends
+from asmr.text.tables import body_rows, row_key
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
 from .claims import core_claim
@@ -1085,32 +1086,16 @@ def _cjk_crossed(mine: str, sentence: str) -> bool:
     return False
 
 
-def _table_rows(text: str) -> list[list[str]]:
-    """The body rows of the Markdown tables in ``text`` (after a header and its |---| line), as cells."""
-    rows, body = [], False
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("|"):
-            body = False
-            continue
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if all(set(c) <= set("-: ") for c in cells):
-            body = True  # the header's rule: rows follow
-        elif body and len(cells) > 1 and cells[0]:
-            rows.append(cells)
-    return rows
-
-
 def _cjk_row_crossed(mine: str, evidence: str) -> bool:
     """The crossing of :func:`_cjk_crossed` between two rows of a table, each a statement whose first
-    cell is its pivot: "普通读者证借期21天" against the rows 普通读者证 | 30天 and 少儿证 | 21天. Values are
-    numbers here, each row's cells read as values all."""
-    rows = [(_CJK_PUNCT.sub("", r[0]), set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", "".join(r[1:])))))
-            for r in _table_rows(evidence)]
+    cell is its pivot (its key, ``text.tables.row_key``): "普通读者证借期21天" against the rows 普通读者证 |
+    30天 and 少儿证 | 21天. Values are the numbers of a row's other cells."""
+    rows = [(key, set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", "".join(r[1:])))))
+            for r in body_rows(evidence) if (key := row_key(r[0])) and CJK_CHAR.search(key)]
     claim_values = set(_CJK_VALUE.findall(mine))
     for i, (key_a, values_a) in enumerate(rows):
         for key_b, values_b in rows[i + 1:]:
-            if not key_a or not key_b or key_a in key_b or key_b in key_a or (key_a in mine) == (key_b in mine):
+            if key_a in key_b or key_b in key_a or (key_a in mine) == (key_b in mine):
                 continue
             own, other = (values_a, values_b) if key_a in mine else (values_b, values_a)
             if not claim_values & (own - other) and claim_values & (other - own):
