@@ -781,16 +781,37 @@ def test_a_chinese_statement_or_table_row_with_the_others_value_is_an_opposite(h
     kept = [("少儿证借期21天。", loans), ("普通读者证借期30天。", loans), ("西门因维修关闭。", gates),
             ("东门对访客开放。", gates), ("晚班负责闭馆巡查。", shifts), ("早班8:30–16:30，负责开馆准备。", shifts),
             ("普通读者证借期30天。", table), ("普通读者证可借10册。", table)]
-    from asmr.verify.support import _CJK_PUNCT, _cjk_crossed, _cjk_row_crossed
+    from asmr.verify.support import _CJK_PUNCT, _CJK_VALUE, _cjk_crossed, _rows_crossed
 
     def crosses(claim: str, unit: str) -> bool:
         mine = _CJK_PUNCT.sub("", claim)
-        return _cjk_row_crossed(mine, unit) if "|" in unit else _cjk_crossed(mine, unit)
+        if "|" in unit:
+            return _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), unit)
+        return _cjk_crossed(mine, unit)
 
     assert all(crosses(c, u) for c, u in crossed) and not any(crosses(c, u) for c, u in kept)
     claims, units = zip(*crossed)
     # a cue as far as the claim restates its sentence: not "少儿证可借10册", whose 可借 only the header says
     assert (pair_features(list(claims[:-1]), list(units[:-1]), embedder=hashed)[:, col] > 0.0).all()
+    claims, units = zip(*kept)
+    assert (pair_features(list(claims), list(units), embedder=hashed)[:, col] == 0.0).all()
+
+
+def test_a_table_rows_key_with_another_rows_number_is_an_opposite(model, hashed):
+    """"The Oak room seats 30" cited to a table whose Oak room row says 12 and whose Pine room row says 30
+    kept its citation (p 0.65), as did "The Pine room is on floor 2" (0.64): the claim's words lie in the
+    header and two rows, and every number is the table's. Each row restated keeps its citation."""
+    rooms = "# Rooms\n\n| Room | Seats | Floor |\n|---|---|---|\n| Oak room | 12 | 2 |\n| Pine room | 30 | 3 |\n"
+    cards = ("# Lending\n\n| Card | Loans | Loan period |\n|---|---|---|\n| Adult card | 10 books | 30 days |\n"
+             "| Child card | 5 books | 21 days |\n")
+    crossed = [("The Oak room seats 30.", rooms), ("The Pine room is on floor 2.", rooms),
+               ("A child card allows 10 books.", cards)]
+    kept = [("The Oak room seats 12.", rooms), ("The Pine room is on floor 3.", rooms),
+            ("A child card allows 5 books.", cards), ("The adult card has a loan period of 30 days.", cards)]
+    col = FEATURES.index("flip_opposite")
+    claims, units = zip(*crossed)
+    assert (pair_features(list(claims), list(units), embedder=hashed)[:, col] > 0.0).all()
+    assert (model.score(list(claims), list(units), embedder=hashed) < model.hard).all()
     claims, units = zip(*kept)
     assert (pair_features(list(claims), list(units), embedder=hashed)[:, col] == 0.0).all()
 

@@ -830,10 +830,14 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed, alone = _statements(set(claim.stems), sentence)
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
+    if not crossed and any(t.startswith("|") for t in ev.sentences):  # the claim's words span a header and a row
+        stems = set(claim.stems)
+        crossed = _rows_crossed(lambda key: all(light_stem(w) in stems for w in key.split()),
+                                set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", claim.core))), "\n".join(ev.sentences))
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed)
     opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
-    cue_words += sum(t in told for t in measured) + flips
+    cue_words += sum(t in told for t in measured) + flips + int(crossed)
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
@@ -1086,18 +1090,19 @@ def _cjk_crossed(mine: str, sentence: str) -> bool:
     return False
 
 
-def _cjk_row_crossed(mine: str, evidence: str) -> bool:
-    """The crossing of :func:`_cjk_crossed` between two rows of a table, each a statement whose first
-    cell is its pivot (its key, ``text.tables.row_key``): "普通读者证借期21天" against the rows 普通读者证 |
-    30天 and 少儿证 | 21天. Values are the numbers of a row's other cells."""
-    rows = [(key, set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", "".join(r[1:])))))
-            for r in body_rows(evidence) if (key := row_key(r[0])) and CJK_CHAR.search(key)]
-    claim_values = set(_CJK_VALUE.findall(mine))
+def _rows_crossed(holds, claim_values: set[str], evidence: str) -> bool:
+    """A claim that takes one row of a table by its key and another row's number: "普通读者证借期21天"
+    against the rows 普通读者证 | 30天 and 少儿证 | 21天, "The Oak room seats 30" against Oak room | 12 and
+    Pine room | 30. Each body row is a statement whose first cell is its pivot (its key,
+    ``text.tables.row_key``) and whose values are the numbers of its other cells; the claim crosses where
+    it holds one key (``holds``), none of that row's numbers the other lacks and one of the other's."""
+    rows = [(key, {v for cell in r[1:] for v in _CJK_VALUE.findall(_CJK_PUNCT.sub("", cell))})
+            for r in body_rows(evidence) if (key := row_key(r[0]))]
     for i, (key_a, values_a) in enumerate(rows):
         for key_b, values_b in rows[i + 1:]:
-            if key_a in key_b or key_b in key_a or (key_a in mine) == (key_b in mine):
+            if key_a in key_b or key_b in key_a or holds(key_a) == holds(key_b):
                 continue
-            own, other = (values_a, values_b) if key_a in mine else (values_b, values_a)
+            own, other = (values_a, values_b) if holds(key_a) else (values_b, values_a)
             if not claim_values & (own - other) and claim_values & (other - own):
                 return True
     return False
@@ -1168,7 +1173,8 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
         elif op == "delete":
             added += 1
     if mine and (_CJK_STATEMENT_SPLIT.search(ev.sentences[j]) and _cjk_crossed(mine, ev.sentences[j])
-                 or any(t.startswith("|") for t in ev.sentences) and _cjk_row_crossed(mine, "\n".join(ev.sentences))):
+                 or any(t.startswith("|") for t in ev.sentences)
+                 and _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), "\n".join(ev.sentences))):
         opposites += 1  # one statement's (or table row's) opening with the other's words
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
