@@ -830,10 +830,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed, alone = _statements(set(claim.stems), sentence)
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
-    if not crossed and any(t.startswith("|") for t in ev.sentences):  # the claim's words span a header and a row
+    if not crossed and any(t.startswith("|") for t in ev.sentences):  # a claim of a table's header and rows
         stems = set(claim.stems)
-        crossed = _rows_crossed(lambda key: all(light_stem(w) in stems for w in key.split()),
-                                set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", claim.core))), "\n".join(ev.sentences))
+        values = set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", claim.core)))
+        crossed = _rows_crossed(lambda key: all(light_stem(w) in stems for w in key.split()), values,
+                                "\n".join(ev.sentences))
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed)
     opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
