@@ -180,6 +180,18 @@ def test_durations_and_frequencies_compare_across_forms():
     assert [f.norm for f in missing_facts("Logs are kept forever.", "Logs are kept.")] == ["inf duration"]
 
 
+def test_a_frequency_the_sentence_states_is_no_opposite(hashed):
+    """"Backups run nightly" cited to "Backups run every night and are kept for 30 days" lost its citation
+    (p 0.04): "nightly" read as the opposite of the "days" of "30 days"; "every day" for "every night"
+    too (0.04, "day" for "night"). Each states the sentence's frequency, once a day."""
+    col = FEATURES.index("flip_opposite")
+    unit = "Backups of the customer database run every night and are kept for 30 days."
+    same = ["Backups of the customer database run nightly.", "Backups of the customer database run every day."]
+    assert (pair_features(same, [unit] * 2, embedder=hashed)[:, col] == 0.0).all()
+    # another period is still missed by the key facts
+    assert [f.norm for f in missing_facts("Backups run every week.", unit)] == ["every 1 week"]
+
+
 def test_a_part_of_the_day_after_every_comes_round_daily():
     """"every night" was no frequency: "Backups run daily" cited to "Backups run every night" missed its
     "daily" and lost its citation, and a claim's "every morning" was no fact to check against a unit

@@ -67,6 +67,7 @@ from asmr.text.facts import (
     key_facts,
     measure_of,
     missing_facts,
+    missing_from,
     number_value,
     number_word,
     numeral_value,
@@ -686,6 +687,17 @@ def _opposite(a: str, b: str) -> bool:
     return any(b2.startswith(o) and len(b2) - len(o) <= 3 for o in stems)
 
 
+def _stated_frequency_words(claim: str, sentences: list[str]) -> frozenset[str]:
+    """The words of the claim's frequencies that the sentences state, in any form: "nightly" and "every
+    night", "every day" and "daily" say one period, so neither word is an opposite of the other's
+    ("nightly" read against the "days" of "kept for 30 days", "day" against "night")."""
+    facts = [f for f in key_facts(claim) if f.kind == "number" and f.norm.startswith("every ")]
+    if not facts:
+        return frozenset()
+    stated = set(facts) - set(missing_from(facts, " ".join(sentences)))
+    return frozenset(w for f in stated for w in _words(f.text))
+
+
 def _sequence_of(ev: _Evidence, lo: int, hi: int) -> list[str]:
     """The words of the evidence's sentences lo..hi, in order."""
     return ev.sent_seq[lo] if hi - lo == 1 else [w for seq in ev.sent_seq[lo:hi] for w in seq]
@@ -805,8 +817,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         stems = set(claim.stems)
         theirs = {b for b in words.difference(claim.words) if light_stem(b) not in stems}
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
+        if flipped:  # a word of a frequency the sentence states ("nightly" for "every night") says it too
+            conversed = _stated_frequency_words(claim.core, ev.sentences[lo:hi])
+            flipped = [a for a in flipped if a not in conversed]
         if flipped and "than" in words and "than" in claim.words:  # "B is smaller than A": "A is larger"
-            conversed = frozenset(a for a in flipped if _converse(claim.words, a, _sequence_of(ev, lo, hi)))
+            conversed |= frozenset(a for a in flipped if _converse(claim.words, a, _sequence_of(ev, lo, hi)))
             flipped = [a for a in flipped if a not in conversed]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
