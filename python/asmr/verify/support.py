@@ -930,7 +930,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     lacks, names only where they stand for one of ``their_names`` (the sentence's capitalised words
     inside it); ``conversed``: the claim's words that are no opposites put in a word's place: the
     comparative of a comparison it turns round (``_converse``), the pivot of the one statement of two
-    it restates (``_statements``).
+    it restates (``_statements``), the words of a frequency the sentence states
+    (``_stated_frequency_words``).
 
     Returns (swaps, each as the claim's words and the sentence's in its place, the share of the
     claim's other words that the alignment matches in order,
