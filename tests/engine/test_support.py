@@ -793,12 +793,12 @@ def test_a_chinese_statement_or_table_row_with_the_others_value_is_an_opposite(h
     kept = [("少儿证借期21天。", loans), ("普通读者证借期30天。", loans), ("西门因维修关闭。", gates),
             ("东门对访客开放。", gates), ("晚班负责闭馆巡查。", shifts), ("早班8:30–16:30，负责开馆准备。", shifts),
             ("普通读者证借期30天。", table), ("普通读者证可借10册。", table)]
-    from asmr.verify.support import _CJK_PUNCT, _CJK_VALUE, _cjk_crossed, _rows_crossed
+    from asmr.verify.support import _CJK_PUNCT, _CJK_VALUE, _cjk_crossed, _rows_crossed, _table_rows
 
     def crosses(claim: str, unit: str) -> bool:
         mine = _CJK_PUNCT.sub("", claim)
         if "|" in unit:
-            return _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), unit)
+            return _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), _table_rows(unit))
         return _cjk_crossed(mine, unit)
 
     assert all(crosses(c, u) for c, u in crossed) and not any(crosses(c, u) for c, u in kept)

@@ -179,6 +179,7 @@ class _Evidence:
     trigrams: frozenset[tuple[str, str, str]]
     n_words: int
     postings: dict[str, list[int]] = field(default_factory=dict)
+    rows: tuple[tuple[str, frozenset[str]], ...] = ()  # its tables' rows: key and numbers (_table_rows)
 
 
 # A line break inside a sentence (hard-wrapped text: "take about\n2 minutes"): the next line goes on
@@ -225,7 +226,8 @@ def _evidence(text: str) -> _Evidence:
         prefixes=frozenset(t[:4] for t in tokens if len(t) >= 4),
         bigrams=frozenset(zip(content, content[1:])),
         trigrams=frozenset(zip(stems, stems[1:], stems[2:])),
-        n_words=len(words_all), postings=postings)
+        n_words=len(words_all), postings=postings,
+        rows=_table_rows("\n".join(sentences)) if any(s.startswith("|") for s in sentences) else ())
 
 
 _CLAUSE_SPLIT = re.compile(r"\s*(?:[;；:：]|[,，]\s*(?:while|whereas|but|although|though|and|which|who|as well as|"
@@ -845,11 +847,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed, alone = _statements(set(claim.stems), sentence)
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
-    if not crossed and any(t.startswith("|") for t in ev.sentences):  # a claim of a table's header and rows
+    if not crossed and ev.rows:  # a claim of a table's header and rows
         stems = set(claim.stems)
         values = set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", claim.core)))
-        crossed = _rows_crossed(lambda key: all(light_stem(w) in stems for w in key.split()), values,
-                                "\n".join(ev.sentences))
+        crossed = _rows_crossed(lambda key: all(light_stem(w) in stems for w in key.split()), values, ev.rows)
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed)
     opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
@@ -1107,14 +1108,19 @@ def _cjk_crossed(mine: str, sentence: str) -> bool:
     return False
 
 
-def _rows_crossed(holds, claim_values: set[str], evidence: str) -> bool:
+def _table_rows(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The body rows of ``text``'s tables that have a key (``text.tables.row_key`` of the first cell),
+    each with the numbers of its other cells: what :func:`_rows_crossed` reads."""
+    return tuple((key, frozenset(v for cell in r[1:] for v in _CJK_VALUE.findall(_CJK_PUNCT.sub("", cell))))
+                 for r in body_rows(text) if (key := row_key(r[0])))
+
+
+def _rows_crossed(holds, claim_values: set[str], rows: tuple[tuple[str, frozenset[str]], ...]) -> bool:
     """A claim that takes one row of a table by its key and another row's number: "普通读者证借期21天"
     against the rows 普通读者证 | 30天 and 少儿证 | 21天, "The Oak room seats 30" against Oak room | 12 and
-    Pine room | 30. Each body row is a statement whose first cell is its pivot (its key,
-    ``text.tables.row_key``) and whose values are the numbers of its other cells; the claim crosses where
-    it holds one key (``holds``), none of that row's numbers the other lacks and one of the other's."""
-    rows = [(key, {v for cell in r[1:] for v in _CJK_VALUE.findall(_CJK_PUNCT.sub("", cell))})
-            for r in body_rows(evidence) if (key := row_key(r[0]))]
+    Pine room | 30. Each body row (``rows``, :func:`_table_rows`) is a statement whose first cell is its
+    pivot and whose values are the numbers of its other cells; the claim crosses where it holds one key
+    (``holds``), none of that row's numbers the other lacks and one of the other's."""
     for i, (key_a, values_a) in enumerate(rows):
         for key_b, values_b in rows[i + 1:]:
             if key_a in key_b or key_b in key_a or holds(key_a) == holds(key_b):
@@ -1190,8 +1196,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
         elif op == "delete":
             added += 1
     if mine and (_CJK_STATEMENT_SPLIT.search(ev.sentences[j]) and _cjk_crossed(mine, ev.sentences[j])
-                 or any(t.startswith("|") for t in ev.sentences)
-                 and _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), "\n".join(ev.sentences))):
+                 or ev.rows and _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), ev.rows)):
         opposites += 1  # one statement's (or table row's) opening with the other's words
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
