@@ -338,6 +338,13 @@ def model():
     return SupportModel.load()
 
 
+def cue_of_dropped(model, embedder, claims, units, feature: str = "flip_opposite") -> np.ndarray:
+    """Each claim's value of the cue ``feature``, once every claim is seen to lose its citation."""
+    claims, units = list(claims), list(units)
+    assert (model.score(claims, units, embedder=embedder) < model.hard).all()
+    return pair_features(claims, units, embedder=embedder)[:, FEATURES.index(feature)]
+
+
 @pytest.fixture(scope="module")
 def embedder():
     from asmr.embed import get_embedder
@@ -589,9 +596,7 @@ def test_what_is_asked_of_a_person_and_the_parts_of_the_day_have_opposites(model
                "The pharmacy is open on weekends.", "The clinic closes at midnight on Fridays.",
                "In the evening shift, nurses check the fridge.", "Shipping is free for orders under 50 euros.",
                "Passwords expire if MFA is enabled.", "如果开启双重认证，密码每90天过期。"]
-    x = pair_features(flipped, units, embedder=emb)
-    assert (x[:, FEATURES.index("flip_opposite")] == 1.0).all()
-    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    assert (cue_of_dropped(model, emb, flipped, units) == 1.0).all()
     same = pair_features(units, units, embedder=emb)
     assert (same[:, FEATURES.index("flip_opposite")] == 0.0).all()
 
@@ -653,9 +658,7 @@ def test_a_bound_put_for_the_opposite_one_is_an_opposite_and_one_in_other_words_
                "Each team has no more than five members.", "Passwords must have at most 12 characters."]
     restated = ["Each account can store no more than 5 GB of files.", "Orders of 50 euros or less ship free.",
                 "Each team has no fewer than five members.", "Passwords must have 12 or more characters."]
-    x = pair_features(flipped, units, embedder=emb)
-    assert (x[:, col] == 1.0).all()
-    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    assert (cue_of_dropped(model, emb, flipped, units) == 1.0).all()
     x = pair_features(restated, units, embedder=emb)
     assert (x[:, col] == 0.0).all() and (x[:, FEATURES.index("flip_negation")] == 0.0).all()
     assert (model.score(restated, units, embedder=emb) >= model.hard).all()
@@ -669,9 +672,7 @@ def test_an_obligation_put_for_a_permission_is_an_opposite_and_may_not_for_must_
              "Employees shall wear a badge."]
     flipped = ["Visitors may sign in at the front desk.", "Staff must work from home on Fridays.",
                "Employees may wear a badge."]
-    x = pair_features(flipped, units, embedder=emb)
-    assert (x[:, col] == 1.0).all()
-    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    assert (cue_of_dropped(model, emb, flipped, units) == 1.0).all()
     same = ["Visitors may not smoke in the building.", "Visitors cannot smoke in the building."]
     x = pair_features(same, ["Visitors must not smoke in the building."] * 2, embedder=emb)
     assert (x[:, col] == 0.0).all()
@@ -750,9 +751,7 @@ def test_immediately_put_for_an_amount_of_time_is_another_amount(model, hashed):
              "Refunds are issued immediately after the return."]
     flipped = ["Reports are due immediately after the incident.", "New accounts are activated instantly.",
                "Refunds are issued within 14 days after the return."]
-    x = pair_features(flipped, units, embedder=emb)
-    assert (x[:, col] > 0.0).all()
-    assert (model.score(flipped, units, embedder=emb) < model.hard).all()
+    assert (cue_of_dropped(model, emb, flipped, units) > 0.0).all()
     same = ["Refunds are issued at once after the return.", "Refunds are issued instantly after the return."]
     x = pair_features(same, units[2:] * 2, embedder=emb)
     assert (x[:, col] == 0.0).all()
@@ -772,8 +771,7 @@ def test_all_every_and_each_are_one_quantifier_and_one_put_for_only_is_the_cue(m
     assert (x[:, col] == 0.0).all() and (x[:, FEATURES.index("quantifier_change")] == 0.0).all()
     flipped, unit = ["The discount applies to everyone.", "Some rooms have a projector."], \
         ["The discount applies to students only.", "All rooms have a projector."]
-    assert (pair_features(flipped, unit, embedder=emb)[:, col] > 0.5).all()
-    assert (model.score(flipped, unit, embedder=emb) < model.hard).all()
+    assert (cue_of_dropped(model, emb, flipped, unit, "flip_quantifier") > 0.5).all()
 
 
 def test_a_chinese_statement_or_table_row_with_the_others_value_is_an_opposite(hashed):
@@ -822,8 +820,7 @@ def test_a_table_rows_key_with_another_rows_number_is_an_opposite(model, hashed)
             ("A child card allows 5 books.", cards), ("The adult card has a loan period of 30 days.", cards)]
     col = FEATURES.index("flip_opposite")
     claims, units = zip(*crossed)
-    assert (pair_features(list(claims), list(units), embedder=hashed)[:, col] > 0.0).all()
-    assert (model.score(list(claims), list(units), embedder=hashed) < model.hard).all()
+    assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
     claims, units = zip(*kept)
     assert (pair_features(list(claims), list(units), embedder=hashed)[:, col] == 0.0).all()
 
@@ -837,9 +834,7 @@ def test_a_comparison_turned_round_is_an_opposite_and_its_converse_is_not(model,
     units = ["Alice is older than Bob.", "Tea is more expensive than coffee.", "Paris has more residents than Lyon."]
     inverted = ["Bob is older than Alice.", "Coffee is more expensive than tea.", "Lyon has more residents than Paris."]
     converse = ["Bob is younger than Alice.", "Coffee is cheaper than tea.", "Lyon has fewer residents than Paris."]
-    x = pair_features(inverted, units, embedder=hashed)
-    assert (x[:, col] == 1.0).all()
-    assert (model.score(inverted, units, embedder=hashed) < model.hard).all()
+    assert (cue_of_dropped(model, hashed, inverted, units) == 1.0).all()
     x = pair_features(converse, units, embedder=hashed)
     assert (x[:, col] == 0.0).all()
     # the same comparative the same way round, or the opposite one the same way round
@@ -855,8 +850,7 @@ def test_only_a_group_put_for_everyone_is_the_cue_but_only_a_count_is_not(model,
     col = FEATURES.index("flip_quantifier")
     flipped = ["Only students get the discount.", "Only staff may use the lift."]
     units = ["Everyone gets the discount.", "Everyone may use the lift."]
-    assert (pair_features(flipped, units, embedder=hashed)[:, col] == 1.0).all()
-    assert (model.score(flipped, units, embedder=hashed) < model.hard).all()
+    assert (cue_of_dropped(model, hashed, flipped, units, "flip_quantifier") == 1.0).all()
     counted = pair_features(["Only one person may enter at a time."], ["Everyone must enter one at a time."],
                             embedder=hashed)
     assert counted[0, col] < 0.5
@@ -873,8 +867,7 @@ def test_verbs_of_change_in_one_direction_restate_each_other_and_to_is_not_by(mo
     assert (x[:, col] == 0.0).all()
     flipped = ["Prices rose to 30 percent.", "The fee was raised to 50 euros.", "Attendance dropped to a third."]
     units = ["Prices rose by 30 percent.", "The fee was raised by 50 euros.", "Attendance fell by a third."]
-    assert (pair_features(flipped, units, embedder=hashed)[:, FEATURES.index("flip_opposite")] == 1.0).all()
-    assert (model.score(flipped, units, embedder=hashed) < model.hard).all()
+    assert (cue_of_dropped(model, hashed, flipped, units) == 1.0).all()
     same = pair_features(["She was promoted to director by 2015."], ["By 2015 she had been promoted to director."],
                          embedder=hashed)
     assert same[0, FEATURES.index("flip_opposite")] == 0.0
@@ -889,8 +882,7 @@ def test_a_state_the_sentence_says_has_ended_put_in_the_present_is_an_opposite(m
               "Rates were fixed until 2030."]
     units = ["Tomas Ferreira was the vaccine coordinator until March.", "Mr Lee was formerly the head of IT.",
              "Rates are fixed until 2030."]
-    assert (pair_features(claims, units, embedder=hashed)[:, col] == 1.0).all()
-    assert (model.score(claims, units, embedder=hashed) < model.hard).all()
+    assert (cue_of_dropped(model, hashed, claims, units) == 1.0).all()
     same = pair_features(["The museum is open on Sundays.", "The rules were updated in March."],
                          ["The museum was opened in 1920 and is open on Sundays.", "In March the rules were updated."],
                          embedder=hashed)
