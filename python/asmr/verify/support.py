@@ -73,6 +73,7 @@ from asmr.text.facts import (
     numeral_value,
     time_word,
 )
+from asmr.text.relative_time import WEEKDAYS
 from asmr.text.scripts import ALL_SCRIPTS, readable_share
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.tables import body_rows, row_key
@@ -540,8 +541,7 @@ def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int
 # 6 am and Gate B at 7 am"): what _statements needs, found before any word is compared
 _CONJUNCT_GATE = re.compile(r"[;,]|\s(?:and|but|while|whereas)\s")
 _STATEMENT_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|but|while|whereas)?\s|\s(?:and|but|while|whereas)\s)\s*")
-_DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday",
-              "weekend")
+_DAY_WORDS = (*WEEKDAYS, "weekday", "weekend")
 
 
 def _labelled(a: str, b: str) -> bool:
@@ -1049,7 +1049,9 @@ _CJK_PUNCT = re.compile(r"[\s，。！？、；：“”‘’（）《》【】
 
 
 _CJK_STATEMENT_SPLIT = re.compile(r"[，；,;]")
-_CJK_VALUE = re.compile(r"[0-9０-９][0-9０-９:：.．]*|[零〇一二两三四五六七八九十百千万]{2,}")
+# a number in digits, or two numerals or more (一百, 三十; 一 alone opens many words: 一楼, 一般)
+_CJK_NUMERALS = "".join(sorted(c for c in NUMERAL_CHARS if not c.isascii()))
+_CJK_VALUE = re.compile(rf"[0-9０-９][0-9０-９:：.．]*|[{_CJK_NUMERALS}]{{2,}}")
 MAX_CJK_PIVOT = 4  # characters of a statement's opening that differ from the other's ("普通读者证" / "少儿证")
 MIN_CROSSED_PAIRS = 2  # character pairs of the other statement a claim must hold ("21天": "21", "1天"), not one by chance
 
