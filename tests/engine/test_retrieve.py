@@ -545,6 +545,24 @@ def test_body_rows_are_the_rows_after_a_tables_rule():
     assert body_rows("no table here") == []
 
 
+def test_row_statements_read_each_cell_under_its_columns_name():
+    """``text.tables.row_statements``: a line for each cell after a row's first, behind its column's name
+    (left out where the cell says it; Chinese joined without a break); the header and rule dropped, the
+    text around kept; a header line and one row alone (a table row unit) read the same way; and
+    ``column_names`` the names put before the values."""
+    from asmr.text.tables import column_names, row_statements
+
+    text = ("Intro.\n| Room | Seats | Booking |\n|---|:--:|---|\n| Oak room | 12 | booking online |\n"
+            "| Pine room | | phone |\nAfter.")
+    assert row_statements(text) == ("Intro.\nOak room: Seats 12\nOak room: booking online\n"
+                                    "Pine room: Booking phone\nAfter.")
+    assert column_names(text) == ["Seats", "Booking"]
+    assert row_statements("| 证件类型 | 借期 |\n| 少儿证 | 21天 |") == "少儿证借期21天"
+    assert row_statements("| 车型 | 押金 |\n|---|---|\n| 经济型 | 2000元 |") == "经济型押金2000元"
+    plain = "No table | here.\nA second line."
+    assert row_statements(plain) == plain and column_names(plain) == []
+
+
 def test_a_cjk_row_key_may_hold_latin_letters_and_digits():
     """"IT联络人" and "3号楼" are names a Chinese table opens rows with; a Latin word inside another ("edit"
     holds "it") names no key, and a key holds two CJK characters at least."""

@@ -60,6 +60,74 @@ def body_rows(text: str) -> list[list[str]]:
     return rows
 
 
+# A table's rule line, under its header: "|---|:--:|"
+_RULE = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _statements(header: list[str], row: list[str]) -> list[str]:
+    """One body row as what it states: a line for each cell after the first, which is said of the row's
+    first cell behind its column's name ("Oak room: Seats 12", "少儿证借期21天"; the name left out where
+    the cell already says it)."""
+    out = []
+    for name, cell in zip(header[1:] + [""] * len(row), row[1:]):
+        if not cell:
+            continue
+        if name and name.lower() not in cell.lower():
+            cell = name + ("" if CJK_CHAR.match(name[-1]) else " ") + cell
+        # Chinese is written without a break between the subject and what is said of it
+        out.append(row[0] + ("" if CJK_CHAR.match(row[0][-1:]) and CJK_CHAR.match(cell) else ": ") + cell)
+    return out or ["| " + " | ".join(row) + " |"]
+
+
+def _tables(lines: list[str]):
+    """The pipe tables of ``lines``: (first line, line after the last, header cells, body rows' cells),
+    for a header line with its rule line under it, or for a text of just two such lines (the unit
+    ``units.chunk`` gives each row of a table: its header line, then the row)."""
+    if len(lines) == 2 and all(ln.strip().startswith("|") for ln in lines):
+        yield 0, 2, _cells(lines[0]), [_cells(lines[1])]
+        return
+    i = 0
+    while i + 1 < len(lines):
+        line, rule = lines[i].strip(), lines[i + 1].strip()
+        if line.startswith("|") and "-" in rule and _RULE.fullmatch(rule):
+            j = i + 2
+            while j < len(lines) and lines[j].strip().startswith("|"):
+                j += 1
+            yield i, j, _cells(line), [_cells(ln) for ln in lines[i + 2:j]]
+            i = j
+        else:
+            i += 1
+
+
+def row_statements(text: str) -> str:
+    """``text`` with each pipe table read out as statements, a line for each cell of a body row after
+    the first: "Oak room: Seats 12" and "Oak room: Floor 2" for the columns Room, Seats and
+    Floor and the row | Oak room | 12 | 2 |; the header and its rule line dropped. A row states its
+    values under names it does not repeat, so "the Oak room seats 12" is said by it only as a reader
+    reads it; and each cell is a statement of its own, so a "no" in one column denies nothing of the
+    others. A text of a header line and one row (the unit ``units.chunk`` gives each row of a table) is
+    read the same way; any other text is left as it is."""
+    if "|" not in text:
+        return text
+    lines = text.split("\n")
+    out, done = [], 0
+    for i, j, header, rows in _tables(lines):
+        out.extend(lines[done:i])
+        out.extend(s for row in rows for s in _statements(header, row))
+        done = j
+    return "\n".join(out + lines[done:])
+
+
+def column_names(text: str) -> list[str]:
+    """The names of the columns after the first of ``text``'s pipe tables (what ``row_statements`` puts
+    before a row's values)."""
+    return [name for *_, header, _ in _tables(text.split("\n")) for name in header[1:] if name]
+
+
 def longest_keys(keys) -> tuple[int, int]:
     """The longest of ``keys``: Latin ones in words, CJK ones in characters (what ``keys_named`` reads)."""
     return (max((len(k.split()) for k in keys if not CJK_CHAR.search(k)), default=0),

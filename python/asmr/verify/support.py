@@ -76,7 +76,7 @@ from asmr.text.facts import (
 from asmr.text.relative_time import WEEKDAYS
 from asmr.text.scripts import ALL_SCRIPTS, readable_share
 from asmr.text.sentences import cut_long, sentence_ends
-from asmr.text.tables import body_rows, row_key
+from asmr.text.tables import body_rows, column_names, row_key, row_statements
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
 from .claims import core_claim
@@ -181,6 +181,7 @@ class _Evidence:
     n_words: int
     postings: dict[str, list[int]] = field(default_factory=dict)
     rows: tuple[tuple[str, frozenset[str]], ...] = ()  # its tables' rows: key and numbers (_table_rows)
+    columns: frozenset[str] = frozenset()  # the stems of its tables' column names (text.tables.column_names)
 
 
 # A line break inside a sentence (hard-wrapped text: "take about\n2 minutes"): the next line goes on
@@ -205,7 +206,8 @@ def _split_sentences(text: str) -> list[str]:
 
 @lru_cache(maxsize=2048)
 def _evidence(text: str) -> _Evidence:
-    sentences = _split_sentences(text) or [text.strip() or "-"]
+    # a table row is read as its cells' statements (text.tables.row_statements)
+    sentences = _split_sentences(row_statements(text)) or [text.strip() or "-"]
     sent_tokens, sent_words, sent_seq, sent_neg, words_all = [], [], [], [], []
     postings: dict[str, list[int]] = {}
     for i, s in enumerate(sentences):
@@ -228,7 +230,8 @@ def _evidence(text: str) -> _Evidence:
         bigrams=frozenset(zip(content, content[1:])),
         trigrams=frozenset(zip(stems, stems[1:], stems[2:])),
         n_words=len(words_all), postings=postings,
-        rows=_table_rows("\n".join(sentences)) if any(s.startswith("|") for s in sentences) else ())
+        rows=_table_rows(text) if "|" in text else (),
+        columns=frozenset(_content(_words(" ".join(column_names(text))))) if "|" in text else frozenset())
 
 
 _CLAUSE_SPLIT = re.compile(r"\s*(?:[;；:：]|[,，]\s*(?:while|whereas|but|although|though|and|which|who|as well as|"
@@ -851,8 +854,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         stems = set(claim.stems)
         values = set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", claim.core)))
         crossed = _rows_crossed(lambda key: all(light_stem(w) in stems for w in key.split()), values, ev.rows)
+        if crossed and told:  # its words are the table's, one row's key with another's value: no one line's
+            share = max(share, len(told & ev.tokens) / len(told))
     swaps, restated, measures, measured, placed, flips = _swaps(
-        claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed)
+        claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed, ev.columns)
     opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
     cue_words += sum(t in told for t in measured) + flips + int(crossed)
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
@@ -912,7 +917,7 @@ def _stems(words: list[str]) -> set[str]:
 
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str],
            opening: set[str] = frozenset(), their_names: set[str] = frozenset(),
-           conversed: frozenset[str] = frozenset()
+           conversed: frozenset[str] = frozenset(), columns: frozenset[str] = frozenset()
            ) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
@@ -932,7 +937,9 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     inside it); ``conversed``: the claim's words that are no opposites put in a word's place: the
     comparative of a comparison it turns round (``_converse``), the pivot of the one statement of two
     it restates (``_statements``), the words of a frequency the sentence states
-    (``_stated_frequency_words``).
+    (``_stated_frequency_words``); ``columns``: the stems of the names of the unit's table columns
+    (``_Evidence.columns``): a word put for a column's name says what the column holds in a verb
+    ("takes 10 days" for "Turnaround 10 days"), unless it names another column ("seats 2" for "Floor 2").
 
     Returns (swaps, each as the claim's words and the sentence's in its place, the share of the
     claim's other words that the alignment matches in order,
@@ -1007,6 +1014,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
                 t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
             continue
+        if all(t in columns for _, t in other) and not any(t in columns for _, t in ours):
+            continue  # a column's name said as a verb: "takes 10 days" for a row's "Turnaround 10 days"
         if all(any(synonym(w, u) or _same_trend(w, u) for u, _ in other) for w, _ in ours):
             continue  # the same thing in other words: "retained" for "kept", "rose" for "increased"
         swaps.append((" ".join(w for w, _ in ours), " ".join(w for w, _ in other)))
