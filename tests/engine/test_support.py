@@ -1235,3 +1235,35 @@ def test_a_chinese_row_states_its_column_name_with_its_key(hashed):
              "| 少儿证 | 5册 | 21天 |\n")
     x = pair_features(["少儿证借期21天。", "普通读者证借期30天。"], [table] * 2, embedder=hashed)
     assert (x[:, FEATURES.index("recall_best_sent")] == 1.0).all()
+
+
+def test_a_small_word_and_its_opposite_tell_two_statements_apart(model, hashed):
+    """"Heating is switched on in April" kept its citation (p 0.94) to "Heating is switched on in October
+    and switched off in April": "on" and "off" are no content words, so the sentence had no pivot. A
+    small word whose opposite the sentence also says is one, between statements that each state a
+    value; "log in before the shift and log out after it" states none, and its second statement leaves
+    its subject to the first."""
+    heating = "Heating is switched on in October and switched off in April."
+    alarm = "The alarm is turned on at 10 pm and turned off at 6 am."
+    crossed = [("Heating is switched on in April.", heating), ("Heating is switched off in October.", heating),
+               ("The alarm is turned on at 6 am.", alarm)]
+    claims, units = zip(*crossed)
+    assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
+    kept = [("Heating is switched off in April.", heating), ("The alarm is turned off at 6 am.", alarm),
+            ("Staff log out after their shift.", "Staff log in before their shift and log out after it.")]
+    claims, units = map(list, zip(*kept))
+    assert (pair_features(claims, units, embedder=hashed)[:, FEATURES.index("flip_opposite")] == 0.0).all()
+
+
+def test_at_once_for_a_time_the_sentence_goes_on_after(model, hashed):
+    """"Logs are deleted immediately" kept its citation (p 0.54) to "Logs are kept for 14 days in the log
+    directory", and "Logs are removed at once" (0.61): the sentence's words after the time made the run
+    too long to read, and "at once" was not read as "immediately". "immediately" where the unit says
+    it too is no opposite."""
+    logs = "Logs are kept for 14 days in the log directory."
+    assert (cue_of_dropped(model, hashed, ["Logs are deleted immediately.", "Logs are removed at once."],
+                           [logs] * 2) > 0.0).all()
+    x = pair_features(["Report a lost badge immediately.", "Spills are cleaned up at once."],
+                      ["Report a lost badge to reception immediately.",
+                       "Spills are cleaned up at once by whoever finds them."], embedder=hashed)
+    assert (x[:, FEATURES.index("flip_opposite")] == 0.0).all()

@@ -459,16 +459,19 @@ _AT_ONCE = frozenset("immediately instantly immediate instant".split())
 
 
 def _at_once_for_a_time(ours: list[str], other: list[str]) -> bool:
-    """Whether one run says "immediately" where the other, of at most MAX_SWAP_WORDS + 3 words, states
-    an amount of time ("within 48 hours of")."""
-    if len(ours) > MAX_SWAP_WORDS + 3 or len(other) > MAX_SWAP_WORDS + 3:
-        return False
+    """Whether one run says "immediately" (or "at once") where the other states an amount of time in
+    its first MAX_SWAP_WORDS + 3 words ("within 48 hours of"; "kept for 14 days in the log directory",
+    where the claim ends and the sentence goes on)."""
+    ours, other = ours[:MAX_SWAP_WORDS + 3], other[:MAX_SWAP_WORDS + 3]
 
     def timed(words: list[str]) -> bool:
         return any(map(time_word, words)) and any(
             number_word(w) or w in ("a", "an") for w in words)
 
-    return (not _AT_ONCE.isdisjoint(ours) and timed(other)) or (not _AT_ONCE.isdisjoint(other) and timed(ours))
+    def at_once(words: list[str]) -> bool:
+        return not _AT_ONCE.isdisjoint(words) or ("at", "once") in zip(words, words[1:])
+
+    return (at_once(ours) and timed(other)) or (at_once(other) and timed(ours))
 
 
 # Verbs of a change in one direction, which WordNet keeps in separate synsets ("rise" moves up, "increase"
@@ -589,12 +592,17 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
     if not _CONJUNCT_GATE.search(sentence):
         return (), (), frozenset()
     # a number is a value, though no content word ("at 7 am")
+    # and so is a small word whose opposite the sentence also says ("switched on in October and switched
+    # off in April", "before ... after")
+    parts = [_words(part) for part in _STATEMENT_SPLIT.split(sentence)]
+    small = {w for part in parts for w in part if w in CLAIM_STOP_WORDS and _may_oppose(w)}
+    opposed = {w for w in small if any(_opposite(w, v) for v in small if v != w)}
     words: list[str] = []
     starts: list[int] = []  # where each statement's words begin
-    for part in _STATEMENT_SPLIT.split(sentence):
+    for part in parts:
         starts.append(len(words))
-        words.extend(w for w in _words(part)
-                     if w[0].isdigit() or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())))
+        words.extend(w for w in part if w[0].isdigit() or w in opposed
+                     or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())))
     stems = tuple(light_stem(w) for w in words)
     begins = {s for s in starts if s < len(words)}
     labels = _LETTER_GATE.search(sentence) is not None
@@ -623,12 +631,18 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
                 if stems[a] != stems[b]:
                     found.add((a, b))
     statement = [max((s for s in ordered if s <= i), default=0) for i in range(n)]
-    pairs = tuple((p, q, statement[p], statement[q]) for p, q in sorted(found)
-                  if statement[p] != statement[q])
-    if not pairs:
-        return (), (), frozenset()
     values = frozenset(t for w, t in zip(words, stems)
                        if t[0].isdigit() or t in names or t.startswith(_DAY_WORDS) or number_word(w))
+    # a small word pivots only between statements that each state a value ("on at 10 pm ... off at 6
+    # am"): "log in before the shift and log out after it" leaves its subject to the first statement,
+    # and a claim of the second would hold the first's words
+    valued = {statement[i] for i in range(n) if stems[i] in values}
+    pairs = tuple((p, q, statement[p], statement[q]) for p, q in sorted(found)
+                  if statement[p] != statement[q] and (
+                      words[p] not in opposed and words[q] not in opposed
+                      or statement[p] in valued and statement[q] in valued))
+    if not pairs:
+        return (), (), frozenset()
     return stems, pairs, values
 
 
