@@ -43,25 +43,8 @@ def table_row_key(text: str) -> str | None:
     return row_key(lines[1].strip().strip("|").split("|")[0])
 
 
-def body_rows(text: str) -> list[list[str]]:
-    """The body rows of the pipe tables in ``text`` (the rows after a header and its |---| line), each as
-    its cells."""
-    rows, body = [], False
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("|"):
-            body = False
-            continue
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if all(set(c) <= set("-: ") for c in cells):
-            body = True  # the header's rule: rows follow
-        elif body and len(cells) > 1:
-            rows.append(cells)
-    return rows
-
-
-# A table's rule line, under its header: "|---|:--:|"
-_RULE = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?")
+# A pipe table's rule line, under its header: "|---|:--:|" (``units.chunk`` reads tables by it too)
+TABLE_RULE = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?$")
 
 
 def _cells(line: str) -> list[str]:
@@ -83,17 +66,17 @@ def _statements(header: list[str], row: list[str]) -> list[str]:
     return out or ["| " + " | ".join(row) + " |"]
 
 
-def _tables(lines: list[str]):
+def _tables(lines: list[str], lone_row: bool = True):
     """The pipe tables of ``lines``: (first line, line after the last, header cells, body rows' cells),
-    for a header line with its rule line under it, or for a text of just two such lines (the unit
-    ``units.chunk`` gives each row of a table: its header line, then the row)."""
-    if len(lines) == 2 and all(ln.strip().startswith("|") for ln in lines):
+    for a header line with its rule line under it; with ``lone_row``, also for a text of just two such
+    lines (the unit ``units.chunk`` gives each row of a table: its header line, then the row)."""
+    if lone_row and len(lines) == 2 and all(ln.strip().startswith("|") for ln in lines):
         yield 0, 2, _cells(lines[0]), [_cells(lines[1])]
         return
     i = 0
     while i + 1 < len(lines):
         line, rule = lines[i].strip(), lines[i + 1].strip()
-        if line.startswith("|") and "-" in rule and _RULE.fullmatch(rule):
+        if line.startswith("|") and "-" in rule and TABLE_RULE.match(rule):
             j = i + 2
             while j < len(lines) and lines[j].strip().startswith("|"):
                 j += 1
@@ -120,6 +103,12 @@ def row_statements(text: str) -> str:
         out.extend(s for row in rows for s in _statements(header, row))
         done = j
     return "\n".join(out + lines[done:])
+
+
+def body_rows(text: str) -> list[list[str]]:
+    """The body rows of the pipe tables in ``text`` (the rows after a header and its |---| line), each as
+    its cells."""
+    return [row for *_, rows in _tables(text.splitlines(), lone_row=False) for row in rows if len(row) > 1]
 
 
 def column_names(text: str) -> list[str]:

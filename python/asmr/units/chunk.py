@@ -24,6 +24,7 @@ from itertools import accumulate
 
 from .model import Chunk, Chunked, Link
 from ..text.sentences import cut_long, sentence_groups, trim
+from ..text.tables import TABLE_RULE
 
 FORMATS = ("markdown", "text")
 
@@ -37,7 +38,6 @@ _FENCE = re.compile(r"`{3,}|~{3,}")
 _THEMATIC_BREAK = re.compile(r"([-*_])(?:[ \t]*\1){2,}$")
 _SETEXT = re.compile(r"=+$|-{2,}$")
 _ITEM = re.compile(r"([-*+]|(\d{1,9})[.)])(?:([ \t]+)|$)")
-_TABLE_SEP = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?$")
 # Plain text paragraphs end at a blank line; CRLF, LF and CR-only line ends all count.
 _NEWLINE = r"(?:\r\n|\r(?!\n)|\n)"
 _PARA_BREAK = re.compile(rf"{_NEWLINE}[^\S\r\n]*{_NEWLINE}")
@@ -383,7 +383,7 @@ class _Chunker:
 
     def is_table_start(self, s: str, next_line: str) -> bool:
         sep = next_line.strip()
-        return ("|" in sep and "-" in sep and _TABLE_SEP.match(sep) is not None
+        return ("|" in sep and "-" in sep and TABLE_RULE.match(sep) is not None
                 and _cell_count(sep) == _cell_count(s))
 
     def table(self, lines: list[str], offs: list[int], i: int) -> int:
