@@ -1,6 +1,8 @@
 """What a table row is about: the key of its first cell ("| Events officer | Wu Ting | 8033 |" is
 about "events officer", "| 活动专员 | 吴婷婷 | 8033 |" about 活动专员), and where a text names such
 keys. Recall's bridge follows a hit to the rows it names; the extractive answer reads on to them.
+And what a row says (``row_statements``): each value under its column's name, as the support check
+reads a table.
 """
 from __future__ import annotations
 
