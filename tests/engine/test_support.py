@@ -1267,3 +1267,20 @@ def test_at_once_for_a_time_the_sentence_goes_on_after(model, hashed):
                       ["Report a lost badge to reception immediately.",
                        "Spills are cleaned up at once by whoever finds them."], embedder=hashed)
     assert (x[:, FEATURES.index("flip_opposite")] == 0.0).all()
+
+
+def test_at_once_added_where_the_sentence_gives_a_time_is_an_opposite(model, hashed):
+    """"Invoices are destroyed immediately" kept its citation (p 0.70) to "Invoices are archived for seven
+    years before they are destroyed", and "Backups are deleted immediately" (0.76) to "kept for 30 days and
+    then deleted": the claim's verb met the sentence's last words, and "immediately" stood beside it with
+    no counterpart. Where the sentence states an amount of time, "at once" added to it is one; where it
+    says "immediately" too, it is not."""
+    claims = ["Invoices are destroyed immediately.", "Backups are deleted immediately.",
+              "Refund requests are answered at once."]
+    units = ["Invoices are archived for seven years before they are destroyed.",
+             "Backups are kept for 30 days and then deleted.",
+             "Refund requests are answered within two working days by the finance team."]
+    assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
+    x = pair_features(["New accounts are activated immediately."],
+                      ["New accounts are activated immediately after the manager signs the form."], embedder=hashed)
+    assert x[0, FEATURES.index("flip_opposite")] == 0.0

@@ -458,11 +458,14 @@ def _opposites_of(a: str) -> tuple[tuple[str, ...], frozenset[str]]:
 _AT_ONCE = frozenset("immediately instantly immediate instant".split())
 
 
-def _at_once_for_a_time(ours: list[str], other: list[str]) -> bool:
+TIME_REACH = 6  # the words of a run an amount of time is read in: "within 48 hours of"
+
+
+def _at_once_for_a_time(ours: list[str], other: list[str], reach: int | None = TIME_REACH) -> bool:
     """Whether one run says "immediately" (or "at once") where the other states an amount of time in
-    its first MAX_SWAP_WORDS + 3 words ("within 48 hours of"; "kept for 14 days in the log directory",
-    where the claim ends and the sentence goes on)."""
-    ours, other = ours[:MAX_SWAP_WORDS + 3], other[:MAX_SWAP_WORDS + 3]
+    its first ``reach`` words ("within 48 hours of"; "kept for 14 days in the log directory", where the
+    claim ends and the sentence goes on; None: anywhere in it)."""
+    ours, other = ours[:reach], other[:reach]
 
     def timed(words: list[str]) -> bool:
         return any(map(time_word, words)) and any(
@@ -972,6 +975,10 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     for op, a0, a1, b0, b1 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             matched += a1 - a0
+        if op == "delete" and _at_once_for_a_time(mine[a0:a1], theirs, None):
+            measures += 1  # "destroyed immediately" added where the sentence keeps them for seven years first
+            measured.extend(a[a0:a1])
+            continue
         if op != "replace":
             continue
         # a name where the sentence has other words, however long either side ("Copenhagen" for
