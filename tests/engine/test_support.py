@@ -791,12 +791,12 @@ def test_a_chinese_statement_or_table_row_with_the_others_value_is_an_opposite(h
     kept = [("少儿证借期21天。", loans), ("普通读者证借期30天。", loans), ("西门因维修关闭。", gates),
             ("东门对访客开放。", gates), ("晚班负责闭馆巡查。", shifts), ("早班8:30–16:30，负责开馆准备。", shifts),
             ("普通读者证借期30天。", table), ("普通读者证可借10册。", table)]
-    from asmr.verify.support import _CJK_PUNCT, _CJK_VALUE, _cjk_crossed, _rows_crossed, _table_rows
+    from asmr.verify.support import _CJK_PUNCT, _cjk_crossed, _rows_crossed, _table_cells
 
     def crosses(claim: str, unit: str) -> bool:
         mine = _CJK_PUNCT.sub("", claim)
         if "|" in unit:
-            return _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), _table_rows(unit))
+            return _rows_crossed(mine, set(), _table_cells(unit))
         return _cjk_crossed(mine, unit)
 
     assert all(crosses(c, u) for c, u in crossed) and not any(crosses(c, u) for c, u in kept)
@@ -1284,3 +1284,28 @@ def test_at_once_added_where_the_sentence_gives_a_time_is_an_opposite(model, has
     x = pair_features(["New accounts are activated immediately."],
                       ["New accounts are activated immediately after the manager signs the form."], embedder=hashed)
     assert x[0, FEATURES.index("flip_opposite")] == 0.0
+
+
+def test_a_claim_of_one_rows_cell_and_another_rows_cell_of_any_column_crosses_them(model, hashed):
+    """A table's row may be keyed by a date or a version, and the lie takes a cell of another column:
+    "The fire drill is on 17 March" kept its citation (p 0.70) to a table whose 3 March row holds the
+    fire drill and whose 17 March row the first-aid course, "Version 3.0 was released in January 2025"
+    (0.60) where 2.4 was, and 财务部的负责人是陈强 where 陈强 heads 人事部. A number the claim holds of its
+    own row's cell ("1 TB" where the other row has 1 user) is no crossing."""
+    events = ("| Date | Event | Venue |\n|---|---|---|\n| 3 March | Fire drill | Main hall |\n"
+              "| 17 March | First-aid course | Room 4 |\n")
+    versions = ("| Version | Released | Supported until |\n|---|---|---|\n| 2.4 | January 2025 | June 2026 |\n"
+                "| 3.0 | September 2025 | December 2027 |\n")
+    heads = "| 部门 | 负责人 | 电话 |\n|---|---|---|\n| 财务部 | 王丽 | 8021 |\n| 人事部 | 陈强 | 8045 |\n"
+    plans = ("| Plan | Price | Storage | Users |\n|---|---|---|---|\n| Basic | 9 euros | 50 GB | 1 |\n"
+             "| Team | 29 euros | 1 TB | 10 |\n")
+    crossed = [("The fire drill is on 17 March.", events), ("The first-aid course is held in the main hall.", events),
+               ("Version 3.0 was released in January 2025.", versions), ("财务部的负责人是陈强。", heads),
+               ("The Basic plan includes 1 TB of storage.", plans)]
+    claims, units = zip(*crossed)
+    assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
+    kept = [("The fire drill is on 3 March.", events), ("The first-aid course takes place in Room 4.", events),
+            ("Version 2.4 was released in January 2025.", versions), ("人事部的负责人是陈强。", heads),
+            ("The Team plan includes 1 TB of storage.", plans), ("The Basic plan is for 1 user.", plans)]
+    claims, units = map(list, zip(*kept))
+    assert (pair_features(claims, units, embedder=hashed)[:, FEATURES.index("flip_opposite")] == 0.0).all()

@@ -45,8 +45,8 @@ import operator
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import accumulate
-from typing import Sequence
+from itertools import accumulate, permutations
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from cydifflib import SequenceMatcher
@@ -180,7 +180,7 @@ class _Evidence:
     trigrams: frozenset[tuple[str, str, str]]
     n_words: int
     postings: dict[str, list[int]] = field(default_factory=dict)
-    rows: tuple[tuple[str, frozenset[str]], ...] = ()  # its tables' rows: key and numbers (_table_rows)
+    rows: tuple[tuple["_Cell | None", ...], ...] = ()  # its tables' body rows, cell by cell (_table_cells)
     columns: frozenset[str] = frozenset()  # the stems of its tables' column names (text.tables.column_names)
 
 
@@ -230,7 +230,7 @@ def _evidence(text: str) -> _Evidence:
         bigrams=frozenset(zip(content, content[1:])),
         trigrams=frozenset(zip(stems, stems[1:], stems[2:])),
         n_words=len(words_all), postings=postings,
-        rows=_table_rows(text) if "|" in text else (),
+        rows=_table_cells(text) if "|" in text else (),
         columns=frozenset(_content(_words(" ".join(column_names(text))))) if "|" in text else frozenset())
 
 
@@ -868,9 +868,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
     if not crossed and ev.rows:  # a claim of a table's header and rows
-        stems = set(claim.stems)
-        values = set(_CJK_VALUE.findall(_CJK_PUNCT.sub("", claim.core)))
-        crossed = _rows_crossed(lambda key: all(light_stem(w) in stems for w in key.split()), values, ev.rows)
+        crossed = _rows_crossed(_CJK_PUNCT.sub("", claim.core).lower(), set(claim.stems), ev.rows)
         if crossed and told:  # its words are the table's, one row's key with another's value: no one line's
             share = max(share, len(told & ev.tokens) / len(told))
     swaps, restated, measures, measured, placed, flips = _swaps(
@@ -1140,26 +1138,68 @@ def _cjk_crossed(mine: str, sentence: str) -> bool:
     return False
 
 
-def _table_rows(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    """The body rows of ``text``'s tables that have a key (``text.tables.row_key`` of the first cell),
-    each with the numbers of its other cells: what :func:`_rows_crossed` reads."""
-    return tuple((key, frozenset(v for cell in r[1:] for v in _CJK_VALUE.findall(_CJK_PUNCT.sub("", cell))))
-                 for r in body_rows(text) if (key := row_key(r[0])))
+class _Cell(NamedTuple):
+    """A table cell as a claim may state it: its text without punctuation or spaces (what a CJK claim
+    holds), its content stems and its numbers (what a Latin one holds)."""
+    text: str
+    stems: frozenset[str]
+    values: frozenset[str]
 
 
-def _rows_crossed(holds, claim_values: set[str], rows: tuple[tuple[str, frozenset[str]], ...]) -> bool:
-    """A claim that takes one row of a table by its key and another row's number: "普通读者证借期21天"
-    against the rows 普通读者证 | 30天 and 少儿证 | 21天, "The Oak room seats 30" against Oak room | 12 and
-    Pine room | 30. Each body row (``rows``, :func:`_table_rows`) is a statement whose first cell is its
-    pivot and whose values are the numbers of its other cells; the claim crosses where it holds one key
-    (``holds``), none of that row's numbers the other lacks and one of the other's."""
-    for i, (key_a, values_a) in enumerate(rows):
-        for key_b, values_b in rows[i + 1:]:
-            if key_a in key_b or key_b in key_a or holds(key_a) == holds(key_b):
-                continue
-            own, other = (values_a, values_b) if holds(key_a) else (values_b, values_a)
-            if not claim_values & (own - other) and claim_values & (other - own):
-                return True
+def _cell(value: str, key: bool) -> _Cell | None:
+    """A cell that says which row it is in: a number, CJK text or two words or more; in the first
+    column, a row's key (``text.tables.row_key``). None for one a claim may say of any row ("yes",
+    "free", "closed")."""
+    flat = _CJK_PUNCT.sub("", value).lower()
+    stems, values = frozenset(_content(_words(value))), frozenset(_CJK_VALUE.findall(flat))
+    if not (values or CJK_CHAR.search(flat) or len(stems) >= 2 or key and row_key(value)):
+        return None
+    return _Cell(flat, stems, values)
+
+
+def _table_cells(text: str) -> tuple[tuple[_Cell | None, ...], ...]:
+    """The body rows of ``text``'s tables, each as its cells (:func:`_cell`): what :func:`_rows_crossed`
+    reads."""
+    return tuple(tuple(_cell(v, k == 0) for k, v in enumerate(row)) for row in body_rows(text))
+
+
+def _rows_crossed(claim: str, claim_stems: set[str], rows: tuple[tuple[_Cell | None, ...], ...]) -> bool:
+    """A claim that takes one cell of a table's row and another column's cell of another row: "The
+    Oak room seats 30" against Oak room | 12 and Pine room | 30, "The fire drill is on 17 March"
+    against 3 March | Fire drill and 17 March | First-aid course, 普通读者证借期21天 against 普通读者证 |
+    30天 and 少儿证 | 21天. It crosses where it holds cell (i, c) and cell (j, d), i ≠ j and c ≠ d, each
+    unlike the other row's in its column, and neither row j's cell in column c nor row i's in column d;
+    a cell whose words the claim holds of the other row's cells already is not counted ("1" of one row
+    in "The Team plan includes 1 TB", where the other row says 1 TB). A CJK cell is held as a substring of ``claim`` (its text without punctuation), any other where the
+    claim has its stems (``claim_stems``) and numbers."""
+    values = set(_CJK_VALUE.findall(claim))
+
+    def held(cell: _Cell | None) -> bool:
+        if cell is None:
+            return False
+        if CJK_CHAR.search(cell.text):
+            return cell.text in claim
+        return cell.stems <= claim_stems and cell.values <= values
+
+    def covered(cell: _Cell, others: list[_Cell]) -> bool:
+        """Whether what the claim holds of ``cell`` it holds of ``others`` already (a bare "1" in "1 TB")."""
+        if CJK_CHAR.search(cell.text):
+            return any(cell.text in o.text for o in others)
+        return cell.stems | cell.values <= frozenset().union(*(o.stems | o.values for o in others))
+
+    marks = [[held(cell) for cell in row] for row in rows]
+    for i, j in permutations(range(len(rows)), 2):
+        width = min(len(rows[i]), len(rows[j]))
+        ours = [c for c in range(width) if marks[i][c] and not marks[j][c] and rows[i][c] != rows[j][c]]
+        other = [d for d in range(width) if marks[j][d] and not marks[i][d] and rows[i][d] != rows[j][d]]
+        if not ours or not other:
+            continue
+        held_i = [cell for cell, m in zip(rows[i], marks[i]) if m]
+        held_j = [cell for cell, m in zip(rows[j], marks[j]) if m]
+        ours = [c for c in ours if not covered(rows[i][c], held_j)]
+        other = [d for d in other if not covered(rows[j][d], held_i)]
+        if any(c != d for c in ours for d in other):
+            return True
     return False
 
 
@@ -1227,9 +1267,12 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 swapped += a1 - a0
         elif op == "delete":
             added += 1
-    if mine and (_CJK_STATEMENT_SPLIT.search(ev.sentences[j]) and _cjk_crossed(mine, ev.sentences[j])
-                 or ev.rows and _rows_crossed(mine.__contains__, set(_CJK_VALUE.findall(mine)), ev.rows)):
-        opposites += 1  # one statement's (or table row's) opening with the other's words
+    if mine and _CJK_STATEMENT_SPLIT.search(ev.sentences[j]) and _cjk_crossed(mine, ev.sentences[j]):
+        opposites += 1  # one statement's opening with the other's words
+    elif mine and ev.rows and _rows_crossed(mine.lower(), set(claim.stems), ev.rows):
+        opposites += 1  # one table row's cell with another's: the claim's characters are the table's
+        table = set().union(*plain)
+        share = max(share, sum(ch in table for ch in mine) / len(mine))
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
     return _alignment(max(_negation_flipped(claim, ev.sent_neg[j], ev.sentences[j]), negated), claim.words,
