@@ -1188,7 +1188,7 @@ def _rows_crossed(claim: str, claim_stems: set[str], rows: tuple[tuple[_Cell | N
         return cell.stems | cell.values <= frozenset().union(*(o.stems | o.values for o in others))
 
     marks = [[held(cell) for cell in row] for row in rows]
-    for i, j in permutations(range(len(rows)), 2):
+    for i, j in permutations([i for i, m in enumerate(marks) if any(m)], 2):  # rows the claim holds a cell of
         width = min(len(rows[i]), len(rows[j]))
         ours = [c for c in range(width) if marks[i][c] and not marks[j][c] and rows[i][c] != rows[j][c]]
         other = [d for d in range(width) if marks[j][d] and not marks[i][d] and rows[i][d] != rows[j][d]]
