@@ -1197,7 +1197,8 @@ def test_features_do_not_depend_on_the_order_python_hashes_words_in():
 ROOMS_WITH_PROJECTORS = ("# Rooms\n\n| Room | Seats | Floor | Projector |\n|---|---|---|---|\n"
                          "| Oak room | 12 | 2 | yes |\n| Pine room | 30 | 4 | no |\n")
 SERVICES = ("| Service | Price | Turnaround |\n|---|---|---|\n"
-            "| Private letter | 25 euros | 10 working days |\n| Repeat prescription | free | 2 working days |\n")
+            "| Private letter | 25 euros | 10 working days |\n"
+            "| Repeat prescription | free | 2 working days |\n")
 
 
 def test_a_table_row_is_read_cell_by_cell_behind_its_columns_names(model, hashed):
@@ -1208,7 +1209,8 @@ def test_a_table_row_is_read_cell_by_cell_behind_its_columns_names(model, hashed
     for the column's name. Each cell is now a statement of its own, and a word put for a column's name
     is no swap unless it names another column; "has a projector" still meets the row's "no"."""
     kept = [("The Pine room seats 30.", ROOMS_WITH_PROJECTORS),
-            ("The Pine room is on floor 4.", ROOMS_WITH_PROJECTORS), ("A repeat prescription takes 2 working days.", SERVICES),
+            ("The Pine room is on floor 4.", ROOMS_WITH_PROJECTORS),
+            ("A repeat prescription takes 2 working days.", SERVICES),
             ("A private letter takes 10 working days.", SERVICES)]
     claims, units = map(list, zip(*kept))
     x = pair_features(claims, units, embedder=hashed)
@@ -1245,7 +1247,8 @@ def test_a_small_word_and_its_opposite_tell_two_statements_apart(model, hashed):
     its subject to the first."""
     heating = "Heating is switched on in October and switched off in April."
     alarm = "The alarm is turned on at 10 pm and turned off at 6 am."
-    crossed = [("Heating is switched on in April.", heating), ("Heating is switched off in October.", heating),
+    crossed = [("Heating is switched on in April.", heating),
+               ("Heating is switched off in October.", heating),
                ("The alarm is turned on at 6 am.", alarm)]
     claims, units = zip(*crossed)
     assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
@@ -1282,7 +1285,8 @@ def test_at_once_added_where_the_sentence_gives_a_time_is_an_opposite(model, has
              "Refund requests are answered within two working days by the finance team."]
     assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
     x = pair_features(["New accounts are activated immediately."],
-                      ["New accounts are activated immediately after the manager signs the form."], embedder=hashed)
+                      ["New accounts are activated immediately after the manager signs the form."],
+                      embedder=hashed)
     assert x[0, FEATURES.index("flip_opposite")] == 0.0
 
 
@@ -1294,17 +1298,20 @@ def test_a_claim_of_one_rows_cell_and_another_rows_cell_of_any_column_crosses_th
     own row's cell ("1 TB" where the other row has 1 user) is no crossing."""
     events = ("| Date | Event | Venue |\n|---|---|---|\n| 3 March | Fire drill | Main hall |\n"
               "| 17 March | First-aid course | Room 4 |\n")
-    versions = ("| Version | Released | Supported until |\n|---|---|---|\n| 2.4 | January 2025 | June 2026 |\n"
+    versions = ("| Version | Released | Supported until |\n|---|---|---|\n"
+                "| 2.4 | January 2025 | June 2026 |\n"
                 "| 3.0 | September 2025 | December 2027 |\n")
     heads = "| 部门 | 负责人 | 电话 |\n|---|---|---|\n| 财务部 | 王丽 | 8021 |\n| 人事部 | 陈强 | 8045 |\n"
     plans = ("| Plan | Price | Storage | Users |\n|---|---|---|---|\n| Basic | 9 euros | 50 GB | 1 |\n"
              "| Team | 29 euros | 1 TB | 10 |\n")
-    crossed = [("The fire drill is on 17 March.", events), ("The first-aid course is held in the main hall.", events),
+    crossed = [("The fire drill is on 17 March.", events),
+               ("The first-aid course is held in the main hall.", events),
                ("Version 3.0 was released in January 2025.", versions), ("财务部的负责人是陈强。", heads),
                ("The Basic plan includes 1 TB of storage.", plans)]
     claims, units = zip(*crossed)
     assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
-    kept = [("The fire drill is on 3 March.", events), ("The first-aid course takes place in Room 4.", events),
+    kept = [("The fire drill is on 3 March.", events),
+            ("The first-aid course takes place in Room 4.", events),
             ("Version 2.4 was released in January 2025.", versions), ("人事部的负责人是陈强。", heads),
             ("The Team plan includes 1 TB of storage.", plans), ("The Basic plan is for 1 user.", plans)]
     claims, units = map(list, zip(*kept))

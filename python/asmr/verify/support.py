@@ -1170,8 +1170,9 @@ def _rows_crossed(claim: str, claim_stems: set[str], rows: tuple[tuple[_Cell | N
     30天 and 少儿证 | 21天. It crosses where it holds cell (i, c) and cell (j, d), i ≠ j and c ≠ d, each
     unlike the other row's in its column, and neither row j's cell in column c nor row i's in column d;
     a cell whose words the claim holds of the other row's cells already is not counted ("1" of one row
-    in "The Team plan includes 1 TB", where the other row says 1 TB). A CJK cell is held as a substring of ``claim`` (its text without punctuation), any other where the
-    claim has its stems (``claim_stems``) and numbers."""
+    in "The Team plan includes 1 TB", where the other row says 1 TB). A CJK cell is held as a substring
+    of ``claim`` (its text without punctuation), any other where the claim has its stems
+    (``claim_stems``) and numbers."""
     values = set(_CJK_VALUE.findall(claim))
 
     def held(cell: _Cell | None) -> bool:
