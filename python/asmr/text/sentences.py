@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from .tables import cells
+
 _CLOSERS = "\"')\\]」』）〕】”’"
 # One character class first lets the regex engine skip quickly to candidates; whether a
 # Latin mark is followed by whitespace is checked afterwards.
@@ -134,8 +136,8 @@ def split_sentences(text: str) -> list[str]:
     if len(lines) >= 2 and all("|" in ln for ln in lines):
         if len(lines) > 2:  # a whole table: its rows are units of their own, each read below
             return []
-        cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
-        return ["; ".join(f"{h}: {v}" if h else v for h, v in zip(*cells) if v)]
+        header, row = (cells(ln) for ln in lines)
+        return ["; ".join(f"{h}: {v}" if h else v for h, v in zip(header, row) if v)]
     out, start = [], 0
     for end in sentence_ends(flat) + [len(flat)]:
         piece = trim(flat, start, end)

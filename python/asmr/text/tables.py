@@ -42,14 +42,15 @@ def table_row_key(text: str) -> str | None:
     lines = text.strip().split("\n")
     if len(lines) != 2 or "|" not in lines[0] or "|" not in lines[1]:
         return None
-    return row_key(lines[1].strip().strip("|").split("|")[0])
+    return row_key(cells(lines[1])[0])
 
 
 # A pipe table's rule line, under its header: "|---|:--:|" (``units.chunk`` reads tables by it too)
 TABLE_RULE = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?$")
 
 
-def _cells(line: str) -> list[str]:
+def cells(line: str) -> list[str]:
+    """The cells of one line of a pipe table, stripped ("| Oak room | 12 |" → ["Oak room", "12"])."""
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
@@ -73,7 +74,7 @@ def _tables(lines: list[str], lone_row: bool = True):
     for a header line with its rule line under it; with ``lone_row``, also for a text of just two such
     lines (the unit ``units.chunk`` gives each row of a table: its header line, then the row)."""
     if lone_row and len(lines) == 2 and all(ln.strip().startswith("|") for ln in lines):
-        yield 0, 2, _cells(lines[0]), [_cells(lines[1])]
+        yield 0, 2, cells(lines[0]), [cells(lines[1])]
         return
     i = 0
     while i + 1 < len(lines):
@@ -82,7 +83,7 @@ def _tables(lines: list[str], lone_row: bool = True):
             j = i + 2
             while j < len(lines) and lines[j].strip().startswith("|"):
                 j += 1
-            yield i, j, _cells(line), [_cells(ln) for ln in lines[i + 2:j]]
+            yield i, j, cells(line), [cells(ln) for ln in lines[i + 2:j]]
             i = j
         else:
             i += 1
