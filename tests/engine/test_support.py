@@ -1316,3 +1316,73 @@ def test_a_claim_of_one_rows_cell_and_another_rows_cell_of_any_column_crosses_th
             ("The Team plan includes 1 TB of storage.", plans), ("The Basic plan is for 1 user.", plans)]
     claims, units = map(list, zip(*kept))
     assert (pair_features(claims, units, embedder=hashed)[:, FEATURES.index("flip_opposite")] == 0.0).all()
+
+
+HOURS = ("The clinic is open on weekdays from 8:00 am to 6:30 pm. A nurse-only clinic runs on Saturday from 9 am "
+         "to 12 noon for dressings and immunisations. The clinic is closed on Sundays and bank holidays.")
+
+
+def test_a_value_of_another_sentence_put_in_this_ones_place_is_an_opposite(model, hashed):
+    """"The clinic opens at 9 am on weekdays" kept its citation (p 0.83) to a unit whose weekday sentence
+    says 8:00 am and whose Saturday sentence says 9 am: the key-fact check finds the 9 in the unit, and
+    the claim holds every word of the weekday sentence but its time. So did a time said in words the
+    key-fact check does not read ("released at noon" for "released at 8:00 am", p 0.81), and a day put
+    for the sentence's ("closes at 10 pm on Saturdays" for "open from 6 am to 10 pm on weekdays")."""
+    gym = "The gym is open from 6 am to 10 pm on weekdays. On Saturdays it opens at 8 am and closes at 6 pm."
+    booking = "Same-day appointments are released at 8:00 am and are booked by phone."
+    crossed = [("The clinic opens at 9 am on weekdays.", HOURS), ("Same-day appointments are released at noon.",
+                                                                  booking),
+               ("On Saturdays the gym closes at 10 pm.", gym), ("The gym opens at 8 am on weekdays.", gym)]
+    claims, units = zip(*crossed)
+    assert (cue_of_dropped(model, hashed, claims, units) > 0.0).all()
+    kept = [("The clinic opens at 8 am on weekdays.", HOURS),
+            ("On Saturday the nurse-only clinic runs from 9 am.", HOURS),
+            ("Same-day appointments are released at 8 am.", booking),
+            ("On Saturdays the gym opens at 8 am.", gym)]
+    claims, units = map(list, zip(*kept))
+    assert (pair_features(claims, units, embedder=hashed)[:, FEATURES.index("flip_opposite")] == 0.0).all()
+
+
+def test_the_opposite_of_a_range_says_when_it_ends(model, hashed):
+    """"On weekdays the clinic closes at 6:30 pm" lost its citation (p 0.01) to "open on weekdays from
+    8:00 am to 6:30 pm": "closes" is the opposite of "open", but at the time the range ends it restates
+    it. At the time the range starts it is still an opposite."""
+    x = pair_features(["On weekdays the clinic closes at 6:30 pm.", "The gym closes at 10 pm on weekdays."],
+                      [HOURS, "The gym is open from 6 am to 10 pm on weekdays."], embedder=hashed)
+    assert (x[:, FEATURES.index("flip_opposite")] == 0.0).all()
+    assert cue_of_dropped(model, hashed, ["On weekdays the clinic closes at 8:00 am."], [HOURS])[0] > 0.0
+
+
+def test_a_negation_over_an_opposite_restates_the_sentence(model, hashed):
+    """"The clinic does not open on Sundays" lost its citation (p 0.0) to "The clinic is closed on
+    Sundays": a negation on one side and an opposite each read as a contradiction, where together they
+    say the sentence again. The claim was also read against the weekday sentence, the first of two
+    sharing as many of its words, not the one that names its Sunday."""
+    claims = ["The clinic does not open on Sundays.", "The shop does not close on Mondays.",
+              "The server is not external."]
+    units = [HOURS, "The shop is open on Mondays.", "The server is internal."]
+    x = pair_features(claims, units, embedder=hashed)
+    for feature in ("flip_negation", "flip_opposite", "flip_names", "neg_mismatch", "antonym"):
+        assert (x[:, FEATURES.index(feature)] == 0.0).all(), feature
+    assert cue_of_dropped(model, hashed, ["The clinic is not closed on Sundays."], [HOURS],
+                          "flip_negation")[0] > 0.0
+
+
+def test_all_of_a_group_the_sentence_narrows_is_an_opposite(model, hashed):
+    """"Home visits are available to all patients" kept its citation (p 0.73) to "Home visits are for
+    patients who are housebound": "all" with no quantifier in the sentence was no cue."""
+    visits = "Home visits are for patients who are housebound. Requests must reach reception by 11 am."
+    assert cue_of_dropped(model, hashed, ["Home visits are available to all patients."], [visits])[0] > 0.0
+    x = pair_features(["Home visits are for all patients who are housebound."], [visits], embedder=hashed)
+    assert x[0, FEATURES.index("flip_opposite")] == 0.0
+
+
+def test_failed_before_a_noun_negates_nothing(hashed):
+    """"The service desk unlocks locked accounts" lost its citation (p 0.02) to "Accounts are locked
+    after five failed sign-in attempts and unlocked by the service desk": "failed" was read as a
+    negation of the sentence."""
+    unit = "Accounts are locked after five failed sign-in attempts and unlocked by the service desk."
+    x = pair_features(["The service desk unlocks locked accounts.", "The nightly backup failed on Monday."],
+                      [unit, "The nightly backup ran on Monday."], embedder=hashed)
+    assert x[0, FEATURES.index("aligned_neg_mismatch")] == 0.0
+    assert x[1, FEATURES.index("aligned_neg_mismatch")] == 1.0

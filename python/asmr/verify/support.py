@@ -22,8 +22,13 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; "to"
   for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); "is" for "was" of
   a state the sentence says has ended ("was the coordinator until March"), or the reverse; or
-  another unit of time or measure, "immediately" for an amount of time among them), a quantifier or a
-  name flipped in a claim that otherwise restates the sentence, one word put for another in the same
+  another unit of time or measure, "immediately" for an amount of time among them; another value in
+  the place of the sentence's own, a time, an amount or a day, "opens at 9 am" for "from 8:00 am", also
+  where the unit states that value in another sentence; "all" of a group the sentence narrows, "all
+  patients" for "patients who are housebound"), a quantifier or a
+  name flipped in a claim that otherwise restates the sentence (a negation over an opposite restates it:
+  "does not open on Sundays" for "is closed on Sundays", as does the opposite of a range at its end:
+  "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
   place (``flip_swap``; not a synonym, WordNet's or a verb of change in the same direction, "rose" for
   "increased"), or a clause the evidence does not state beside one it states word for word.
 
@@ -63,6 +68,7 @@ from asmr.text.facts import (
     LOWER_BOUND,
     NUMERAL_CHARS,
     UPPER_BOUND,
+    Fact,
     bounded,
     key_facts,
     measure_of,
@@ -156,9 +162,26 @@ def _words(text: str) -> list[str]:
 _NEGATION_TAILS = frozenset(map(light_stem, ("longer", "anymore")))
 
 
+# Before "failed" these make it a word that describes a noun ("after five failed sign-in attempts", "a
+# failed login"), which negates nothing the sentence says.
+_BEFORE_ATTRIBUTE = frozenset(("a", "an", "the", "after", "of", "for", "any", "many", "several", "repeated",
+                               "multiple", "each", "every", "all"))
+
+
+def _negating(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` negates: a word of _NEGATIONS or ending in "n't", and "failed" not as
+    a describing word."""
+    w = words[i]
+    if w == "failed":
+        before = words[i - 1] if i else ""
+        return not (before in _BEFORE_ATTRIBUTE or before[:1].isdigit() or number_word(before))
+    return w in _NEGATIONS or w.endswith("n't")
+
+
 def _negated(words: list[str], text: str) -> bool:
-    return not _NEGATIONS.isdisjoint(words) or ("'" in text and any(w.endswith("n't") for w in words)) or (
-        not text.isascii() and _cjk_negates(text, 0, len(text)))
+    if not _NEGATIONS.isdisjoint(words) or ("'" in text and any(w.endswith("n't") for w in words)):
+        return "failed" not in words or any(_negating(words, i) for i in range(len(words)))
+    return not text.isascii() and _cjk_negates(text, 0, len(text))
 
 
 # ---- evidence, split and indexed once ---------------------------------------------------------
@@ -388,7 +411,7 @@ def _negated_stems(words: list[str]) -> set[str]:
     """Content stems within NEGATION_SCOPE words after a negation ("not able to benefit" → able, benefit)."""
     out: set[str] = set()
     for i, w in enumerate(words):
-        if w in _NEGATIONS or w.endswith("n't"):
+        if _negating(words, i):
             for v in words[i + 1:i + 1 + NEGATION_SCOPE]:
                 if v not in CLAIM_STOP_WORDS:
                     out.add(light_stem(v))
@@ -684,6 +707,82 @@ def _statements(claim_stems: set[str], sentence: str) -> tuple[bool, frozenset[s
     return False, frozenset(alone)
 
 
+# A time of day said in words is the number a clock shows ("noon" for "12 pm"), so that the values of
+# two sentences compare (``_value_put``); the key-fact check reads only the digits.
+_CLOCK_WORDS = re.compile(r"\b(?:12\s+)?(noon|midday|midnight)\b", re.IGNORECASE)
+_MONTHS = frozenset("january february march april may june july august september october november "
+                    "december".split())
+_RANGE_ENDS = frozenset(("to", "until", "till", "through"))
+VALUE_PUT_UNSTATED = 1  # the claim's words besides its values that its sentence may lack
+
+
+def _clock(text: str) -> str:
+    return _CLOCK_WORDS.sub(lambda m: "12 am" if m.group(1).lower() == "midnight" else "12 pm", text)
+
+
+def _days(words: list[str]) -> frozenset[str]:
+    """The days and months a text names ("saturday", "weekday", "july"; plurals as their one)."""
+    return frozenset(w[:-1] if w.endswith("s") else w for w in words
+                     if w.startswith(_DAY_WORDS) or w in _MONTHS)
+
+
+def _numbers(text: str) -> dict[str, list[Fact]]:
+    """A text's numbers by their unit: "9" and "8" of a time of day, "14 day", "20 min"."""
+    out: dict[str, list[Fact]] = {}
+    for f in key_facts(_clock(text)):
+        if f.kind == "number":
+            out.setdefault(f.norm.partition(" ")[2], []).append(f)
+    return out
+
+
+def _value_like(stem: str) -> bool:
+    """Whether a stem may be part of a value: a number, a day or month, a unit, a time of day in words."""
+    return (stem[0].isdigit() or stem.startswith(_DAY_WORDS) or stem in _MONTHS or number_word(stem)
+            or measure_of(stem) is not None or _CLOCK_WORDS.fullmatch(stem) is not None)
+
+
+def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str], sentence: str,
+               words: list[str], stated: frozenset[str]) -> bool:
+    """Whether the claim restates a sentence but puts another value in the place of the sentence's own:
+    "opens at 9 am on weekdays" against "open on weekdays from 8:00 am to 6:30 pm" (beside "on Saturday
+    from 9 am"), "released at noon" against "released at 8:00 am", "closes at 10 pm on Saturdays"
+    against "open from 6 am to 10 pm on weekdays". The claim's other words are the sentence's (all but
+    VALUE_PUT_UNSTATED), it states a value of a kind the sentence states too (a number in one unit, a
+    time of day among them; a day or month), and none of the sentence's values of that kind. Where the
+    value is stated elsewhere in the unit the key-fact check passes it; where the claim says it in
+    words ("noon") that check reads none."""
+    if sum(not _value_like(t) for t in unstated) > VALUE_PUT_UNSTATED:
+        return False  # the claim says more than the sentence besides its values: no restatement of it
+    numbers, days = _numbers(claim.core), _days(claim.words)
+    if not numbers and not days:
+        return False
+    valued = {t for fs in numbers.values() for f in fs for t in _stems(_words(f.text))}
+    valued.update(light_stem(w) for w in claim.words if w in days or w.rstrip("s") in days
+                  or _CLOCK_WORDS.fullmatch(w))
+    rest = content_stems - valued
+    if len(rest - stated) > VALUE_PUT_UNSTATED or len(rest & stated) < 2:
+        return False
+    their_days = _days(words)
+    if days and their_days and days.isdisjoint(their_days):
+        return True
+    if not numbers:
+        return False
+    theirs, plain, clocked = _numbers(sentence), _clock(claim.core), _clock(sentence)
+    return any(unit in theirs and missing_from(facts, clocked)
+               and len(missing_from(theirs[unit], plain)) == len(theirs[unit])
+               for unit, facts in numbers.items())
+
+
+def _range_end_restated(word: str, claim_words: list[str], sequence: list[str]) -> bool:
+    """Whether the claim's opposite word says when the sentence's range ends: "closes at 6:30 pm" for "is
+    open from 8:00 am to 6:30 pm", "opens at 8 am" for "closed until 8 am". The number after the word in
+    the claim stands after "to" or "until" in the sentence."""
+    i = claim_words.index(word)
+    value = next((w for w in claim_words[i + 1:i + 4] if w[0].isdigit()), None)
+    return value is not None and any(
+        w == value and k > 0 and sequence[k - 1] in _RANGE_ENDS for k, w in enumerate(sequence))
+
+
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
 
 
@@ -797,7 +896,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     if CJK_CHAR.search(claim.core):
         return _aligned_cjk(claim, ev), []
     cset = set(claim.content)
-    j = max(range(len(per_sent)), key=lambda i: (per_sent[i], -i))
+    j = _best_sentence(claim, ev, per_sent)
     # a negation is the cue itself, not a word the sentence should state; nor is the word that makes
     # it one of time ("no longer", "not ... anymore")
     told = cset - _NEGATIONS
@@ -833,14 +932,26 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     flipped: list[str] = []
     conversed: frozenset[str] = frozenset()
     reworded = 0
+    doubled = False  # a negation on one side, and an opposite in its scope
     if mine_only:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
         # a word of the sentence the claim restates in another form ("open" as "opens") is no opposite's
         # counterpart: "opens at 8 am and closes at 6 pm" says what "is open from 8 am to 6 pm" says
         stems = set(claim.stems)
         theirs = {b for b in words.difference(claim.words) if light_stem(b) not in stems}
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
+        if flipped:  # "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm": when the range ends
+            sequence = _sequence_of(ev, lo, hi)
+            flipped = [a for a in flipped if not _range_end_restated(a, claim.words, sequence)]
+        if len(flipped) == 1 and claim.neg != any(ev.sent_neg[lo:hi]) and _negated_opposite(
+                flipped[0], claim.words, theirs, _sequence_of(ev, lo, hi)):
+            # "does not open on Sundays" for "is closed on Sundays": the negation and the opposite say it
+            # twice over
+            doubled = True
+            cue_words += light_stem(flipped[0]) in told
+            conversed = frozenset(flipped)
+            flipped = []
         if flipped:  # a word of a frequency the sentence states ("nightly" for "every night") says it too
-            conversed = _stated_frequency_words(claim.core, ev.sentences[lo:hi])
+            conversed |= _stated_frequency_words(claim.core, ev.sentences[lo:hi])
             flipped = [a for a in flipped if a not in conversed]
         if flipped and "than" in words and "than" in claim.words:  # "B is smaller than A": "A is larger"
             conversed |= frozenset(a for a in flipped if _converse(claim.words, a, _sequence_of(ev, lo, hi)))
@@ -867,6 +978,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed, alone = _statements(set(claim.stems), sentence)
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
+    if (not crossed and one and mine_only
+            and _value_put(claim, frozenset(told), claim_only, sentence, ev.sent_seq[j], stated)):
+        crossed = True  # another sentence's value, or one the unit never states, in this one's place
     if not crossed and ev.rows:  # a claim of a table's header and rows
         crossed = _rows_crossed(_CJK_PUNCT.sub("", claim.core).lower(), set(claim.stems), ev.rows)
         if crossed and told:  # its words are the table's, one row's key with another's value: no one line's
@@ -883,16 +997,68 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         if ("only" in ours_q - theirs_q and "all" in theirs_q - ours_q and claim_only
                 and not _counted(claim.words)):
             cue_words += 1  # "Only students get it" for "Everyone gets it": the group is put for everyone
+    if "all" in ours_q and not theirs_q and _restriction_dropped(claim.words, sequence):
+        opposites += 1  # "available to all patients" for "for patients who are housebound"
+        cue_words += 1
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
     placed_words = sum(t in new_names for t in claim_only)
     share = min(1.0, share + (cue_words + placed_words) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
-    return _alignment(_negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence), claim.words, claim.core,
-                      words, sentence, share, replaced, added, names, opposites + measures, len(swaps),
-                      restated, placed, quantified), swaps
+    out = _alignment(0.0 if doubled else _negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence),
+                     claim.words, claim.core, words, sentence, share, replaced, added, names,
+                     opposites + measures, len(swaps), restated, placed, quantified)
+    if doubled:
+        out[DOUBLED] = 1.0
+    return out, swaps
 
 
+def _best_sentence(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> int:
+    """The evidence sentence sharing most of the claim's content words; of several, the one sharing most
+    of its values (numbers, days, names): "does not open on Sundays" is read against "closed on
+    Sundays", not against "open on weekdays"; then the first."""
+    best = max(per_sent)
+    if per_sent.count(best) == 1:
+        return per_sent.index(best)
+    tied = [i for i, n in enumerate(per_sent) if n == best]
+    values = {t for w, t in zip(claim.words, claim.stems) if t[0].isdigit() or t.startswith(_DAY_WORDS)
+              or number_word(w)} | _stems(capitalised_words(claim.core)[0])
+    return max(tied, key=lambda i: (len(values & ev.sent_tokens[i]), -i)) if values else tied[0]
+
+
+_ALL_WORDS = frozenset(("all", "every", "each", "any"))
+_RELATIVES = frozenset(("who", "whose", "that", "which"))
+
+
+def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
+    """Whether the claim says "all" of a group the sentence narrows by a relative clause: "available to
+    all patients" for "for patients who are housebound". The claim's noun (a word or two after its
+    quantifier) stands in the sentence before "who", "that" or "which", and the claim narrows it by none."""
+    for i, w in enumerate(claim_words):
+        if w not in _ALL_WORDS:
+            continue
+        for k in range(i + 1, min(i + 3, len(claim_words))):
+            noun = light_stem(claim_words[k])
+            if k + 1 < len(claim_words) and claim_words[k + 1] in _RELATIVES:
+                break  # the claim narrows the group itself ("every patient who asks")
+            if any(light_stem(v) == noun and n + 1 < len(sequence) and sequence[n + 1] in _RELATIVES
+                   for n, v in enumerate(sequence)):
+                return True
+    return False
+
+
+def _negated_opposite(word: str, claim_words: list[str], theirs: set[str], sequence: list[str]) -> bool:
+    """Whether a negation on one side covers the opposite word of a pair: the claim's ``word`` after its
+    own negation ("not open"), or the sentence's opposite of it after the sentence's ("not closed")."""
+    if light_stem(word) in _negated_stems(claim_words):
+        return True
+    partners = {light_stem(b) for b in theirs if _opposite(word, b) or _opposite(b, word)}
+    return not partners.isdisjoint(_negated_stems(sequence))
+
+
+# Set in an alignment's features where a negation on one side covers an opposite ("does not open" for
+# "is closed"): pair_features then clears the support part's negation and antonym cues too.
+DOUBLED = "doubled"
 MAX_RUN = 4  # sentences a claim may restate together (the items of a list it quotes whole)
 _RUN_ON = frozenset(":;：；")  # a sentence ending so goes on in the next (a list's heading, its items)
 
@@ -1570,6 +1736,9 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
+        if f.pop(DOUBLED, 0.0):  # the negation and the opposite cancel: neither is a cue against support
+            f["neg_mismatch"] = f["negation_conflicts"] = 0.0
+            f["antonym"] = max(f["antonym"] - 1.0, 0.0)
         if c.clauses and hi > lo:
             f["clause_min_cos"] = min(clause_best[clause_offsets[i]:clause_offsets[i + 1]])
             words = [_words(t) for t in c.clauses]
