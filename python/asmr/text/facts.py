@@ -1006,7 +1006,8 @@ _BOUNDS = {tuple(k.split()): v for k, v in (
 _BOUNDS_BEFORE = {tuple(k.split()): v for k, v in (
     ("more than", LOWER_BOUND), ("over", LOWER_BOUND), ("above", LOWER_BOUND), ("older than", LOWER_BOUND),
     ("up to", UPPER_BOUND), ("less than", UPPER_BOUND), ("fewer than", UPPER_BOUND), ("under", UPPER_BOUND),
-    ("below", UPPER_BOUND), ("younger than", UPPER_BOUND))}
+    ("below", UPPER_BOUND), ("younger than", UPPER_BOUND), ("as far as", UPPER_BOUND),
+    ("as much as", UPPER_BOUND))}
 _BOUNDS_AFTER = {tuple(k.split()): v for k, v in (
     ("or more", LOWER_BOUND), ("or above", LOWER_BOUND), ("or over", LOWER_BOUND), ("and above", LOWER_BOUND),
     ("and over", LOWER_BOUND), ("or less", UPPER_BOUND), ("or fewer", UPPER_BOUND), ("or below", UPPER_BOUND),
@@ -1016,7 +1017,7 @@ _BOUND_LENGTHS = (3, 2, 1)  # the longest phrase first: "no more than" before "m
 _BOUND_FIRST = frozenset(k[0] for k in (*_BOUNDS, *_BOUNDS_BEFORE, *_BOUNDS_AFTER))
 # a word each phrase holds and few other texts do ("and", "a", "not" open phrases, and most sentences)
 _BOUND_WORDS = frozenset("least most less fewer more minimum maximum exceeding over above older up under below "
-                         "younger".split())
+                         "younger far much".split())
 
 
 def _bound_at(words: list[str], i: int) -> tuple[str, int] | None:

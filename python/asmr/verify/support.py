@@ -25,7 +25,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   another unit of time or measure, "immediately" for an amount of time among them; another value in
   the place of the sentence's own, a time, an amount or a day, "opens at 9 am" for "from 8:00 am", also
   where the unit states that value in another sentence; "all" of a group the sentence narrows, "all
-  patients" for "patients who are housebound"), a quantifier or a
+  patients" for "patients who are housebound"; "always" or "all" for what the sentence says "may"
+  happen), a quantifier or a
   name flipped in a claim that otherwise restates the sentence (a negation over an opposite restates it:
   "does not open on Sundays" for "is closed on Sundays", as does the opposite of a range at its end:
   "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
@@ -933,6 +934,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     conversed: frozenset[str] = frozenset()
     reworded = 0
     doubled = False  # a negation on one side, and an opposite in its scope
+    restated_opposites = 0  # opposites that restate the sentence: one negated, one ending a range
     if mine_only:  # opposites among all words: "before"/"after" and "more"/"less" are stop words
         # a word of the sentence the claim restates in another form ("open" as "opens") is no opposite's
         # counterpart: "opens at 8 am and closes at 6 pm" says what "is open from 8 am to 6 pm" says
@@ -941,12 +943,15 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
         if flipped:  # "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm": when the range ends
             sequence = _sequence_of(ev, lo, hi)
-            flipped = [a for a in flipped if not _range_end_restated(a, claim.words, sequence)]
+            ends = [a for a in flipped if _range_end_restated(a, claim.words, sequence)]
+            flipped = [a for a in flipped if a not in ends]
+            restated_opposites = len(ends)
         if len(flipped) == 1 and claim.neg != any(ev.sent_neg[lo:hi]) and _negated_opposite(
                 flipped[0], claim.words, theirs, _sequence_of(ev, lo, hi)):
             # "does not open on Sundays" for "is closed on Sundays": the negation and the opposite say it
             # twice over
             doubled = True
+            restated_opposites += 1
             cue_words += light_stem(flipped[0]) in told
             conversed = frozenset(flipped)
             flipped = []
@@ -978,7 +983,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed, alone = _statements(set(claim.stems), sentence)
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
-    if (not crossed and one and mine_only
+    if (not crossed and one and mine_only and claim.neg == any(ev.sent_neg[lo:hi])  # "not at 9" for "at 8"
             and _value_put(claim, frozenset(told), claim_only, sentence, ev.sent_seq[j], stated)):
         crossed = True  # another sentence's value, or one the unit never states, in this one's place
     if not crossed and ev.rows:  # a claim of a table's header and rows
@@ -1000,6 +1005,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     if "all" in ours_q and not theirs_q and _restriction_dropped(claim.words, sequence):
         opposites += 1  # "available to all patients" for "for patients who are housebound"
         cue_words += 1
+    elif (not ours_q.isdisjoint(("all", "always")) and not theirs_q and not _MAYBE.isdisjoint(words)
+          and _MAYBE.isdisjoint(claim.words) and _MODALS_OF_CHANCE.isdisjoint(claim.words)):
+        opposites += 1  # "late patients are always turned away" for "may be asked to rebook"
+        cue_words += 1
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
     placed_words = sum(t in new_names for t in claim_only)
@@ -1010,6 +1019,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
                      opposites + measures, len(swaps), restated, placed, quantified)
     if doubled:
         out[DOUBLED] = 1.0
+    if restated_opposites:
+        out[OPPOSITES_RESTATED] = float(restated_opposites)
     return out, swaps
 
 
@@ -1027,6 +1038,8 @@ def _best_sentence(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> int:
 
 
 _ALL_WORDS = frozenset(("all", "every", "each", "any"))
+_MAYBE = frozenset(("may", "might"))  # what the sentence says can happen, which "always" makes certain
+_MODALS_OF_CHANCE = frozenset(("can", "could", "sometimes", "often", "usually"))
 _RELATIVES = frozenset(("who", "whose", "that", "which"))
 
 
@@ -1057,8 +1070,10 @@ def _negated_opposite(word: str, claim_words: list[str], theirs: set[str], seque
 
 
 # Set in an alignment's features where a negation on one side covers an opposite ("does not open" for
-# "is closed"): pair_features then clears the support part's negation and antonym cues too.
-DOUBLED = "doubled"
+# "is closed"), and the number of opposites that restate the sentence (that one, and "closes at 6:30 pm"
+# for "open ... to 6:30 pm"): pair_features then clears the support part's negation cues and takes
+# those opposites from its antonym count.
+DOUBLED, OPPOSITES_RESTATED = "doubled", "opposites_restated"
 MAX_RUN = 4  # sentences a claim may restate together (the items of a list it quotes whole)
 _RUN_ON = frozenset(":;：；")  # a sentence ending so goes on in the next (a list's heading, its items)
 
@@ -1158,6 +1173,12 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             measures += 1  # "due immediately after" for "due within 48 hours of": no time for some
             measured.extend(a[a0:a1])
             continue
+        if (a1 == len(a) and a1 - a0 == 1 < b1 - b0 and a0 > 0 and mine[a0 - 1] in _PREPOSITIONS
+                and theirs[b0 - 1] == mine[a0 - 1] and theirs[b0] not in CLAIM_STOP_WORDS
+                and not number_word(theirs[b0])):
+            # the claim ends where the sentence goes on, after the same preposition: its last word stands
+            # for the sentence's next ("by post" for "by email within three weeks"), the rest left out
+            b1 = b0 + 1
         if a1 - a0 > MAX_SWAP_WORDS or b1 - b0 > MAX_SWAP_WORDS:
             continue
         ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
@@ -1196,17 +1217,33 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         if all(any(number_word(w) for w, _ in side) for side in (ours, other)):
             continue  # a number said in other words is the key-fact check's; a word put for a number
             # ("fire-daily" for "twice-daily") is a swap
-        if any(t in names or w in opposites for w, t in ours) or all(t in elsewhere for _, t in ours) or any(
+        if any(t in names or w in opposites or w in conversed for w, t in ours) or all(
+                t in elsewhere for _, t in ours) or any(
                 t.startswith(u) or u.startswith(t) for _, t in ours for _, u in other):
             continue
         if all(t in columns for _, t in other) and not any(t in columns for _, t in ours):
             continue  # a column's name said as a verb: "takes 10 days" for a row's "Turnaround 10 days"
         if all(any(synonym(w, u) or _same_trend(w, u) for u, _ in other) for w, _ in ours):
             continue  # the same thing in other words: "retained" for "kept", "rose" for "increased"
+        if _received(mine[a0:a1], theirs[max(b0 - 1, 0):b1]):
+            continue  # "patients can get a double appointment" for "patients can be given one"
         swaps.append((" ".join(w for w, _ in ours), " ".join(w for w, _ in other)))
         swapped += a1 - a0
     rest = len(mine) - swapped
     return swaps, matched / rest if rest > 0 else 0.0, measures, measured, placed, flips
+
+
+_PREPOSITIONS = frozenset("by via through in on at with from to for".split())
+_RECEIVING = frozenset("get gets got receive receives received obtain obtains obtained".split())
+_GIVEN = frozenset("given offered granted issued sent awarded provided allocated assigned allowed".split())
+_BE = frozenset("be is are was were been being".split())
+
+
+def _received(mine: list[str], theirs: list[str]) -> bool:
+    """Whether the claim says that its subject gets what the sentence says it is given: "get" for "be
+    given", "receive" for "are sent" (the one who receives is the subject of both)."""
+    return (not _RECEIVING.isdisjoint(mine) and not _GIVEN.isdisjoint(theirs) and not _BE.isdisjoint(theirs)
+            and _GIVEN.isdisjoint(mine))
 
 
 def _other_amount(mine: list[str], theirs: list[str]) -> bool:
@@ -1738,7 +1775,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
                                    if c.neg or ev.sent_neg[best] else 0.0)
         if f.pop(DOUBLED, 0.0):  # the negation and the opposite cancel: neither is a cue against support
             f["neg_mismatch"] = f["negation_conflicts"] = 0.0
-            f["antonym"] = max(f["antonym"] - 1.0, 0.0)
+        f["antonym"] = max(f["antonym"] - f.pop(OPPOSITES_RESTATED, 0.0), 0.0)
         if c.clauses and hi > lo:
             f["clause_min_cos"] = min(clause_best[clause_offsets[i]:clause_offsets[i + 1]])
             words = [_words(t) for t in c.clauses]
