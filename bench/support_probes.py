@@ -1,0 +1,83 @@
+"""Hand-written claims against the units they cite, and how many the verifier's support rule decides wrongly.
+
+    python bench/support_probes.py [--data bench/data/support_probes.jsonl] [--rounds p1 p2] [--json]
+
+Each line of the data is one claim: ``round``, ``claim``, ``unit`` (the cited unit's text) and
+``supported`` (whether the unit states the claim). The claims are the kind an answer generator writes:
+true ones in other words, and lies a reader would believe (a value of another sentence, "always" for
+"may", "all" of a narrowed group, a word put for another). The rule is that of ``asmr eval verifier``:
+a citation is kept when the support model's probability reaches ``hard`` and no checked key fact of the
+claim is missing from the unit. With the shipped model and MiniLM.
+
+These rounds are in sample: their authors read the wrong decisions while making the rules they measure
+(bench/README.md, "Values put in another sentence's place", says when each was written and read). They
+show what a rule fixes and what it breaks on claims it was not made from; the out-of-source checks are
+``bench/support_claims.py``, AttributionBench dev (``asmr eval verifier``) and ``asmr eval answers``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from asmr.verify.claims import core_claim
+from asmr.verify.support_model import SupportModel
+from asmr.verify.verifier import VerifierConfig
+
+DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "support_probes.jsonl"
+
+
+def load(path: Path) -> list[dict]:
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        missing = {"round", "claim", "unit", "supported"} - set(row)
+        if missing:
+            raise ValueError(f"{path}:{n}: missing {', '.join(sorted(missing))}")
+        rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="JSON lines of claims (default: %(default)s)")
+    ap.add_argument("--rounds", nargs="+", default=None, help="only these rounds (default: all)")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args(argv)
+    try:
+        rows = load(args.data)
+    except (OSError, ValueError) as e:
+        print(f"support_probes: {e}", file=sys.stderr)
+        return 2
+    if args.rounds:
+        rows = [r for r in rows if r["round"] in set(args.rounds)]
+    if not rows:
+        print("support_probes: no claims in the rounds asked for", file=sys.stderr)
+        return 2
+    model = SupportModel.load()
+    rule = VerifierConfig.from_support(model)
+    p = model.score([r["claim"] for r in rows], [r["unit"] for r in rows])
+    report: dict[str, dict] = {}
+    for row, prob in zip(rows, p):
+        kept = bool(prob >= model.hard) and not rule.missing(core_claim(row["claim"]), row["unit"])
+        entry = report.setdefault(row["round"], {"n": 0, "wrong": 0, "wrong_claims": []})
+        entry["n"] += 1
+        if kept != row["supported"]:
+            entry["wrong"] += 1
+            entry["wrong_claims"].append({"claim": row["claim"], "supported": row["supported"],
+                                          "probability": round(float(prob), 3)})
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+        return 0
+    for name, entry in report.items():
+        print(f"{name}: {entry['wrong']} of {entry['n']} decided wrongly")
+        for w in entry["wrong_claims"]:
+            print(f"  {'true, dropped' if w['supported'] else 'lie, kept'} (p {w['probability']}): {w['claim']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

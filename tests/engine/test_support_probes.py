@@ -1,0 +1,38 @@
+"""bench/support_probes.py: the hand-written claim rounds load, and bad input gets one clear line."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def probes():
+    spec = importlib.util.spec_from_file_location("support_probes", ROOT / "bench" / "support_probes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_round_loads_with_both_kinds_of_claim(probes):
+    rows = probes.load(probes.DEFAULT_DATA)
+    rounds = {r["round"] for r in rows}
+    assert {"p1", "p2", "p3"} <= rounds
+    for name in rounds:
+        labels = {r["supported"] for r in rows if r["round"] == name}
+        assert labels == {True, False}, name
+
+
+def test_a_line_without_a_field_is_named(probes, tmp_path, capsys):
+    data = tmp_path / "probes.jsonl"
+    data.write_text(json.dumps({"round": "x", "claim": "A.", "unit": "A."}) + "\n")
+    assert probes.main(["--data", str(data)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"{data}:1: missing supported" in err
+
+
+def test_a_round_not_in_the_data_is_refused(probes, capsys):
+    assert probes.main(["--rounds", "no-such-round"]) == 2
+    assert "no claims" in capsys.readouterr().err
