@@ -1434,3 +1434,14 @@ def test_a_last_word_after_the_sentences_preposition_stands_for_its_next(model, 
                           "flip_swap")[0] > 0.0
     x = pair_features(["Students receive their results by email."], [unit], embedder=hashed)
     assert x[0, FEATURES.index("flip_swap")] == 0.0
+
+
+def test_a_chinese_claim_that_joins_its_words_with_de_and_shi_is_read_as_the_table_line(hashed):
+    """1号楼的管家是李娜 lost its citation (p 0.47) to a table whose 1号楼 row says 李娜 under 管家: the
+    table's line reads 1号楼管家李娜, and 的 and 是 broke four of the claim's seven character pairs. They are
+    read as the joins they are; 目的 and 但是 keep theirs."""
+    table = "| 楼栋 | 管家 | 电话 |\n|---|---|---|\n| 1号楼 | 李娜 | 6601 |\n| 2号楼 | 王伟 | 6602 |\n"
+    x = pair_features(["1号楼的管家是李娜。", "2号楼的电话是6602。"], [table] * 2, embedder=hashed)
+    assert (x[:, FEATURES.index("recall_best_sent")] == 1.0).all()
+    from asmr.verify.support import _words
+    assert "目的" in _words("这次培训的目的是安全。") and "但是" in _words("但是周日不开放。")

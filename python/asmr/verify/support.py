@@ -156,7 +156,15 @@ def _words(text: str) -> list[str]:
     its word ("rooma")."""
     if _LETTER_GATE.search(text):
         text = _LETTER_LABEL.sub(r"\1\2", text)
+    if not text.isascii() and ("的" in text or "是" in text):
+        text = _CJK_JOINERS.sub("", text)
     return bounded(claim_words(text))
+
+
+# 的 and the copula 是 between two words: a claim puts them where a table's line or a terse sentence has
+# none (1号楼的管家是李娜 for a row 1号楼 under 管家 李娜), and each would break two character pairs. Not in
+# words they belong to (目的, 的确; 但是, 还是, 总是, 是否 and the like).
+_CJK_JOINERS = re.compile(r"(?<![目])的(?![确士])|(?<![不但还总于就只可凡要或正也都即乃若老算像])是(?!否)")
 
 
 # The word that makes a negation one of time ("no longer", "not ... anymore"), as stems
