@@ -983,7 +983,10 @@ def measure_of(word: str) -> str | None:
 
 def number_word(word: str) -> bool:
     """Whether one lower-case word is a number, in digits or in words ("14", "fourteen", "dozen")."""
-    return any(c.isdigit() for c in word) or any(word in t for t in (_WORD_NUMBERS, _WORD_VALUE, _WORD_SCALE))
+    return word in _NUMBER_WORDS or (not word.isalpha() and any(c.isdigit() for c in word))
+
+
+_NUMBER_WORDS = frozenset(_WORD_NUMBERS).union(_WORD_VALUE, _WORD_SCALE)  # the tables are not changed later
 
 
 def time_word(word: str) -> bool:

@@ -28,8 +28,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   patients" for "patients who are housebound"; "always" or "all" for what the sentence says "may"
   happen), a quantifier or a
   name flipped in a claim that otherwise restates the sentence (a negation over an opposite restates it:
-  "does not open on Sundays" for "is closed on Sundays", as does the opposite of a range at its end:
-  "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
+  "does not open on Sundays" for "is closed on Sundays", as does an opposite at another statement's
+  time: "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
   place (``flip_swap``; not a synonym, WordNet's or a verb of change in the same direction, "rose" for
   "increased"), or a clause the evidence does not state beside one it states word for word.
 
@@ -725,7 +725,18 @@ _RANGE_ENDS = frozenset(("to", "until", "till", "through"))
 VALUE_PUT_UNSTATED = 1  # the claim's words besides its values that its sentence may lack
 
 
+# A kind of day between an amount and its unit ("two working days"): the key-fact check reads no amount
+# there, and for comparing two sentences' values it is the same unit.
+_DAY_KIND_STEMS = frozenset(map(light_stem, ("working", "business", "calendar", "school", "clear", "full")))
+_DAY_KINDS = re.compile(r"\b(?:working|business|calendar|school|clear|full)\s+(?=(?:day|week)s?\b)",
+                        re.IGNORECASE)
+
+
 def _clock(text: str) -> str:
+    """``text`` with its times of day in words as a clock's ("noon": "12 pm") and the kind of day
+    between an amount and its unit left out ("two working days": "two days")."""
+    if "ing " in text or "ess " in text or "ar " in text or "l " in text:  # what _DAY_KINDS needs, cheaply
+        text = _DAY_KINDS.sub("", text)
     return _CLOCK_WORDS.sub(lambda m: "12 am" if m.group(1).lower() == "midnight" else "12 pm", text)
 
 
@@ -735,14 +746,19 @@ def _days(words: list[str]) -> frozenset[str]:
                      if w.startswith(_DAY_WORDS) or w in _MONTHS)
 
 
+@lru_cache(maxsize=4096)
 def _numbers(text: str) -> dict[str, list[Fact]]:
-    """A text's numbers by their unit: "9" and "8" of a time of day, "14 day", "20 min"."""
+    """A text's numbers by their unit: "9" and "8" of a time of day, "14 day" and "20 min" (amounts of
+    time are one kind, "duration")."""
     out: dict[str, list[Fact]] = {}
     for f in key_facts(_clock(text)):
         if f.kind == "number":
-            out.setdefault(f.norm.partition(" ")[2], []).append(f)
+            unit = f.norm.partition(" ")[2]
+            out.setdefault("duration" if unit in _DURATIONS else unit, []).append(f)
     return out
 
+
+_DURATIONS = frozenset(("s", "min", "h", "day", "week", "month", "year"))  # one kind: "one hour", "two days"
 
 def _value_like(stem: str) -> bool:
     """Whether a stem may be part of a value: a number, a day or month, a unit, a time of day in words."""
@@ -769,7 +785,7 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
     valued.update(light_stem(w) for w in claim.words if w in days or w.rstrip("s") in days
                   or _CLOCK_WORDS.fullmatch(w))
     rest = content_stems - valued
-    if len(rest - stated) > VALUE_PUT_UNSTATED or len(rest & stated) < 2:
+    if not rest or len(rest - stated) > VALUE_PUT_UNSTATED or len(rest & stated) < min(2, len(rest)):
         return False
     their_days = _days(words)
     if days and their_days and days.isdisjoint(their_days):
@@ -782,14 +798,22 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
                for unit, facts in numbers.items())
 
 
-def _range_end_restated(word: str, claim_words: list[str], sequence: list[str]) -> bool:
-    """Whether the claim's opposite word says when the sentence's range ends: "closes at 6:30 pm" for "is
-    open from 8:00 am to 6:30 pm", "opens at 8 am" for "closed until 8 am". The number after the word in
-    the claim stands after "to" or "until" in the sentence."""
+def _value_of_another_statement(word: str, claim_words: list[str], sequence: list[str]) -> bool:
+    """Whether the claim's opposite word says what happens at a value the sentence gives another statement:
+    "closes at 6:30 pm" for "is open from 8:00 am to 6:30 pm", "closes at 9 pm" for "opens at 6 am and is
+    locked at 9 pm", "opens at 8 am" for "closed until 8 am". The number after the word in the claim is in
+    the sentence, but it is not the first number after the word's opposite there (that one is the
+    opposite's own: "closes at 8:00 am" for "open from 8:00 am" stays an opposite), or it follows "to"
+    or "until"."""
     i = claim_words.index(word)
     value = next((w for w in claim_words[i + 1:i + 4] if w[0].isdigit()), None)
-    return value is not None and any(
-        w == value and k > 0 and sequence[k - 1] in _RANGE_ENDS for k, w in enumerate(sequence))
+    if value is None or value not in sequence:
+        return False
+    if any(w == value and k > 0 and sequence[k - 1] in _RANGE_ENDS for k, w in enumerate(sequence)):
+        return True
+    own = {next((w for w in sequence[k + 1:] if w[0].isdigit()), None) for k, w in enumerate(sequence)
+           if _opposite(word, w) or _opposite(w, word)}
+    return bool(own) and value not in own
 
 
 _IRREGULAR_DEGREE = {"most": "more", "least": "less", "fewest": "fewer"}
@@ -949,9 +973,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         stems = set(claim.stems)
         theirs = {b for b in words.difference(claim.words) if light_stem(b) not in stems}
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
-        if flipped:  # "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm": when the range ends
+        if flipped and claim.neg == any(ev.sent_neg[lo:hi]):
+            # "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm": another statement's time (a negated
+            # claim's opposite is read with its negation, below)
             sequence = _sequence_of(ev, lo, hi)
-            ends = [a for a in flipped if _range_end_restated(a, claim.words, sequence)]
+            ends = [a for a in flipped if _value_of_another_statement(a, claim.words, sequence)]
             flipped = [a for a in flipped if a not in ends]
             restated_opposites = len(ends)
         if len(flipped) == 1 and claim.neg != any(ev.sent_neg[lo:hi]) and _negated_opposite(
@@ -991,9 +1017,18 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed, alone = _statements(set(claim.stems), sentence)
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
-    if (not crossed and one and mine_only and claim.neg == any(ev.sent_neg[lo:hi])  # "not at 9" for "at 8"
-            and _value_put(claim, frozenset(told), claim_only, sentence, ev.sent_seq[j], stated)):
-        crossed = True  # another sentence's value, or one the unit never states, in this one's place
+    if not crossed and one and claim.neg == any(ev.sent_neg[lo:hi]):  # "not at 9" for "at 8" says no lie
+        # another sentence's value, or one the unit never states, in this one's place; read against the
+        # sentence that shares most of the claim's other words where that is another one than j (the
+        # claim's amount may have drawn j to the sentence it was taken from)
+        k = _best_without_values(claim, ev, j, claim_only)
+        told_set = frozenset(told)
+        crossed = bool(mine_only) and _value_put(claim, told_set, claim_only, sentence, ev.sent_seq[j],
+                                                 stated)
+        if not crossed and k != j:
+            theirs_k = ev.sent_tokens[k]
+            crossed = _value_put(claim, told_set, [t for t in claim.content if t not in theirs_k],
+                                 ev.sentences[k], ev.sent_seq[k], theirs_k)
     if not crossed and ev.rows:  # a claim of a table's header and rows
         crossed = _rows_crossed(_CJK_PUNCT.sub("", claim.core).lower(), set(claim.stems), ev.rows)
         if crossed and told:  # its words are the table's, one row's key with another's value: no one line's
@@ -1032,6 +1067,24 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     return out, swaps
 
 
+def _best_without_values(claim: _Claim, ev: _Evidence, j: int, unstated: list[str]) -> int:
+    """The one sentence that shares most of the claim's words other than its amounts ("Urgent tickets are
+    answered within two working days": the urgent tickets' sentence, not the one of two working days);
+    ``j`` where the claim states no amount or no sentence is alone in that. ``unstated``: the claim's
+    content words that j lacks."""
+    def amount(t: str) -> bool:
+        return t[0].isdigit() or number_word(t) or measure_of(t) is not None or t in _DAY_KIND_STEMS
+
+    # only where j lacks one of them can another sentence share more
+    if len(ev.sentences) < 2 or all(amount(t) for t in unstated) or not any(
+            w[0].isdigit() or number_word(w) for w in claim.words):
+        return j
+    plain = {t for t in claim.content if not amount(t)}  # its days stay: "on Saturdays" tells that sentence
+    counts = [len(plain & tokens) for tokens in ev.sent_tokens]
+    best = max(counts)
+    return counts.index(best) if best and counts.count(best) == 1 else j
+
+
 def _best_sentence(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> int:
     """The evidence sentence sharing most of the claim's content words; of several, the one sharing most
     of its values (numbers, days, names): "does not open on Sundays" is read against "closed on
@@ -1049,12 +1102,14 @@ _ALL_WORDS = frozenset(("all", "every", "each", "any"))
 _MAYBE = frozenset(("may", "might"))  # what the sentence says can happen, which "always" makes certain
 _MODALS_OF_CHANCE = frozenset(("can", "could", "sometimes", "often", "usually"))
 _RELATIVES = frozenset(("who", "whose", "that", "which"))
+_NARROWING = _RELATIVES | {LOWER_BOUND, UPPER_BOUND}  # "invoices over 5,000 euros", "children under 12"
 
 
 def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
     """Whether the claim says "all" of a group the sentence narrows by a relative clause: "available to
     all patients" for "for patients who are housebound". The claim's noun (a word or two after its
-    quantifier) stands in the sentence before "who", "that" or "which", and the claim narrows it by none."""
+    quantifier) stands in the sentence before "who", "that" or "which", or a bound on an amount ("invoices
+    over 5,000 euros"), and the claim narrows it by none."""
     for i, w in enumerate(claim_words):
         if w not in _ALL_WORDS:
             continue
@@ -1062,7 +1117,7 @@ def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
             noun = light_stem(claim_words[k])
             if k + 1 < len(claim_words) and claim_words[k + 1] in _RELATIVES:
                 break  # the claim narrows the group itself ("every patient who asks")
-            if any(light_stem(v) == noun and n + 1 < len(sequence) and sequence[n + 1] in _RELATIVES
+            if any(light_stem(v) == noun and n + 1 < len(sequence) and sequence[n + 1] in _NARROWING
                    for n, v in enumerate(sequence)):
                 return True
     return False
@@ -1071,8 +1126,8 @@ def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
 def _negated_opposite(word: str, claim_words: list[str], theirs: set[str], sequence: list[str]) -> bool:
     """Whether a negation on one side covers the opposite word of a pair: the claim's ``word`` after its
     own negation ("not open"), or the sentence's opposite of it after the sentence's ("not closed")."""
-    if light_stem(word) in _negated_stems(claim_words):
-        return True
+    if light_stem(word) in _negated_stems(claim_words) or word in ("if", "unless"):
+        return True  # "cannot be renewed if reserved" for "can be renewed unless reserved"
     partners = {light_stem(b) for b in theirs if _opposite(word, b) or _opposite(b, word)}
     return not partners.isdisjoint(_negated_stems(sequence))
 
