@@ -732,7 +732,7 @@ _DAY_KINDS = re.compile(r"\b(?:working|business|calendar|school|clear|full)\s+(?
                         re.IGNORECASE)
 
 
-def _clock(text: str) -> str:
+def _comparable(text: str) -> str:
     """``text`` with its times of day in words as a clock's ("noon": "12 pm") and the kind of day
     between an amount and its unit left out ("two working days": "two days")."""
     if "ing " in text or "ess " in text or "ar " in text or "l " in text:  # what _DAY_KINDS needs, cheaply
@@ -746,19 +746,20 @@ def _days(words: list[str]) -> frozenset[str]:
                      if w.startswith(_DAY_WORDS) or w in _MONTHS)
 
 
+_DURATIONS = frozenset(("s", "min", "h", "day", "week", "month", "year"))  # one kind: "one hour", "two days"
+
+
 @lru_cache(maxsize=4096)
 def _numbers(text: str) -> dict[str, list[Fact]]:
     """A text's numbers by their unit: "9" and "8" of a time of day, "14 day" and "20 min" (amounts of
     time are one kind, "duration")."""
     out: dict[str, list[Fact]] = {}
-    for f in key_facts(_clock(text)):
+    for f in key_facts(_comparable(text)):
         if f.kind == "number":
             unit = f.norm.partition(" ")[2]
             out.setdefault("duration" if unit in _DURATIONS else unit, []).append(f)
     return out
 
-
-_DURATIONS = frozenset(("s", "min", "h", "day", "week", "month", "year"))  # one kind: "one hour", "two days"
 
 def _value_like(stem: str) -> bool:
     """Whether a stem may be part of a value: a number, a day or month, a unit, a time of day in words."""
@@ -792,9 +793,9 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
         return True
     if not numbers:
         return False
-    theirs, plain, clocked = _numbers(sentence), _clock(claim.core), _clock(sentence)
-    return any(unit in theirs and missing_from(facts, clocked)
-               and len(missing_from(theirs[unit], plain)) == len(theirs[unit])
+    theirs, mine, sentences = _numbers(sentence), _comparable(claim.core), _comparable(sentence)
+    return any(unit in theirs and missing_from(facts, sentences)
+               and len(missing_from(theirs[unit], mine)) == len(theirs[unit])
                for unit, facts in numbers.items())
 
 
