@@ -1483,3 +1483,19 @@ def test_all_of_a_group_narrowed_by_an_amount_and_if_for_unless(model, hashed):
     x = pair_features(["A loan cannot be renewed online if another member has reserved the book."], [loans],
                       embedder=hashed)
     assert x[0, FEATURES.index("flip_negation")] == 0.0 and x[0, FEATURES.index("flip_opposite")] == 0.0
+
+
+def test_two_events_ordered_the_other_way_round(model, hashed):
+    """"Drivers may unload before reporting to the gatehouse" kept its citation (p 0.89) to "Drivers must
+    report to the gatehouse before unloading", and "Drivers unload after reporting to the gatehouse" lost
+    it (0.03): "before" with the two events swapped turns the order round, "after" with them swapped says
+    the same order from the other side."""
+    gate = "Drivers must report to the gatehouse before unloading."
+    refunds = "Refunds are issued after the returned item has been inspected."
+    turned = ["Drivers may unload before reporting to the gatehouse.",
+              "The returned item is inspected after the refund is issued."]
+    assert (cue_of_dropped(model, hashed, turned, [gate, refunds]) > 0.0).all()
+    x = pair_features(["Drivers unload after reporting to the gatehouse.",
+                       "The returned item is inspected before the refund is issued."], [gate, refunds],
+                      embedder=hashed)
+    assert (x[:, FEATURES.index("flip_opposite")] == 0.0).all()

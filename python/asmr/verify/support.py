@@ -26,7 +26,7 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   the place of the sentence's own, a time, an amount or a day, "opens at 9 am" for "from 8:00 am", also
   where the unit states that value in another sentence; "all" of a group the sentence narrows, "all
   patients" for "patients who are housebound"; "always" or "all" for what the sentence says "may"
-  happen), a quantifier or a
+  happen; two events put the other way round by the same "before" or "after"), a quantifier or a
   name flipped in a claim that otherwise restates the sentence (a negation over an opposite restates it:
   "does not open on Sundays" for "is closed on Sundays", as does an opposite at another statement's
   time: "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
@@ -908,6 +908,31 @@ def _inverted(claim_words: list[str], sentence_words: list[str]) -> bool:
                for i, u in _comparisons(claim_words) for j, t in theirs)
 
 
+_ORDER_WORDS = frozenset(("before", "after"))
+EVENT_WORDS = 2  # content words on each side of "before" or "after" read as its two events
+
+
+def _events(words: list[str], at: int) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The two events that "before" or "after" at ``at`` orders: the content stems just before it and
+    just after it (EVENT_WORDS each); None where either side has none."""
+    before = [w for w in words[:at] if w not in CLAIM_STOP_WORDS][-EVENT_WORDS:]
+    after = [w for w in words[at + 1:] if w not in CLAIM_STOP_WORDS][:EVENT_WORDS]
+    if not before or not after:
+        return None
+    return frozenset(map(light_stem, before)), frozenset(map(light_stem, after))
+
+
+def _order_turned(claim_words: list[str], sentence_words: list[str], same: bool) -> bool:
+    """Whether the claim orders the sentence's two events the other way round: with the same word
+    (``same``), "Drivers may unload before reporting to the gatehouse" for "Drivers must report to the
+    gatehouse before unloading", a lie; with the opposite word, "unload after reporting" for it, the
+    same order said from the other side."""
+    theirs = [j for j, w in enumerate(sentence_words) if w in _ORDER_WORDS]
+    return any(_swapped(_events(claim_words, i), _events(sentence_words, j))
+               for i, w in enumerate(claim_words) if w in _ORDER_WORDS
+               for j in theirs if (sentence_words[j] == w) == same)
+
+
 def _comparative_word(word: str) -> bool:
     return word in _DEGREES or word not in CLAIM_STOP_WORDS
 
@@ -993,6 +1018,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         if flipped:  # a word of a frequency the sentence states ("nightly" for "every night") says it too
             conversed |= _stated_frequency_words(claim.core, ev.sentences[lo:hi])
             flipped = [a for a in flipped if a not in conversed]
+        if flipped and not _ORDER_WORDS.isdisjoint(flipped) and _order_turned(
+                claim.words, _sequence_of(ev, lo, hi), same=False):
+            # "unload after reporting" for "report before unloading": the same order, said the other way
+            conversed |= _ORDER_WORDS.intersection(flipped)
+            flipped = [a for a in flipped if a not in _ORDER_WORDS]
         if flipped and "than" in words and "than" in claim.words:  # "B is smaller than A": "A is larger"
             conversed |= frozenset(a for a in flipped if _converse(claim.words, a, _sequence_of(ev, lo, hi)))
             flipped = [a for a in flipped if a not in conversed]
@@ -1018,6 +1048,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed, alone = _statements(set(claim.stems), sentence)
         conversed |= {w for w in claim.words if light_stem(w) in alone}
         crossed = crossed or "than" in words and "than" in claim.words and _inverted(claim.words, sequence)
+    if not crossed and not _ORDER_WORDS.isdisjoint(claim.words) and not _ORDER_WORDS.isdisjoint(words):
+        crossed = _order_turned(claim.words, sequence, same=True)  # "unload before reporting" for the reverse
     if not crossed and one and claim.neg == any(ev.sent_neg[lo:hi]):  # "not at 9" for "at 8" says no lie
         # another sentence's value, or one the unit never states, in this one's place; read against the
         # sentence that shares most of the claim's other words where that is another one than j (the
