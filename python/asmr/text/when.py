@@ -42,12 +42,12 @@ def says_when(text: str) -> bool:
     return bool(resolve(text, _ANY_DAY))
 
 
-_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")
 
 
 def _day_words(d: date) -> str:
-    return f"{d.day} {_MONTH_NAMES[d.month - 1]} {d.year}"
+    return f"{d.day} {MONTH_NAMES[d.month - 1]} {d.year}"
 
 
 def date_words(start: date, end: date, unit: str) -> str:
@@ -56,7 +56,7 @@ def date_words(start: date, end: date, unit: str) -> str:
     if unit == "year":
         return f"{start.year}"
     if unit == "month":
-        return f"{_MONTH_NAMES[start.month - 1]} {start.year}"
+        return f"{MONTH_NAMES[start.month - 1]} {start.year}"
     if unit == "week":
         return f"the week of {_day_words(start)}"
     return _day_words(start) if start == end else f"{_day_words(start)} to {_day_words(end)}"

@@ -84,6 +84,7 @@ from asmr.text.relative_time import WEEKDAYS
 from asmr.text.scripts import ALL_SCRIPTS, readable_share
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.tables import body_rows, column_names, row_key, row_statements
+from asmr.text.when import MONTH_NAMES
 from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
 
 from .claims import core_claim
@@ -602,6 +603,12 @@ def _may_oppose(word: str) -> bool:
             or word.startswith(_PREFIXES))
 
 
+def _value_word(word: str, stem: str, names: set[str] | frozenset[str]) -> bool:
+    """Whether a word (``stem`` its stem) states a value of a statement: a number, in digits or words, a
+    name (``names``: the text's capitalised words, as stems) or a day."""
+    return stem[0].isdigit() or stem in names or stem.startswith(_DAY_WORDS) or number_word(word)
+
+
 def _numeric(*stems: str) -> bool:
     return any(t[0].isdigit() for t in stems)
 
@@ -666,8 +673,7 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
                 if stems[a] != stems[b]:
                     found.add((a, b))
     statement = [max((s for s in ordered if s <= i), default=0) for i in range(n)]
-    values = frozenset(t for w, t in zip(words, stems)
-                       if t[0].isdigit() or t in names or t.startswith(_DAY_WORDS) or number_word(w))
+    values = frozenset(t for w, t in zip(words, stems) if _value_word(w, t, names))
     # a small word pivots only between statements that each state a value ("on at 10 pm ... off at 6
     # am"): "log in before the shift and log out after it" leaves its subject to the first statement,
     # and a claim of the second would hold the first's words
@@ -719,8 +725,8 @@ def _statements(claim_stems: set[str], sentence: str) -> tuple[bool, frozenset[s
 # A time of day said in words is the number a clock shows ("noon" for "12 pm"), so that the values of
 # two sentences compare (``_value_put``); the key-fact check reads only the digits.
 _CLOCK_WORDS = re.compile(r"\b(?:12\s+)?(noon|midday|midnight)\b", re.IGNORECASE)
-_MONTHS = frozenset("january february march april may june july august september october november "
-                    "december".split())
+# a month by its name as written: "may" in lower case is a modal
+_MONTH_NAME = re.compile(rf"\b(?:{'|'.join(MONTH_NAMES)})\b")
 _RANGE_ENDS = frozenset(("to", "until", "till", "through"))
 VALUE_PUT_UNSTATED = 1  # the claim's words besides its values that its sentence may lack
 
@@ -740,10 +746,12 @@ def _comparable(text: str) -> str:
     return _CLOCK_WORDS.sub(lambda m: "12 am" if m.group(1).lower() == "midnight" else "12 pm", text)
 
 
-def _days(words: list[str]) -> frozenset[str]:
-    """The days and months a text names ("saturday", "weekday", "july"; plurals as their one)."""
-    return frozenset(w[:-1] if w.endswith("s") else w for w in words
-                     if w.startswith(_DAY_WORDS) or w in _MONTHS)
+def _days(text: str, words: list[str]) -> frozenset[str]:
+    """The days and months a text names ("saturday", "weekday", "july"; plurals as their one; a month
+    only by its capitalised name)."""
+    days = {w[:-1] if w.endswith("s") else w for w in words if w.startswith(_DAY_WORDS)}
+    days.update(m.lower() for m in _MONTH_NAME.findall(text))
+    return frozenset(days)
 
 
 _DURATIONS = frozenset(("s", "min", "h", "day", "week", "month", "year"))  # one kind: "one hour", "two days"
@@ -761,10 +769,14 @@ def _numbers(text: str) -> dict[str, list[Fact]]:
     return out
 
 
+def _amount_like(stem: str) -> bool:
+    """Whether a stem may be part of an amount: a number, a unit, a kind of day ("working")."""
+    return stem[0].isdigit() or number_word(stem) or measure_of(stem) is not None or stem in _DAY_KIND_STEMS
+
+
 def _value_like(stem: str) -> bool:
-    """Whether a stem may be part of a value: a number, a day or month, a unit, a time of day in words."""
-    return (stem[0].isdigit() or stem.startswith(_DAY_WORDS) or stem in _MONTHS or number_word(stem)
-            or measure_of(stem) is not None or _CLOCK_WORDS.fullmatch(stem) is not None)
+    """Whether a stem may be part of a value: an amount, a day, a time of day in words."""
+    return _amount_like(stem) or stem.startswith(_DAY_WORDS) or _CLOCK_WORDS.fullmatch(stem) is not None
 
 
 def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str], sentence: str,
@@ -779,7 +791,7 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
     words ("noon") that check reads none."""
     if sum(not _value_like(t) for t in unstated) > VALUE_PUT_UNSTATED:
         return False  # the claim says more than the sentence besides its values: no restatement of it
-    numbers, days = _numbers(claim.core), _days(claim.words)
+    numbers, days = _numbers(claim.core), _days(claim.core, claim.words)
     if not numbers and not days:
         return False
     valued = {t for fs in numbers.values() for f in fs for t in _stems(_words(f.text))}
@@ -788,7 +800,7 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
     rest = content_stems - valued
     if not rest or len(rest - stated) > VALUE_PUT_UNSTATED or len(rest & stated) < min(2, len(rest)):
         return False
-    their_days = _days(words)
+    their_days = _days(sentence, words)
     if days and their_days and days.isdisjoint(their_days):
         return True
     if not numbers:
@@ -871,14 +883,20 @@ def _comparisons(words: list[str]) -> list[tuple[int, int]]:
             for i in range(max(0, t - COMPARATIVE_REACH), t)]
 
 
+def _sides(words: list[str], at: int, after: int, reach: int) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The content stems just before ``words[at]`` and just after ``words[after]``, ``reach`` of each;
+    None where either side has none."""
+    left = [w for w in words[:at] if w not in CLAIM_STOP_WORDS][-reach:]
+    right = [w for w in words[after + 1:] if w not in CLAIM_STOP_WORDS][:reach]
+    if not left or not right:
+        return None
+    return frozenset(map(light_stem, left)), frozenset(map(light_stem, right))
+
+
 def _compared(words: list[str], at: int, than: int) -> tuple[frozenset[str], frozenset[str]] | None:
     """What the comparison whose comparative stands at ``at`` compares: the content stems before it, and
     those after its "than" (at ``than``); None where either side is empty."""
-    before = [w for w in words[:at] if w not in CLAIM_STOP_WORDS][-MAX_COMPARED:]
-    after = [w for w in words[than + 1:] if w not in CLAIM_STOP_WORDS][:MAX_COMPARED]
-    if not before or not after:
-        return None
-    return frozenset(map(light_stem, before)), frozenset(map(light_stem, after))
+    return _sides(words, at, than, MAX_COMPARED)
 
 
 def _swapped(ours: tuple[frozenset[str], frozenset[str]] | None,
@@ -913,13 +931,8 @@ EVENT_WORDS = 2  # content words on each side of "before" or "after" read as its
 
 
 def _events(words: list[str], at: int) -> tuple[frozenset[str], frozenset[str]] | None:
-    """The two events that "before" or "after" at ``at`` orders: the content stems just before it and
-    just after it (EVENT_WORDS each); None where either side has none."""
-    before = [w for w in words[:at] if w not in CLAIM_STOP_WORDS][-EVENT_WORDS:]
-    after = [w for w in words[at + 1:] if w not in CLAIM_STOP_WORDS][:EVENT_WORDS]
-    if not before or not after:
-        return None
-    return frozenset(map(light_stem, before)), frozenset(map(light_stem, after))
+    """The two events that "before" or "after" at ``at`` orders (EVENT_WORDS content stems each side)."""
+    return _sides(words, at, at, EVENT_WORDS)
 
 
 def _order_turned(claim_words: list[str], sentence_words: list[str], same: bool) -> bool:
@@ -988,6 +1001,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
             names = sum(t in capitals for t in claim_only)
     words = ev.sent_words[j] if one else frozenset().union(*ev.sent_words[lo:hi])
     mine_only = set(claim.words) - words
+    sequence = _sequence_of(ev, lo, hi)
     flipped: list[str] = []
     conversed: frozenset[str] = frozenset()
     reworded = 0
@@ -1002,12 +1016,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         if flipped and claim.neg == any(ev.sent_neg[lo:hi]):
             # "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm": another statement's time (a negated
             # claim's opposite is read with its negation, below)
-            sequence = _sequence_of(ev, lo, hi)
             ends = [a for a in flipped if _value_of_another_statement(a, claim.words, sequence)]
             flipped = [a for a in flipped if a not in ends]
             restated_opposites = len(ends)
         if len(flipped) == 1 and claim.neg != any(ev.sent_neg[lo:hi]) and _negated_opposite(
-                flipped[0], claim.words, theirs, _sequence_of(ev, lo, hi)):
+                flipped[0], claim.words, theirs, sequence):
             # "does not open on Sundays" for "is closed on Sundays": the negation and the opposite say it
             # twice over
             doubled = True
@@ -1019,12 +1032,12 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
             conversed |= _stated_frequency_words(claim.core, ev.sentences[lo:hi])
             flipped = [a for a in flipped if a not in conversed]
         if flipped and not _ORDER_WORDS.isdisjoint(flipped) and _order_turned(
-                claim.words, _sequence_of(ev, lo, hi), same=False):
+                claim.words, sequence, same=False):
             # "unload after reporting" for "report before unloading": the same order, said the other way
             conversed |= _ORDER_WORDS.intersection(flipped)
             flipped = [a for a in flipped if a not in _ORDER_WORDS]
         if flipped and "than" in words and "than" in claim.words:  # "B is smaller than A": "A is larger"
-            conversed |= frozenset(a for a in flipped if _converse(claim.words, a, _sequence_of(ev, lo, hi)))
+            conversed |= frozenset(a for a in flipped if _converse(claim.words, a, sequence))
             flipped = [a for a in flipped if a not in conversed]
         opposites = len(flipped)
         cue_words = sum(light_stem(a) in told for a in flipped)
@@ -1040,7 +1053,6 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
             reworded = sum(1 for t in set(claim_only) if t in unstated and t not in capitals
                            and any(not wordnet_senses(a).isdisjoint(senses) for a in unstated[t]))
             replaced = max(replaced - reworded, 0)
-    sequence = _sequence_of(ev, lo, hi)
     sentence = ev.sentences[j] if one else " ".join(ev.sentences[lo:hi])
     their_names = _stems(capitalised_words(sentence)[0]) if opening_names else frozenset()
     crossed = False
@@ -1105,14 +1117,11 @@ def _best_without_values(claim: _Claim, ev: _Evidence, j: int, unstated: list[st
     answered within two working days": the urgent tickets' sentence, not the one of two working days);
     ``j`` where the claim states no amount or no sentence is alone in that. ``unstated``: the claim's
     content words that j lacks."""
-    def amount(t: str) -> bool:
-        return t[0].isdigit() or number_word(t) or measure_of(t) is not None or t in _DAY_KIND_STEMS
-
     # only where j lacks one of them can another sentence share more
-    if len(ev.sentences) < 2 or all(amount(t) for t in unstated) or not any(
+    if len(ev.sentences) < 2 or all(map(_amount_like, unstated)) or not any(
             w[0].isdigit() or number_word(w) for w in claim.words):
         return j
-    plain = {t for t in claim.content if not amount(t)}  # its days stay: "on Saturdays" tells that sentence
+    plain = {t for t in claim.content if not _amount_like(t)}  # days stay: "on Saturdays" tells a sentence
     counts = [len(plain & tokens) for tokens in ev.sent_tokens]
     best = max(counts)
     return counts.index(best) if best and counts.count(best) == 1 else j
@@ -1126,8 +1135,8 @@ def _best_sentence(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> int:
     if per_sent.count(best) == 1:
         return per_sent.index(best)
     tied = [i for i, n in enumerate(per_sent) if n == best]
-    values = {t for w, t in zip(claim.words, claim.stems) if t[0].isdigit() or t.startswith(_DAY_WORDS)
-              or number_word(w)} | _stems(capitalised_words(claim.core)[0])
+    names = _stems(capitalised_words(claim.core)[0])
+    values = {t for w, t in zip(claim.words, claim.stems) if _value_word(w, t, names)}
     return max(tied, key=lambda i: (len(values & ev.sent_tokens[i]), -i)) if values else tied[0]
 
 
