@@ -1075,7 +1075,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
             crossed = _value_put(claim, told_set, [t for t in claim.content if t not in theirs_k],
                                  ev.sentences[k], ev.sent_seq[k], theirs_k)
     if not crossed and ev.rows:  # a claim of a table's header and rows
-        crossed = _rows_crossed(_CJK_PUNCT.sub("", claim.core).lower(), set(claim.stems), ev.rows)
+        crossed = _rows_crossed(_cjk_plain(claim.core).lower(), set(claim.stems), ev.rows)
         if crossed and told:  # its words are the table's, one row's key with another's value: no one line's
             share = max(share, len(told & ev.tokens) / len(told))
     swaps, restated, measures, measured, placed, flips = _swaps(
@@ -1384,6 +1384,11 @@ def _negation_flipped(claim: _Claim, negated: bool, sentence: str) -> float:
 _CJK_PUNCT = re.compile(r"[\s，。！？、；：“”‘’（）《》【】「」『』,.!?;:()\[\]\"']+")
 
 
+def _cjk_plain(text: str) -> str:
+    """CJK text as the alignment reads it: no punctuation, spaces, 的 or copula 是 (``_CJK_JOINERS``)."""
+    return _CJK_JOINERS.sub("", _CJK_PUNCT.sub("", text))
+
+
 _CJK_STATEMENT_SPLIT = re.compile(r"[，；,;]")
 # a number in digits, or two numerals or more (一百, 三十; 一 alone opens many words: 一楼, 一般)
 _CJK_NUMERALS = "".join(sorted(c for c in NUMERAL_CHARS if not c.isascii()))
@@ -1412,35 +1417,147 @@ def _cjk_opening(a: str, b: str) -> tuple[int, int] | None:
     return None
 
 
+def _cjk_elided(a: str, b: str) -> tuple[int, int] | None:
+    """Where a CJK statement that opens with its own word and leaves out what the one before it says
+    next goes on as that one ends, with other values: "节假日为8:00至20:00" after
+    "游泳馆工作日开放时间为6:30至22:00" (after 节假日 / 游泳馆工作日开放时间, both go on 为…至…). The
+    opening of ``b`` is CJK characters of which ``a`` has no pair (节假日 after 工作日), or one it lacks;
+    the rest of ``b`` is the end of ``a`` with each value in the place of another (:data:`_CJK_VALUE`),
+    at least two characters in all."""
+    shape = _CJK_VALUE.sub("#", a)
+    for k in range(1, min(MAX_CJK_PIVOT, len(b) - 2) + 1):
+        if not CJK_CHAR.match(b[k - 1]) or k > 1 and b[k - 2:k] in a:
+            return None  # and so for every longer opening
+        if k == 1 and b[0] in a:
+            continue
+        rest = b[k:]
+        tail = _CJK_VALUE.sub("#", rest)
+        if tail.startswith("为") and not shape.endswith(tail):
+            rest, tail = rest[1:], tail[1:]  # a copula the second adds: "晚场为90分钟" after "…时长120分钟"
+        if "#" not in tail or len(tail) < 2 or len(tail) >= len(shape) or not shape.endswith(tail):
+            continue
+        for i in range(1, len(a)):
+            if _CJK_VALUE.sub("#", a[i:]) == tail and _CJK_VALUE.sub("#", a[:i]) + tail == shape:
+                if set(_CJK_VALUE.findall(a[i:])) != set(_CJK_VALUE.findall(rest)):
+                    return i, k
+                break
+    return None
+
+
+class _Pivot(NamedTuple):
+    """Two statements of a CJK sentence that open alike (:func:`_cjk_opening`, :func:`_cjk_labelled`,
+    :func:`_cjk_elided`)."""
+    first: str  # the first statement's opening
+    second: str  # the second's
+    said_first: str  # what the first says after its opening, on to where the second begins
+    said_second: str  # what the second says after its opening, on to the sentence's end
+    first_read: str  # the first statement alone
+    second_read: str  # the second alone, with the words it leaves out of the first
+
+
+def _in_order(said: str, text: str) -> bool:
+    """Whether ``text`` holds the characters of ``said`` in order, but for a copula 为 (which stands for a
+    verb a statement leaves out: "晚场为90分钟" after "早场演出时长120分钟")."""
+    rest = iter(text)
+    return all(c in rest for c in said if c != "为")
+
+
+def _read_with(first_said: str, second_said: str) -> str:
+    """What a second statement says after its opening, read with the words it leaves out of the first's:
+    the first's, with the second's values in place of its own, where the second says the first's words in
+    order with some left out and as many values ("班为120元" after "班每小时课时费200元": "班每小时课时费120元");
+    else the second's own."""
+    values = _CJK_VALUE.findall(second_said)
+    if len(_CJK_VALUE.findall(first_said)) != len(values) or not _in_order(
+            _CJK_VALUE.sub("#", second_said), _CJK_VALUE.sub("#", first_said)):
+        return second_said
+    given = iter(values)
+    return _CJK_VALUE.sub(lambda _: next(given), first_said)
+
+
+_LATIN_LABEL = re.compile(r"[A-Za-z]{1,2}(?![A-Za-z])")
+
+
+def _cjk_labelled(a: str, b: str) -> tuple[int, int] | None:
+    """Where two CJK statements that open alike up to a label in Latin letters go on alike: "E栋自习室开放到
+    22:00" / "F栋为23:00" (after E / F, 栋, the second leaving out 自习室开放到). The labels differ; what
+    follows them opens with the same character, or the second's (without a copula 为) is the end of the
+    first's with other values."""
+    c = next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    if c and not CJK_CHAR.match(a[c - 1]):
+        return None
+    la, lb = _LATIN_LABEL.match(a, c), _LATIN_LABEL.match(b, c)
+    if not la or not lb or la.group().lower() == lb.group().lower():
+        return None
+    ra, rb = a[la.end():], b[lb.end():]
+    if not ra or not rb or not CJK_CHAR.match(ra[0]):
+        return None
+    tail = _CJK_VALUE.sub("#", rb.removeprefix("为"))
+    if ra[0] == rb[0] or "#" in tail and _CJK_VALUE.sub("#", ra).endswith(tail):
+        return la.end(), lb.end()
+    return None
+
+
 @lru_cache(maxsize=4096)
-def _cjk_pivots(sentence: str) -> tuple[tuple[str, str, str, str], ...]:
-    """The pivots of a CJK sentence that makes several statements: for two statements that open alike
-    (:func:`_cjk_opening`), the two openings and what each statement says after its opening (the first's
-    runs on to where the second begins)."""
-    parts = [p for p in (_CJK_PUNCT.sub("", x) for x in _CJK_STATEMENT_SPLIT.split(sentence)) if p]
+def _cjk_pivots(sentence: str) -> tuple[_Pivot, ...]:
+    """The pivots of a CJK sentence that makes several statements: each two statements that open alike."""
+    parts = [p for p in (_cjk_plain(x) for x in _CJK_STATEMENT_SPLIT.split(sentence)) if p]
     out = []
     for i in range(len(parts) - 1):
         for k in range(i + 1, len(parts)):
-            at = _cjk_opening(parts[i], parts[k])
+            a, b = parts[i], parts[k]
+            at = _cjk_opening(a, b) or _cjk_labelled(a, b)
             if at is not None:
-                out.append((parts[i][:at[0]], parts[k][:at[1]], "".join(parts[i:k])[at[0]:],
-                            "".join(parts[k:])[at[1]:]))
+                second_read = b[:at[1]] + _read_with(a[at[0]:], b[at[1]:])
+            elif (at := _cjk_elided(a, b)) is not None:
+                second_read = a[:at[0]] + b[at[1]:]  # the first's opening holds what the second leaves out
+            else:
+                continue
+            out.append(_Pivot(a[:at[0]], b[:at[1]], "".join(parts[i:k])[at[0]:], "".join(parts[k:])[at[1]:],
+                              a, second_read))
     return tuple(out)
+
+
+def _cjk_readings(mine: str, sentence: str) -> list[tuple[str, str, str]]:
+    """The statements of the sentence that the claim (``mine``, without punctuation) may restate: for each
+    pivot (:func:`_cjk_pivots`) of which it holds one opening only, that opening, the other's, and the
+    statement of the opening read alone ("初赛报名费为120元" for 复赛 in "初赛报名费为50元，复赛为120元",
+    where the first statement's opening holds what the second leaves out)."""
+    out = []
+    for p in _cjk_pivots(sentence):
+        first, second = _holds(mine, p.first, p.said_first), _holds(mine, p.second, p.said_second)
+        if first != second:
+            out.append((p.first, p.second, p.first_read) if first else (p.second, p.first, p.second_read))
+    return out
+
+
+def _holds(mine: str, opening: str, said: str) -> bool:
+    """Whether the claim (``mine``) holds a statement's opening; one of a character with the character
+    after it (小班 of "小班每小时课时费200元", where 小 alone is also in 每小时)."""
+    return (opening + said[:1] if len(opening) == 1 else opening) in mine
 
 
 def _cjk_crossed(mine: str, sentence: str) -> bool:
     """:func:`_statements`' crossing in CJK text: the claim (``mine``, without punctuation) holds one
-    statement's opening, two pairs of characters the other statement says and its own does not, and none
-    of its own statement's values (numbers, times) that the other lacks: "少儿证借期30天" against
-    "普通读者证借期30天，少儿证借期21天"; "东门因维修关闭" against "东门对访客开放，西门因维修关闭"."""
+    statement's opening and none of its own statement's values (numbers, times) that the other lacks, and
+    either a value of the other's or, where it does not restate its own statement whole, two pairs of
+    characters the other statement says and its own does not: "少儿证借期30天" against "普通读者证借期
+    30天，少儿证借期21天"; "东门因维修关闭" against "东门对访客开放，西门因维修关闭"."""
     claim_values = set(_CJK_VALUE.findall(mine))
-    for first, second, said_first, said_second in _cjk_pivots(sentence):
-        if (first in mine) == (second in mine):
+    for first, second, said_first, said_second, _, _ in _cjk_pivots(sentence):
+        held = _holds(mine, first, said_first)
+        if held == _holds(mine, second, said_second):
             continue
-        own, other = (said_first, said_second) if first in mine else (said_second, said_first)
-        if claim_values & (set(_CJK_VALUE.findall(own)) - set(_CJK_VALUE.findall(other))):
+        own, other = (said_first, said_second) if held else (said_second, said_first)
+        own_values, other_values = set(_CJK_VALUE.findall(own)), set(_CJK_VALUE.findall(other))
+        if claim_values & (own_values - other_values):
             continue
-        other_pairs = {other[i:i + 2] for i in range(len(other) - 1)} - {own[i:i + 2] for i in range(len(own) - 1)}
+        if claim_values & (other_values - own_values) and not claim_values & own_values:
+            return True  # the other's value in its own's place: "决赛报名费为120元" for "…复赛为120元，决赛为1200元"
+        if len(own) >= MIN_PLACED_CHARS and _in_order(own, mine):
+            continue  # its own statement whole, with words it leaves out ("F栋自习室开放到23:00")
+        own_pairs = {own[i:i + 2] for i in range(len(own) - 1)}
+        other_pairs = {other[i:i + 2] for i in range(len(other) - 1)} - own_pairs
         if sum(g in mine for g in other_pairs) >= MIN_CROSSED_PAIRS:
             return True
     return False
@@ -1458,7 +1575,7 @@ def _cell(value: str, key: bool) -> _Cell | None:
     """A cell that says which row it is in: a number, CJK text or two words or more; in the first
     column, a row's key (``text.tables.row_key``). None for one a claim may say of any row ("yes",
     "free", "closed")."""
-    flat = _CJK_PUNCT.sub("", value).lower()
+    flat = _cjk_plain(value).lower()
     stems, values = frozenset(_content(_words(value))), frozenset(_CJK_VALUE.findall(flat))
     if not (values or CJK_CHAR.search(flat) or len(stems) >= 2 or key and row_key(value)):
         return None
@@ -1516,22 +1633,37 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     """:func:`_aligned` for text without spaces: characters are the units of alignment, the sentence
     is the one sharing most character bigrams, and a replaced span inside a name of the claim
     (:func:`key_facts`) counts as a name swapped."""
-    mine = _CJK_PUNCT.sub("", claim.core)
+    # read without 的 and the copula 是, as the check's words are: "节假日的开放时间是" restates "节假日开放时间为"
+    mine = _cjk_plain(claim.core)
     grams = {mine[i:i + 2] for i in range(len(mine) - 1)}
-    plain = [_CJK_PUNCT.sub("", t) for t in ev.sentences]
+    plain = [_cjk_plain(t) for t in ev.sentences]
     # the sentence holding most of the claim's distinct character pairs: counted with repeats, a longer
     # sentence of the same dates and titles outweighed the one the claim restates
     j = max(range(len(plain)), key=lambda i: (len(grams.intersection(plain[i][k:k + 2]
                                                                    for k in range(len(plain[i]) - 1))), -i))
     theirs = plain[j]
-    sm = SequenceMatcher(None, mine, theirs, autojunk=False)
+    statements = bool(mine) and _CJK_STATEMENT_SPLIT.search(ev.sentences[j]) is not None
+    # one statement's opening with the other's words
+    crossed = statements and _cjk_crossed(mine, ev.sentences[j])
+    # a claim that restates one of the sentence's statements is read against the one it matches best, where
+    # its own opening in the place of the other's is no swap; the whole sentence where that matches more
+    readings = [("", "", theirs)]
+    if statements and not crossed:
+        readings += _cjk_readings(mine, ev.sentences[j])
+    matchers = [SequenceMatcher(None, mine, r[2], autojunk=False) for r in readings]
+    at = max(range(len(readings)), key=lambda r: (sum(b.size for b in matchers[r].get_matching_blocks()), r))
+    theirs, sm = readings[at][2], matchers[at]
+    # the openings of the claim's statement and of the other (every pivot's where the whole sentence is read)
+    openings = [r[:2] for r in readings[1:]] if at == 0 else [readings[at][:2]]
     matched = sum(block.size for block in sm.get_matching_blocks())
     share = matched / len(mine) if mine else 0.0
     name_spans = [(m.start(), m.end()) for f in key_facts(claim.core) if f.kind == "entity"
-                  for m in re.finditer(re.escape(_CJK_PUNCT.sub("", f.text)), mine) if f.text]
+                  for m in re.finditer(re.escape(_cjk_plain(f.text)), mine) if f.text]
     replaced = added = names = opposites = swaps = measures = cue_chars = swapped = negated = 0
     for op, a0, a1, b0, b1 in sm.get_opcodes():
         if op == "equal":
+            continue
+        if op == "replace" and any(mine[a0:a1] in own and theirs[b0:b1] in other for own, other in openings):
             continue
         if max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and _cjk_negates(mine, a0, a1) != _cjk_negates(theirs, b0, b1):
             # a negation added, dropped or put for another word ("不能" for "可以"), where the rest is restated;
@@ -1576,15 +1708,17 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 swapped += a1 - a0
         elif op == "delete":
             added += 1
-    if mine and _CJK_STATEMENT_SPLIT.search(ev.sentences[j]) and _cjk_crossed(mine, ev.sentences[j]):
-        opposites += 1  # one statement's opening with the other's words
+    if crossed:
+        opposites += 1
     elif mine and ev.rows and _rows_crossed(mine.lower(), set(claim.stems), ev.rows):
         opposites += 1  # one table row's cell with another's: the claim's characters are the table's
         table = set().union(*plain)
         share = max(share, sum(ch in table for ch in mine) / len(mine))
     restated = matched / (len(mine) - swapped) if len(mine) > swapped else 0.0
     share = min(1.0, share + cue_chars / len(mine)) if mine else share
-    return _alignment(max(_negation_flipped(claim, ev.sent_neg[j], ev.sentences[j]), negated), claim.words,
+    # a statement read alone is negated as it is, not as the sentence is ("周日不营业" beside "周六为…")
+    their_neg = _cjk_negates(theirs, 0, len(theirs)) if at else ev.sent_neg[j]
+    return _alignment(max(_negation_flipped(claim, their_neg, ev.sentences[j]), negated), claim.words,
                       claim.core, ev.sent_words[j], ev.sentences[j], share, replaced, added, names,
                       opposites + measures, swaps, restated, names)
 
