@@ -145,9 +145,20 @@ def _content(words: list[str], stems=None) -> list[str]:
 
 
 # A capitalised word and the letter that labels it ("Room A", "Plan B", "Vitamin D"): one word, since a
-# letter alone is no content word and "Room B" would read as "Room A" does. Not "I" (a pronoun).
-_LETTER_LABEL = re.compile(r"\b([A-Z][a-z]+) ([A-HJ-Z])\b(?![.'’]\w)")
+# letter alone is no content word and "Room B" would read as "Room A" does. Not "I" (a pronoun). In lower
+# case only where the text also labels the word capitalised (``_join_labels``): "from A to B" is no label.
+_LETTER_LABEL = re.compile(r"\b([A-Za-z][a-z]+) ([A-HJ-Z])\b(?![.'’]\w)")
 _LETTER_GATE = re.compile(r" [A-HJ-Z]\b")  # what _LETTER_LABEL needs, found several times faster
+
+
+def _join_labels(text: str) -> str:
+    """``text`` with each letter that labels a thing joined to its word ("Room A" → "RoomA"); in lower case
+    too where the text labels the same word capitalised ("room B" after "Room A")."""
+    if not _LETTER_GATE.search(text):
+        return text
+    capitalised = {m.group(1).lower() for m in _LETTER_LABEL.finditer(text) if m.group(1)[0].isupper()}
+    return _LETTER_LABEL.sub(lambda m: m.group(1) + m.group(2) if m.group(1)[0].isupper()
+                             or m.group(1) in capitalised else m.group(0), text)
 
 
 def _words(text: str) -> list[str]:
@@ -155,8 +166,7 @@ def _words(text: str) -> list[str]:
     (``text.facts.bounded``), so that "up to" and "no more than" read alike, "at least" as their
     opposite, and the "no" of "no more than" is no negation; and a letter that labels a thing joined to
     its word ("rooma")."""
-    if _LETTER_GATE.search(text):
-        text = _LETTER_LABEL.sub(r"\1\2", text)
+    text = _join_labels(text)
     if not text.isascii() and ("的" in text or "是" in text):
         text = _CJK_JOINERS.sub("", text)
     return bounded(claim_words(text))
@@ -626,6 +636,33 @@ def _parallel(stems: tuple[str, ...], a: int, b: int, starts: set[int]) -> tuple
     return None if _numeric(stems[a], stems[b], stems[a + 1]) else (a, b)
 
 
+def _gapped(a: list[str], b: list[str]) -> tuple[int, int] | None:
+    """Where a statement that leaves out the verb and words of the one before it names its own thing after
+    the same small word, or first: "for scooters 25 euros" after "hire for bikes costs 15 euros a day", "8
+    euros for seniors" after "entry is 14 euros for adults", "students 7 euros" after "adults pay 12 euros
+    per lesson". ``b`` states a value, and every content word of it but one is ``a``'s; that one follows a
+    word that ``a`` has too, before a content word of its own, or opens ``b`` as ``a``'s first content
+    word opens ``a``: the two statements' things (``a``'s and ``b``'s positions of "bikes" and "scooters")."""
+    if not any(w[0].isdigit() or number_word(w) for w in b):
+        return None
+    theirs = {light_stem(w) for w in a}
+    own = [i for i, w in enumerate(b) if w not in CLAIM_STOP_WORDS and not number_word(w)
+           and light_stem(w) not in theirs]
+    if len(own) != 1 or own[0] > 0 and b[own[0] - 1] not in CLAIM_STOP_WORDS:
+        return None
+    y = own[0]
+    ours = {light_stem(w) for w in b}
+
+    def thing(x: str) -> bool:
+        return (x not in CLAIM_STOP_WORDS and not number_word(x) and x[0].isalpha()
+                and light_stem(x) not in ours)
+
+    if y == 0:  # the subject: "students 7 euros" after "adults pay 12 euros per lesson"
+        first = next((i for i, w in enumerate(a) if w not in CLAIM_STOP_WORDS), None)
+        return (first, 0) if first is not None and thing(a[first]) else None
+    return next(((i + 1, y) for i in range(len(a) - 1) if a[i] == b[y - 1] and thing(a[i + 1])), None)
+
+
 @lru_cache(maxsize=4096)
 def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, int], ...], frozenset[str]]:
     """What :func:`_statements` reads of a sentence, whatever the claim: the stems of its words (content
@@ -636,15 +673,21 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
     # a number is a value, though no content word ("at 7 am")
     # and so is a small word whose opposite the sentence also says ("switched on in October and switched
     # off in April", "before ... after")
-    parts = [_words(part) for part in _STATEMENT_SPLIT.split(sentence)]
+    # labels joined in the whole sentence first: "room B" is a label after "Room A"
+    parts = [_words(part) for part in _STATEMENT_SPLIT.split(_join_labels(sentence))]
     small = {w for part in parts for w in part if w in CLAIM_STOP_WORDS and _may_oppose(w)}
     opposed = {w for w in small if any(_opposite(w, v) for v in small if v != w)}
     words: list[str] = []
     starts: list[int] = []  # where each statement's words begin
+    at: list[dict[int, int]] = []  # each statement's word positions → their places in ``words``
     for part in parts:
         starts.append(len(words))
-        words.extend(w for w in part if w[0].isdigit() or w in opposed
-                     or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii())))
+        at.append({})
+        for i, w in enumerate(part):
+            if (w[0].isdigit() or w in opposed or number_word(w)
+                    or (w not in CLAIM_STOP_WORDS and (len(w) > 1 or not w.isascii()))):
+                at[-1][i] = len(words)
+                words.append(w)
     stems = tuple(light_stem(w) for w in words)
     begins = {s for s in starts if s < len(words)}
     labels = _LETTER_GATE.search(sentence) is not None
@@ -658,6 +701,9 @@ def _pivots(sentence: str) -> tuple[tuple[str, ...], tuple[tuple[int, int, int, 
     ordered = sorted(begins)
     found.update(pair for i, a in enumerate(ordered) for b in ordered[i + 1:]
                  if (pair := _parallel(stems, a, b, begins)) is not None)
+    gaps = [(i, k, _gapped(parts[i], parts[k])) for k in range(1, len(parts)) for i in range(k)]
+    found.update((at[i][gap[0]], at[k][gap[1]]) for i, k, gap in gaps
+                 if gap is not None and gap[0] in at[i] and gap[1] in at[k])
     # one thing with two numbers, each statement's subject ("bus 12 stops at the station, whereas bus 40
     # stops at the airport"), not a verb's two values ("costs 10 euros ... costs 20 euros"); "version 2.3"
     # reads as "2", "3": the pivot is where the two numbers first differ
@@ -703,9 +749,9 @@ def _statements(claim_stems: set[str], sentence: str) -> tuple[bool, frozenset[s
     weekdays and [opens] at 8 am on weekends").
 
     Also returns the pivots the claim holds with one of their own statement's values and none of the
-    other's (which has some): it restates that statement ("In winter the museum opens at 10 am" for
-    "In summer the museum opens at 9 am, and in winter it opens at 10 am"), and its pivot is no
-    opposite put for the other's."""
+    other's (which has some), and those values: it restates that statement ("In winter the museum opens
+    at 10 am" for "In summer the museum opens at 9 am, and in winter it opens at 10 am"), its pivot is no
+    opposite put for the other's, and its values are no amounts put for the other's."""
     stems, pairs, values = _pivots(sentence)
     alone: set[str] = set()
     for p, q, first_at, second_at in pairs:
@@ -717,6 +763,7 @@ def _statements(claim_stems: set[str], sentence: str) -> tuple[bool, frozenset[s
         if not own.isdisjoint(claim_stems & values):
             if other & values and other.isdisjoint(claim_stems & values):  # the other's values, all left out
                 alone.add(stems[p] if stems[p] in claim_stems else stems[q])
+                alone.update(own & claim_stems & values)
         elif not other.isdisjoint(claim_stems):
             return True, frozenset()
     return False, frozenset(alone)
@@ -1236,11 +1283,12 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     ``names``: the claim's names the sentence lacks; ``opening``: its capitalised opening words the unit
     lacks, names only where they stand for one of ``their_names`` (the sentence's capitalised words
     inside it); ``conversed``: the claim's words that are no opposites put in a word's place: the
-    comparative of a comparison it turns round (``_converse``), the pivot of the one statement of two
-    it restates (``_statements``), the words of a frequency the sentence states
-    (``_stated_frequency_words``); ``columns``: the stems of the names of the unit's table columns
-    (``_Evidence.columns``): a word put for a column's name says what the column holds in a verb
-    ("takes 10 days" for "Turnaround 10 days"), unless it names another column ("seats 2" for "Floor 2").
+    comparative of a comparison it turns round (``_converse``), the pivot and values of the one
+    statement of two it restates (``_statements``: no amounts put for the other's either), the words of
+    a frequency the sentence states (``_stated_frequency_words``); ``columns``: the stems of the names of
+    the unit's table columns (``_Evidence.columns``): a word put for a column's name says what the column
+    holds in a verb ("takes 10 days" for "Turnaround 10 days"), unless it names another column ("seats 2"
+    for "Floor 2").
 
     Returns (swaps, each as the claim's words and the sentence's in its place, the share of the
     claim's other words that the alignment matches in order,
@@ -1299,6 +1347,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(t for _, t in ours)
             continue
+        if any(w in conversed for w in mine[a0:a1] if number_word(w)):
+            continue  # the value of the statement the claim restates, aligned against the other's
         if all(counted) and not units[0] and not units[1]:
             # another amount of the same thing: "one hour" for "3 hours", "five servers" for "three
             # servers" (the key-fact check reads a number in words only with a unit, and a number the
