@@ -1336,6 +1336,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
             continue
         ours = [(w, t) for w, t in zip(mine[a0:a1], a[a0:a1]) if w not in CLAIM_STOP_WORDS]
         other = [(w, t) for w, t in zip(theirs[b0:b1], b[b0:b1]) if w not in CLAIM_STOP_WORDS]
+        if any(w in conversed for w in mine[a0:a1] if number_word(w)):
+            continue  # the value of the statement the claim restates, aligned against the other's
         units = ({measure_of(w) for w, _ in ours} - {None}, {measure_of(w) for w, _ in other} - {None})
         counted = (any(map(number_word, mine[a0:a1])), any(map(number_word, theirs[b0:b1])))
         if units[0] and units[1]:
@@ -1347,8 +1349,6 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(t for _, t in ours)
             continue
-        if any(w in conversed for w in mine[a0:a1] if number_word(w)):
-            continue  # the value of the statement the claim restates, aligned against the other's
         if all(counted) and not units[0] and not units[1]:
             # another amount of the same thing: "one hour" for "3 hours", "five servers" for "three
             # servers" (the key-fact check reads a number in words only with a unit, and a number the
@@ -1467,28 +1467,43 @@ def _cjk_opening(a: str, b: str) -> tuple[int, int] | None:
     return None
 
 
+_COPULA = "为"  # a copula a second statement adds, standing for the first's verb ("晚场为90分钟")
+
+
+def _value_shape(text: str) -> str:
+    """``text`` with each value (:data:`_CJK_VALUE`) as "#": what two statements of other values share."""
+    return _CJK_VALUE.sub("#", text)
+
+
+def _shared_end(first: str, rest: str) -> str | None:
+    """The shape (:func:`_value_shape`) of ``rest``, what a second statement says after its opening, where
+    it is the end of ``first``'s with each value in the place of another, a copula of its own left out
+    ("为#至#" after "游泳馆工作日开放时间为#至#", "#分钟" of "为90分钟" after "早场演出时长#分钟"): a value
+    and at least two characters in all; else None."""
+    shape, tail = _value_shape(first), _value_shape(rest)
+    if tail.startswith(_COPULA) and not shape.endswith(tail):
+        tail = tail[1:]
+    return tail if "#" in tail and 2 <= len(tail) < len(shape) and shape.endswith(tail) else None
+
+
 def _cjk_elided(a: str, b: str) -> tuple[int, int] | None:
     """Where a CJK statement that opens with its own word and leaves out what the one before it says
     next goes on as that one ends, with other values: "节假日为8:00至20:00" after
     "游泳馆工作日开放时间为6:30至22:00" (after 节假日 / 游泳馆工作日开放时间, both go on 为…至…). The
     opening of ``b`` is CJK characters of which ``a`` has no pair (节假日 after 工作日), or one it lacks;
-    the rest of ``b`` is the end of ``a`` with each value in the place of another (:data:`_CJK_VALUE`),
-    at least two characters in all."""
-    shape = _CJK_VALUE.sub("#", a)
+    the rest of ``b`` is the end of ``a`` (:func:`_shared_end`)."""
+    shape = _value_shape(a)
     for k in range(1, min(MAX_CJK_PIVOT, len(b) - 2) + 1):
         if not CJK_CHAR.match(b[k - 1]) or k > 1 and b[k - 2:k] in a:
             return None  # and so for every longer opening
         if k == 1 and b[0] in a:
             continue
-        rest = b[k:]
-        tail = _CJK_VALUE.sub("#", rest)
-        if tail.startswith("为") and not shape.endswith(tail):
-            rest, tail = rest[1:], tail[1:]  # a copula the second adds: "晚场为90分钟" after "…时长120分钟"
-        if "#" not in tail or len(tail) < 2 or len(tail) >= len(shape) or not shape.endswith(tail):
+        tail = _shared_end(a, b[k:])
+        if tail is None:
             continue
         for i in range(1, len(a)):
-            if _CJK_VALUE.sub("#", a[i:]) == tail and _CJK_VALUE.sub("#", a[:i]) + tail == shape:
-                if set(_CJK_VALUE.findall(a[i:])) != set(_CJK_VALUE.findall(rest)):
+            if _value_shape(a[i:]) == tail and _value_shape(a[:i]) + tail == shape:
+                if set(_CJK_VALUE.findall(a[i:])) != set(_CJK_VALUE.findall(b[k:])):
                     return i, k
                 break
     return None
@@ -1506,10 +1521,9 @@ class _Pivot(NamedTuple):
 
 
 def _in_order(said: str, text: str) -> bool:
-    """Whether ``text`` holds the characters of ``said`` in order, but for a copula 为 (which stands for a
-    verb a statement leaves out: "晚场为90分钟" after "早场演出时长120分钟")."""
+    """Whether ``text`` holds the characters of ``said`` in order, but for a copula (:data:`_COPULA`)."""
     rest = iter(text)
-    return all(c in rest for c in said if c != "为")
+    return all(c in rest for c in said if c != _COPULA)
 
 
 def _read_with(first_said: str, second_said: str) -> str:
@@ -1519,7 +1533,7 @@ def _read_with(first_said: str, second_said: str) -> str:
     else the second's own."""
     values = _CJK_VALUE.findall(second_said)
     if len(_CJK_VALUE.findall(first_said)) != len(values) or not _in_order(
-            _CJK_VALUE.sub("#", second_said), _CJK_VALUE.sub("#", first_said)):
+            _value_shape(second_said), _value_shape(first_said)):
         return second_said
     given = iter(values)
     return _CJK_VALUE.sub(lambda _: next(given), first_said)
@@ -1531,8 +1545,8 @@ _LATIN_LABEL = re.compile(r"[A-Za-z]{1,2}(?![A-Za-z])")
 def _cjk_labelled(a: str, b: str) -> tuple[int, int] | None:
     """Where two CJK statements that open alike up to a label in Latin letters go on alike: "E栋自习室开放到
     22:00" / "F栋为23:00" (after E / F, 栋, the second leaving out 自习室开放到). The labels differ; what
-    follows them opens with the same character, or the second's (without a copula 为) is the end of the
-    first's with other values."""
+    follows them opens with the same character, or the second's is the end of the first's
+    (:func:`_shared_end`)."""
     c = next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     if c and not CJK_CHAR.match(a[c - 1]):
         return None
@@ -1542,10 +1556,7 @@ def _cjk_labelled(a: str, b: str) -> tuple[int, int] | None:
     ra, rb = a[la.end():], b[lb.end():]
     if not ra or not rb or not CJK_CHAR.match(ra[0]):
         return None
-    tail = _CJK_VALUE.sub("#", rb.removeprefix("为"))
-    if ra[0] == rb[0] or "#" in tail and _CJK_VALUE.sub("#", ra).endswith(tail):
-        return la.end(), lb.end()
-    return None
+    return (la.end(), lb.end()) if ra[0] == rb[0] or _shared_end(ra, rb) is not None else None
 
 
 @lru_cache(maxsize=4096)
