@@ -1,4 +1,5 @@
-"""Generated claims from five sources, and how many of each kind the verifier's support rule keeps.
+"""Generated claims from the shared data, the generated knowledge base and the example handbooks, and how many
+of each kind the verifier's support rule keeps.
 
     python bench/support_claims.py --out /tmp/claims [--model python/asmr/verify/support_model.json] [--json]
 
@@ -10,8 +11,9 @@ Sources (units as a memory holds them; claims by ``asmr.eval.contradictions``, s
 - ``handbook-zh``: the Chinese handbook and its revision (examples/zh), the same way;
 - ``synth-a`` / ``synth-b``: the generated knowledge base, family A seed 0 and family B seed 1, the
   units of a memory of its current documents;
-- ``clinic``, ``bakery``, ``zh-library``, ``zh-property``: the four handbooks written apart from the
-  code (examples/<name>), as ``handbook-zh``; no model was fitted on them.
+- ``clinic``, ``bakery``, ``zh-library``, ``zh-property``, and since 2026-12-07 ``hotel``, ``pool``,
+  ``vet``, ``school``, ``courier``, ``theatre``, ``zh-gym``, ``zh-restaurant``: the twelve handbooks
+  written apart from the code (examples/<name>), as ``handbook-zh``; no model was fitted on them.
 
 Claims are written to OUT/SOURCE.jsonl (reused when present; ``--fresh`` rebuilds them) so that
 ``bench/calibrate_support.py --claims`` fits on some sources and reports on the others. The report
@@ -33,7 +35,9 @@ from asmr.verify.verifier import VerifierConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
-APART = ("clinic", "bakery", "zh-library", "zh-property")  # examples/ handbooks written apart from the code
+# examples/ handbooks written apart from the code
+APART = ("clinic", "bakery", "zh-library", "zh-property", "hotel", "pool", "vet", "school", "courier",
+         "theatre", "zh-gym", "zh-restaurant")
 SOURCES = ("hotpotqa", "cmrc", "handbook", "handbook-zh", "synth-a", "synth-b", *APART)
 PER_KIND = 300
 

@@ -4,8 +4,11 @@
 is the repository's ``examples`` folder for the operations handbook, ``examples/zh`` for the
 Chinese warehouse handbook, ``examples/lab`` for a research lab's; ``examples/clinic``,
 ``examples/bakery``, ``examples/zh-library`` and ``examples/zh-property`` for four more, a clinic's,
-a bakery's, a library branch's and a property office's, each written by a session that read none
-of the code that scores it) and
+a bakery's, a library branch's and a property office's, and ``examples/hotel``, ``pool``, ``vet``,
+``school``, ``courier``, ``theatre``, ``zh-gym`` and ``zh-restaurant`` for eight more (a hotel's, a
+leisure centre's, a vet practice's, a school office's, a courier depot's, a community theatre's, a
+gym's and a restaurant's, the last two in Chinese), each written by a session that read none of the
+code that scores it) and
 ``root/handbook-questions.jsonl``, and returns
 ``(docs, queries)``:
 
