@@ -1953,6 +1953,88 @@ def _cosines(a: np.ndarray, b: np.ndarray, ai: np.ndarray, bi: np.ndarray) -> np
     return pair_cosine(a, b, ai, bi, num_threads=1 if len(ai) < PARALLEL_PAIRS else 0)
 
 
+# The cues a compound claim's parts are read for one by one (a swap's weight needs the words' vectors,
+# and an added part is flip_clause's).
+CLAUSE_FLIPS = ("flip_negation", "flip_opposite", "flip_quantifier", "flip_names")
+SPAN_WORDS = 2  # a claim's words that another sentence than its best holds, for it to restate both
+
+
+def _spans_sentences(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> bool:
+    """Whether the claim restates more than one sentence: of its content words that the sentence sharing
+    most of them (``per_sent``) lacks, another sentence holds at least SPAN_WORDS. One word put for
+    another (a synonym, a number in words) leaves one word over."""
+    told = set(claim.content)
+    if not told or len(per_sent) < 2:
+        return False
+    j = max(range(len(per_sent)), key=per_sent.__getitem__)
+    rest = told - ev.sent_tokens[j]
+    return len(rest) >= SPAN_WORDS and any(
+        len(rest & t) >= SPAN_WORDS for k, t in enumerate(ev.sent_tokens) if k != j)
+
+
+def _plain_words(text: str) -> str:
+    """``text`` as a string to find word runs in: CJK as the alignment reads it, other text as its words."""
+    return _cjk_plain(text) if CJK_CHAR.search(text) else " ".join(_words(text))
+
+
+@lru_cache(maxsize=512)
+def _said(sentences: tuple[str, ...]) -> str:
+    """The sentences as one string of :func:`_plain_words`, to find a claim's part in as written."""
+    return "\n".join(_plain_words(s) for s in sentences)
+
+
+@lru_cache(maxsize=512)
+def _clause_evidence(sentences: tuple[str, ...]) -> _Evidence:
+    """The evidence of ``sentences`` read clause by clause (:func:`_clauses` of each, a line each): a part
+    of a claim is read against the clause it restates, so that "B costs 5 euros" is not read against the
+    "not" of another clause of its sentence."""
+    return _evidence("\n".join(p for sentence in sentences for p in (_clauses(sentence) or [sentence])))
+
+
+def _clause_flips(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> dict[str, float]:
+    """The strongest cue of each of CLAUSE_FLIPS among the parts of a compound claim that restates more
+    than one sentence, each part read against its own best clause of the evidence: "A is not allowed.
+    B costs 5 euros." is what a unit says, and "A is allowed, and B costs 5 euros" restates both
+    sentences, one of them flipped. Read whole, the claim restates too little of either sentence for
+    a cue to count (FLIP_SHARE). {} for a claim of one part, one that restates one sentence, and against
+    a table (one with column names: a unit of a table's rows may have no body rule), whose rows are read
+    as :func:`_rows_crossed` reads them ("岗位: 保安主管; 姓名: 孙海涛" restates a row of several
+    statements)."""
+    if not claim.clauses or ev.rows or ev.columns or not _spans_sentences(claim, ev, per_sent):
+        return {}
+    # the sentences it may restate: those that share words with it (the rest cannot be a part's best)
+    restated = tuple(t for t, k in zip(ev.sentences, per_sent) if k >= SPAN_WORDS)
+    clause_ev, said = _clause_evidence(restated), _said(restated)
+    out = dict.fromkeys(CLAUSE_FLIPS, 0.0)
+    for text in claim.clauses:
+        part = _claim(text)
+        if not part.content or _plain_words(part.core) in said:
+            continue  # a part the unit says word for word flips nothing
+        per_clause = [len(set(part.content) & t) for t in clause_ev.sent_tokens]
+        if CJK_CHAR.search(part.core):  # characters aligned span by span: each cue is where the words differ
+            cues, _ = _aligned(part, clause_ev, per_clause)
+            for k in CLAUSE_FLIPS:
+                out[k] = max(out[k], cues[k])
+        else:
+            out["flip_negation"] = max(out["flip_negation"], _part_negated(part, clause_ev, per_clause))
+    return out
+
+
+def _part_negated(part: _Claim, ev: _Evidence, per_sent: list[int]) -> float:
+    """flip_negation of one part of a claim in words, against its best clause of the evidence: an
+    English clause may hold another clause's "not" ("they had no idea" after "as explorers discovered
+    new places"), so only a negation over the part's own words counts."""
+    j = _best_sentence(part, ev, per_sent)
+    if not (_negated_stems(part.words) ^ _negated_stems(ev.sent_seq[j])) & set(part.content):
+        return 0.0
+    told = set(part.content) - _NEGATIONS  # as _aligned reads it: the negation is the cue, no word to state
+    if part.neg:
+        told -= _negated_stems(part.words) & _NEGATION_TAILS
+    share = len(told & ev.sent_tokens[j]) / len(told) if told else 0.0
+    close = min(max((share - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
+    return _negation_flipped(part, ev.sent_neg[j], ev.sentences[j]) * close
+
+
 def _clause_best(cl: list[_Claim], counts: list[int], offsets: list[int], clause_vecs: np.ndarray,
                  sent_vecs: np.ndarray) -> list[float]:
     """Per clause (all claims' clauses in order), its best cosine to its pair's candidate sentences."""
@@ -2002,6 +2084,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     # sharing most (lexical): its swapped words are embedded in the one batch below
     per_sents = [[len(set(c.content) & s) for s in ev.sent_tokens] for c, ev in zip(cl, evs)]
     aligned = [_aligned(c, ev, per_sent) for c, ev, per_sent in zip(cl, evs, per_sents)]
+    clause_flips = [_clause_flips(c, ev, per_sent) for c, ev, per_sent in zip(cl, evs, per_sents)]
     swap_words = list(dict.fromkeys(w for _, pairs in aligned for pair in pairs if _read_alone(pair)
                                     for w in pair))
 
@@ -2070,6 +2153,8 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
         f.update(aligned[i][0])
+        for k, v in clause_flips[i].items():
+            f[k] = max(f[k], v)
         f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
