@@ -574,28 +574,31 @@ def test_opposite_prefixes_make_opposites_without_a_word_list():
 
 
 def test_what_is_asked_of_a_person_and_the_parts_of_the_day_have_opposites(model):
-    """WordNet holds no antonym for "mandatory", "required", "weekdays", "morning", "over" (50 euros) or
-    "unless": "Training is optional" cited to "Training is mandatory" kept its citation, and so did a
-    shift moved from the morning to the evening. Each is an opposite now, in any form, and the same claims in other words
+    """WordNet holds no antonym for "mandatory", "required", "weekdays", "morning", "over" (50 euros),
+    "unless" or "added" (to a bill): "Training is optional" cited to "Training is mandatory" kept its
+    citation, and so did a shift moved from the morning to the evening. Each is an opposite now, in any form, and the same claims in other words
     keep their citation."""
     from asmr.embed import get_embedder
     from asmr.verify.support import _opposite
 
     for a, b in (("mandatory", "optional"), ("required", "optional"), ("compulsory", "voluntary"),
                  ("weekdays", "weekend"), ("mornings", "evening"), ("afternoon", "morning"), ("noon", "midnight"),
-                 ("permanent", "temporary"), ("over", "under"), ("unless", "if")):
+                 ("permanent", "temporary"), ("over", "under"), ("unless", "if"), ("added", "removed"), ("adds", "removal"), ("adding", "removes")):
         assert _opposite(a, b) and _opposite(b, a), (a, b)
-    for a, b in (("mandatory", "compulsory"), ("required", "needed"), ("morning", "early")):
+    for a, b in (("mandatory", "compulsory"), ("required", "needed"), ("morning", "early"),
+                 ("added", "additional"), ("address", "removed"), ("addition", "removal")):
         assert not _opposite(a, b), (a, b)
     emb = get_embedder("hash-256")  # the flipped cue decides, whatever the vectors say
     units = ["Fire safety training is mandatory for all staff.", "A badge is required to enter the lab.",
              "The pharmacy is open on weekdays.", "The clinic closes at noon on Fridays.",
              "In the morning shift, nurses check the fridge.", "Shipping is free for orders over 50 euros.",
-             "Passwords expire unless MFA is enabled.", "除非开启双重认证，密码每90天过期。"]
+             "Passwords expire unless MFA is enabled.", "除非开启双重认证，密码每90天过期。",
+             "A 12% service charge is added to bills for tables of eight or more."]
     flipped = ["Fire safety training is optional for all staff.", "A badge is optional to enter the lab.",
                "The pharmacy is open on weekends.", "The clinic closes at midnight on Fridays.",
                "In the evening shift, nurses check the fridge.", "Shipping is free for orders under 50 euros.",
-               "Passwords expire if MFA is enabled.", "如果开启双重认证，密码每90天过期。"]
+               "Passwords expire if MFA is enabled.", "如果开启双重认证，密码每90天过期。",
+               "A 12% service charge is removed from bills for tables of eight or more."]
     assert (cue_of_dropped(model, emb, flipped, units) == 1.0).all()
     same = pair_features(units, units, embedder=emb)
     assert (same[:, FEATURES.index("flip_opposite")] == 0.0).all()

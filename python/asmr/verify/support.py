@@ -113,7 +113,7 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("left", "right"), ("up", "down"), ("gain", "loss"), ("profit", "loss"), ("support", "oppos"),
                ("agre", "disagre"), ("common", "rare"), ("effectiv", "ineffectiv"), ("healthy", "unhealthy"),
                ("increas", "lower"), ("enhanc", "impair"), ("enabl", "disabl"), ("promot", "inhibit"),
-               ("activ", "inactiv"),
+               ("activ", "inactiv"), ("adde", "remov"), ("addin", "remov"), ("adds", "remov"),
                # what is asked of a person, and the parts of the day and the week (WordNet holds none of these
                # as antonyms; the Chinese are opposites by character: 必/选, 早/晚, 上/下)
                ("mandator", "optional"), ("compulsor", "optional"), ("obligator", "optional"), ("requir", "optional"),
