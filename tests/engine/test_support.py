@@ -576,14 +576,15 @@ def test_opposite_prefixes_make_opposites_without_a_word_list():
 def test_what_is_asked_of_a_person_and_the_parts_of_the_day_have_opposites(model):
     """WordNet holds no antonym for "mandatory", "required", "weekdays", "morning", "over" (50 euros),
     "unless" or "added" (to a bill): "Training is optional" cited to "Training is mandatory" kept its
-    citation, and so did a shift moved from the morning to the evening. Each is an opposite now, in any form, and the same claims in other words
-    keep their citation."""
+    citation, and so did a shift moved from the morning to the evening. Each is an opposite now, in any
+    form, and the same claims in other words keep their citation."""
     from asmr.embed import get_embedder
     from asmr.verify.support import _opposite
 
     for a, b in (("mandatory", "optional"), ("required", "optional"), ("compulsory", "voluntary"),
                  ("weekdays", "weekend"), ("mornings", "evening"), ("afternoon", "morning"), ("noon", "midnight"),
-                 ("permanent", "temporary"), ("over", "under"), ("unless", "if"), ("added", "removed"), ("adds", "removal"), ("adding", "removes")):
+                 ("permanent", "temporary"), ("over", "under"), ("unless", "if"), ("added", "removed"),
+                 ("adds", "removal"), ("adding", "removes")):
         assert _opposite(a, b) and _opposite(b, a), (a, b)
     for a, b in (("mandatory", "compulsory"), ("required", "needed"), ("morning", "early"),
                  ("added", "additional"), ("address", "removed"), ("addition", "removal")):
