@@ -997,6 +997,22 @@ def _comparative_word(word: str) -> bool:
     return word in _DEGREES or word not in CLAIM_STOP_WORDS
 
 
+def _told(claim: _Claim) -> set[str]:
+    """The claim's content words a sentence must state for the claim to restate it: a negation is the cue
+    itself, not a word the sentence should state; nor is the word that makes it one of time ("no longer",
+    "not ... anymore")."""
+    told = set(claim.content) - _NEGATIONS
+    if claim.neg:
+        told -= _negated_stems(claim.words) & _NEGATION_TAILS
+    return told
+
+
+def _closeness(share: float) -> float:
+    """How close a claim is to restating a sentence, from the share of its words the sentence states:
+    nothing below FLIP_SHARE, all at 1."""
+    return min(max((share - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
+
+
 def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
              ) -> tuple[dict[str, float], list[tuple[str, str]]]:
     """The claim against the evidence sentence that shares most of its content words (``per_sent``).
@@ -1016,11 +1032,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         return _aligned_cjk(claim, ev), []
     cset = set(claim.content)
     j = _best_sentence(claim, ev, per_sent)
-    # a negation is the cue itself, not a word the sentence should state; nor is the word that makes
-    # it one of time ("no longer", "not ... anymore")
-    told = cset - _NEGATIONS
-    if claim.neg:
-        told -= _negated_stems(claim.words) & _NEGATION_TAILS
+    told = _told(claim)
     lo, hi = _restated_run(told, ev, j)
     one = hi - lo == 1  # nearly always: the run's fields are the sentence's own, not copies
     stated = ev.sent_tokens[j] if one else frozenset().union(*ev.sent_tokens[lo:hi])
@@ -1855,10 +1867,9 @@ def _alignment(neg: float, claim_words_: list[str], claim_text: str, words: froz
                placed_names: int, quantified: tuple[set[str], set[str]] | None = None) -> dict[str, float]:
     mine, other = quantified or (_quantifiers(claim_words_, claim_text), _quantifiers(words, sentence))
     quantifier = float(bool(mine ^ other) and bool(mine) and bool(other))
-    # How close the claim is to restating the sentence: nothing below FLIP_SHARE, all at 1.
-    close = min(max((share - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
+    close = _closeness(share)
     # a swap by the words in order: the claim's other words restated as they stand in the sentence
-    close_swap = min(max((restated - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
+    close_swap = _closeness(restated)
     return {"aligned_neg_mismatch": neg, "aligned_replaced": math.log1p(replaced),
             "aligned_replaced_names": float(names), "aligned_added": math.log1p(added),
             "quantifier_change": quantifier, "flip_negation": neg * close,
@@ -2027,12 +2038,9 @@ def _part_negated(part: _Claim, ev: _Evidence, per_sent: list[int]) -> float:
     j = _best_sentence(part, ev, per_sent)
     if not (_negated_stems(part.words) ^ _negated_stems(ev.sent_seq[j])) & set(part.content):
         return 0.0
-    told = set(part.content) - _NEGATIONS  # as _aligned reads it: the negation is the cue, no word to state
-    if part.neg:
-        told -= _negated_stems(part.words) & _NEGATION_TAILS
+    told = _told(part)
     share = len(told & ev.sent_tokens[j]) / len(told) if told else 0.0
-    close = min(max((share - FLIP_SHARE) / (1 - FLIP_SHARE), 0.0), 1.0)
-    return _negation_flipped(part, ev.sent_neg[j], ev.sentences[j]) * close
+    return _negation_flipped(part, ev.sent_neg[j], ev.sentences[j]) * _closeness(share)
 
 
 def _clause_best(cl: list[_Claim], counts: list[int], offsets: list[int], clause_vecs: np.ndarray,
