@@ -2,6 +2,7 @@
 template family B, the bundled handbook with its questions, and the generated chat log."""
 import json
 import re
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -264,6 +265,43 @@ def test_the_handbooks_written_apart_hold_the_answers_of_their_questions(folder)
     by_id = holds_its_answers(*handbook_source(EXAMPLES / folder), stale_gone=False,
                               values_recur=folder not in ("clinic", "bakery", "zh-library", "zh-property"))
     assert len(by_id) >= 9
+
+
+CONVERSATION_CATEGORIES = {"single": 24, "multi_hop": 8, "temporal": 8, "current": 6, "adversarial": 8,
+                           "not_mentioned": 8, "unstated": 6}
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "zh-friends"])
+def test_the_conversations_written_apart_hold_the_answers_of_their_questions(folder):
+    # four multi-session chat logs (two friends, three former flatmates, a mother and her son, and two friends
+    # in Chinese), each written by a session that read none of the code that scores it: the out-of-source check
+    # of recall and refusal over conversations, one turn a passage as `asmr eval retrieval` reads them
+    root = EXAMPLES / "conversations" / folder
+    turns = [json.loads(line) for line in (root / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    queries = [json.loads(line) for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
+    by_pid = {t["pid"]: t for t in turns}
+    assert len(by_pid) == len(turns) >= 300
+    assert [t["session"] for t in turns] == sorted(t["session"] for t in turns)
+    for t in turns:
+        assert t["title"] == f"{t['speaker']}, {t['effective_date']}" and "\n" not in t["text"], t
+    assert {c: sum(q["category"] == c for q in queries) for c in CONVERSATION_CATEGORIES} == CONVERSATION_CATEGORIES
+    for q in queries:
+        if q["category"] in ("adversarial", "not_mentioned", "unstated"):
+            assert not q["answerable"] and q["answers"] == [] and q["gold_pids"] == [], q
+            continue
+        assert q["answerable"] and q["answers"] and q["gold_pids"], q
+        text = " ".join(by_pid[p]["text"] for p in q["gold_pids"]).lower()
+        for a in q["answers"]:
+            # a resolved date may stand for the turn's own words ("next Thursday"), given beside it
+            assert (_ISO_DATE.fullmatch(a) and date.fromisoformat(a)) or a.lower() in text, (q, a)
+        # the newest value of what changed is stated after the stale one
+        for stale in q.get("stale_answers", []):
+            said = [t["pid"] for t in turns if stale.lower() in t["text"].lower()]
+            assert said and min(said) < max(q["gold_pids"]), q
+    # the loaded passages are the turns, so that a question's gold turns are what recall is scored on
+    assert {d.doc_id for d in iter_jsonl(root / "corpus.jsonl")} == set(by_pid)
+    assert all(p in by_pid for q in load_retrieval_queries(root / "queries.jsonl") for p in q.gold)
 
 
 def test_cut_sentence_refuses_a_sentence_that_is_not_there(handbook):
