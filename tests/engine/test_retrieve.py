@@ -1693,3 +1693,28 @@ def test_the_dictionary_is_built_where_its_cache_cannot_be_written(tmp_path, mon
     finally:
         bilingual._tables.cache_clear()
         bilingual.english_keys.cache_clear()
+
+
+class _TwoRankings:
+    """A memory that answers the seeds' two searches with rankings given in advance."""
+
+    def __init__(self, dense: list[int], lexical: list[int]):
+        self.dense, self.lexical = np.array(dense, np.int64), np.array(lexical, np.int64)
+
+    def search_lexical(self, query: str, k: int):
+        return self.lexical[:k], np.linspace(9.0, 1.0, len(self.lexical[:k])).astype(np.float32)
+
+
+def test_a_unit_one_ranking_puts_first_is_not_outvoted_by_units_both_rank_middling():
+    """A unit the dense ranking puts first and BM25 misses (a question asked in other words than the unit's)
+    seeds among the first, ahead of units that both rankings put from 12th to 30th: reciprocal rank fusion
+    with the customary constant of 60 gave each of those more than the first unit (2/72 > 1/61)."""
+    middling = list(range(100, 119))
+    dense = [7, *range(200, 211), *middling]  # unit 7 first, then 11 units BM25 does not rank
+    lexical = [*range(300, 311), *middling]   # 11 units the dense ranking does not rank, then the middling
+    fake = type("R", (), {"memory": _TwoRankings(dense, lexical), "config": RetrieveConfig(),
+                          "lexical_query": lambda self, q: q})()
+    rows, _, _ = Retriever._seeds(fake, "q", np.zeros(4, np.float32), 5, 1.0, dense_rows=np.array(dense))
+    order = rows.tolist()
+    assert 7 in order[:2]  # level with the unit BM25 alone puts first
+    assert all(order.index(7) < order.index(m) for m in middling if m in order)
