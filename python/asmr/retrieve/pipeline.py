@@ -253,8 +253,9 @@ class Retriever:
         """Top-n unit rows by reciprocal rank fusion of dense and BM25 results, with seed scores in (0, 1].
         The dense ranking counts ``readable`` times (default ``self.readable(question, qvec)``; 1.0 is plain RRF).
 
-        RRF sums are nearly flat over the first ranks (1/61 against 1/66), which would start
-        every seed at full strength; a seed's score falls with its fused rank instead."""
+        RRF sums are flat-ish over the first ranks (1/11 against 1/16, or with the customary constant of
+        60, 1/61 against 1/66), which would start every seed near full strength; a seed's score falls with
+        its fused rank instead."""
         dense = None
         if readable is None:
             readable, dense = self._readable_and_dense(question, qvec, max(n, self.config.seed_pool))
