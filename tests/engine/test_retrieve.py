@@ -1695,11 +1695,11 @@ def test_the_dictionary_is_built_where_its_cache_cannot_be_written(tmp_path, mon
         bilingual.english_keys.cache_clear()
 
 
-class _TwoRankings:
-    """A memory that answers the seeds' two searches with rankings given in advance."""
+class _GivenLexicalRanking:
+    """A memory whose BM25 search answers with a ranking given in advance."""
 
-    def __init__(self, dense: list[int], lexical: list[int]):
-        self.dense, self.lexical = np.array(dense, np.int64), np.array(lexical, np.int64)
+    def __init__(self, lexical: list[int]):
+        self.lexical = np.array(lexical, np.int64)
 
     def search_lexical(self, query: str, k: int):
         return self.lexical[:k], np.linspace(9.0, 1.0, len(self.lexical[:k])).astype(np.float32)
@@ -1712,7 +1712,7 @@ def test_a_unit_one_ranking_puts_first_is_not_outvoted_by_units_both_rank_middli
     middling = list(range(100, 119))
     dense = [7, *range(200, 211), *middling]  # unit 7 first, then 11 units BM25 does not rank
     lexical = [*range(300, 311), *middling]   # 11 units the dense ranking does not rank, then the middling
-    fake = type("R", (), {"memory": _TwoRankings(dense, lexical), "config": RetrieveConfig(),
+    fake = type("R", (), {"memory": _GivenLexicalRanking(lexical), "config": RetrieveConfig(),
                           "lexical_query": lambda self, q: q})()
     rows, _, _ = Retriever._seeds(fake, "q", np.zeros(4, np.float32), 5, 1.0, dense_rows=np.array(dense))
     order = rows.tolist()

@@ -274,9 +274,10 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 @pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "zh-friends"])
 def test_the_conversations_written_apart_hold_the_answers_of_their_questions(folder):
-    # four multi-session chat logs (two friends, three former flatmates, a mother and her son, and two friends
-    # in Chinese), each written by a session that read none of the code that scores it: the out-of-source check
-    # of recall and refusal over conversations, one turn a passage as `asmr eval retrieval` reads them
+    # four multi-session chat logs (two friends, three former flatmates, a mother and her son, and two
+    # friends in Chinese), each written by a session that read none of the code that scores it: the
+    # out-of-source check of recall and refusal over conversations, one turn a passage as `asmr eval
+    # retrieval` reads them
     root = EXAMPLES / "conversations" / folder
     turns = [json.loads(line) for line in (root / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
     queries = [json.loads(line) for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -285,7 +286,8 @@ def test_the_conversations_written_apart_hold_the_answers_of_their_questions(fol
     assert [t["session"] for t in turns] == sorted(t["session"] for t in turns)
     for t in turns:
         assert t["title"] == f"{t['speaker']}, {t['effective_date']}" and "\n" not in t["text"], t
-    assert {c: sum(q["category"] == c for q in queries) for c in CONVERSATION_CATEGORIES} == CONVERSATION_CATEGORIES
+    counts = {c: sum(q["category"] == c for q in queries) for c in CONVERSATION_CATEGORIES}
+    assert counts == CONVERSATION_CATEGORIES
     for q in queries:
         if q["category"] in ("adversarial", "not_mentioned", "unstated"):
             assert not q["answerable"] and q["answers"] == [] and q["gold_pids"] == [], q

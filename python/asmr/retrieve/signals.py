@@ -25,9 +25,10 @@ left out: the share of the question's other terms that the named people's own tu
 lexical speaker_gap: AUC 0.72 on adversarial chat questions, where the cosine gap gives 0.89;
 "Where is her home?" is not held by "I live in Tallinn"); the kind of span the question asks for
 (number, date, name) held by an aligned unit, or by a sentence that states as much of the question as
-the best one does (bench/README.md, "The kind of value asked for"), and the agreement of the dense and BM25 rankings; each helped one family of sources and hurt others. So did
-term alignment with idf weighed down for words common in their language (a name the memory lacks
-counts, a kind-of-answer word less): Chinese questions whose subject was swapped lost; and the kind
+the best one does (bench/README.md, "The kind of value asked for"), and the agreement of the dense and
+BM25 rankings; each helped one family of sources and hurt others. So did term alignment with idf
+weighed down for words common in their language (a name the memory lacks counts, a kind-of-answer word
+less): Chinese questions whose subject was swapped lost; and the kind
 of answer weighed down in term alignment itself rather than beside it: HotpotQA lost out of source
 (docs/recall.md). Two recalled units that share a name the question does not give, read as one,
 raised more unanswerable questions than answerable ones on the generated KB's family B: a chain
