@@ -193,13 +193,15 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     runs of single characters (:func:`_cjk_words`) that the memory writes together.
 
     jieba's dictionary lacks most names, and its guess for unknown text can glue a name to a
-    neighbouring character ("郑舒" + "史称" cut as "郑舒史" + "称"); such a word holds a character
-    pair that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of
-    three or more characters with a pair no unit has becomes the word one character shorter at either
-    end whose pairs every one occurs in the memory. So does one of two characters whose first asks or
-    qualifies (``_CJK_LEADING_GRAMMAR``: "多久要换一次" cut as 要换, the modal glued to the verb), and
-    the one character left is no term (the memory says "更换"). A dictionary word, and a word none of
-    whose shortenings occurs, stay as they are: a word the memory lacks is still asked.
+    neighbouring character ("郑舒" + "史称" cut as "郑舒史" + "称"), or to words on both sides (a
+    speaker's name and what they did: "陈浩半马用了" as 陈浩半马用); such a word holds a character pair
+    that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of three or
+    more characters is cut wherever two of its characters stand together in no unit, and its pieces of
+    two characters or more are the terms (``_split_where_absent``). One of two characters whose first
+    asks or qualifies (``_CJK_LEADING_GRAMMAR``: "多久要换一次" cut as 要换, the modal glued to the
+    verb) loses it, and the one character left is no term (the memory says "更换"). A dictionary word,
+    and a guessed word with no piece of two characters, stay as they are: a word the memory lacks is
+    still asked.
 
     The other way round, jieba can cut a word it does not know into characters ("年假可以顺延吗" as 年 +
     假 + 可以 + 顺延 + 吗), and the single characters are no terms: the question would lose the very word
@@ -216,10 +218,26 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     out = []
     for w in words:
         if w in long and absent.intersection(cjk_bigrams([w])):
-            w = next((s for s in (w[:-1], w[1:]) if not absent.intersection(cjk_bigrams([s]))), w)
-        if len(w) >= 2:  # a word cut back to one character is no term
+            if len(w) >= 3:
+                out.extend(_split_where_absent(w, absent) or [w])
+                continue
+            w = w[1:]  # the modal or adverb glued before a verb; one character left is no term
+        if len(w) >= 2:
             out.append(w)
     return out + [r for r in runs if not absent.intersection(cjk_bigrams([r]))]
+
+
+def _split_where_absent(word: str, absent: set[str]) -> list[str]:
+    """``word`` cut between each two neighbouring characters that form a pair of ``absent`` (pairs no
+    unit has), its pieces of two characters or more in order: "陈浩半马用" with 浩半 and 马用 absent
+    gives 陈浩 and 半马."""
+    pieces, start = [], 0
+    for i in range(len(word) - 1):
+        if word[i:i + 2] in absent:
+            pieces.append(word[start:i + 1])
+            start = i + 1
+    pieces.append(word[start:])
+    return [p for p in pieces if len(p) >= 2]
 
 
 # English words that ask for a thing by its kind ("which river", "what is the height of"), and the
