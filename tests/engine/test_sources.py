@@ -272,7 +272,7 @@ CONVERSATION_CATEGORIES = {"single": 24, "multi_hop": 8, "temporal": 8, "current
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-@pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "zh-friends", "zh-colleagues"])
+@pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "zh-friends", "zh-colleagues", "neighbours"])
 def test_the_conversations_written_apart_hold_the_answers_of_their_questions(folder):
     # four multi-session chat logs (two friends, three former flatmates, a mother and her son, and two
     # friends in Chinese), each written by a session that read none of the code that scores it: the
