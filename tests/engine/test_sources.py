@@ -274,10 +274,10 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 @pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "zh-friends", "zh-colleagues", "neighbours"])
 def test_the_conversations_written_apart_hold_the_answers_of_their_questions(folder):
-    # four multi-session chat logs (two friends, three former flatmates, a mother and her son, and two
-    # friends in Chinese), each written by a session that read none of the code that scores it: the
-    # out-of-source check of recall and refusal over conversations, one turn a passage as `asmr eval
-    # retrieval` reads them
+    # six multi-session chat logs (two friends, three former flatmates, a mother and her son, two
+    # neighbours; two friends and two former colleagues in Chinese), each written by a session that read
+    # none of the code that scores it: the out-of-source check of recall and refusal over conversations,
+    # one turn a passage as `asmr eval retrieval` reads them
     root = EXAMPLES / "conversations" / folder
     turns = [json.loads(line) for line in (root / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
     queries = [json.loads(line) for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
