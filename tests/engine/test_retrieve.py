@@ -1006,21 +1006,22 @@ def test_a_name_jieba_glued_to_its_neighbour_is_cut_back_to_what_the_memory_hold
 
 
 def test_a_name_jieba_glued_to_words_on_both_sides_is_cut_where_the_memory_never_writes_the_pair():
-    """A speaker's name glued to what they did: jieba cuts "陈浩半马用了多长时间跑完" with 陈浩半马用 as one
-    word, which no unit holds, so a question the memory answers read as stating nothing. The memory
-    writes 陈浩 and 半马 but never 浩半 or 马用: the word is cut there, into the two terms it holds."""
+    """A speaker's name glued to what they did: jieba cuts "江浩学琴用了几年" with 江浩学琴 as one word, which
+    no unit holds, so a question the memory answers read as stating nothing (neither end cut off leaves a
+    word the memory writes). The memory writes 江浩 and 学琴 but never 浩学: the word is cut there, into
+    the two terms it holds."""
     from asmr.retrieve.signals import _jieba_cut, alignment, question_terms
     from asmr.text.words import cjk_bigrams
 
-    question = "陈浩半马用了多长时间跑完？"
-    assert "陈浩半马用" in _jieba_cut(question)
-    units = ["陈浩：汇报一下，上周日跑了成都的半马", "陈浩：1小时58分，刚好进了两小时"]
+    question = "江浩学琴用了几年？"
+    assert "江浩学琴" in _jieba_cut(question)
+    units = ["江浩：我从去年春天开始学琴，每周一节课", "江浩：老师说再练两年就能考级"]
     held_pairs = set(cjk_bigrams([u.replace("：", "") for u in units]))
 
     def idf_of(tokens):
         return [1.0 if t in held_pairs else 5.0 for t in tokens]
     terms, weights = question_terms(question, idf_of)
-    assert terms == ["陈浩", "半马"]
+    assert terms == ["江浩", "学琴"]
     assert alignment(terms, weights, units[:1]) == 1.0
 
 

@@ -194,7 +194,7 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
 
     jieba's dictionary lacks most names, and its guess for unknown text can glue a name to a
     neighbouring character ("郑舒" + "史称" cut as "郑舒史" + "称"), or to words on both sides (a
-    speaker's name and what they did: "陈浩半马用了" as 陈浩半马用); such a word holds a character pair
+    speaker's name and what they did: "江浩学琴用了" as 江浩学琴); such a word holds a character pair
     that no unit has, while the name does not. A guessed word (not in jieba's dictionary) of three or
     more characters is cut wherever two of its characters stand together in no unit, and its pieces of
     two characters or more are the terms (``_split_where_absent``). One of two characters whose first
@@ -229,8 +229,8 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
 
 def _split_where_absent(word: str, absent: set[str]) -> list[str]:
     """``word`` cut between each two neighbouring characters that form a pair of ``absent`` (pairs no
-    unit has), its pieces of two characters or more in order: "陈浩半马用" with 浩半 and 马用 absent
-    gives 陈浩 and 半马."""
+    unit has), its pieces of two characters or more in order: "江浩学琴" with 浩学 absent gives 江浩
+    and 学琴."""
     pieces, start = [], 0
     for i in range(len(word) - 1):
         if word[i:i + 2] in absent:
