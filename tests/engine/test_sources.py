@@ -272,12 +272,14 @@ CONVERSATION_CATEGORIES = {"single": 24, "multi_hop": 8, "temporal": 8, "current
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-@pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "zh-friends", "zh-colleagues", "neighbours"])
+@pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "neighbours", "cousins", "band", "mentor",
+                                    "zh-friends", "zh-colleagues", "zh-roommates"])
 def test_the_conversations_written_apart_hold_the_answers_of_their_questions(folder):
-    # six multi-session chat logs (two friends, three former flatmates, a mother and her son, two
-    # neighbours; two friends and two former colleagues in Chinese), each written by a session that read
-    # none of the code that scores it: the out-of-source check of recall and refusal over conversations,
-    # one turn a passage as `asmr eval retrieval` reads them
+    # ten multi-session chat logs (two friends, three former flatmates, a mother and her son, two
+    # neighbours, two cousins, three bandmates, a mentor and a graduate; in Chinese two friends, two former
+    # colleagues, three former roommates), each written by a session that read none of the code that scores
+    # it: the out-of-source check of recall and refusal over conversations, one turn a passage as `asmr eval
+    # retrieval` reads them
     root = EXAMPLES / "conversations" / folder
     turns = [json.loads(line) for line in (root / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
     queries = [json.loads(line) for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
