@@ -1739,3 +1739,45 @@ def test_a_unit_one_ranking_puts_first_is_not_outvoted_by_units_both_rank_middli
     order = rows.tolist()
     assert 7 in order[:2]  # level with the unit BM25 alone puts first
     assert all(order.index(7) < order.index(m) for m in middling if m in order)
+
+
+def test_a_chinese_question_names_its_speaker_and_is_seeded_by_their_turns_in_bm25_order(tmp_path):
+    """Chinese writes names with neither capitals nor spaces: "秦岚" in the question names the speaker
+    秦岚. A model that reads no Chinese gives its cosines as noise, so the speaker's turns seed in BM25's
+    order (not the cosine's), and the speaker gap, a gap of cosines, counts for nothing; before, no
+    Chinese question named a speaker at all."""
+    from datetime import date
+
+    from asmr.text.turns import named_speakers
+    from asmr.units.chat import render_turn
+    turns = [("秦岚", "我家那只仓鼠叫布丁，特别能吃。", date(2023, 5, 8)),
+             ("秦岚", "周末去爬山了，累死。", date(2023, 5, 9)),
+             ("魏然", "仓鼠能活几年啊？", date(2023, 5, 9)),
+             ("魏然", "我养了一只猫，叫年糕。", date(2023, 5, 10))]
+    docs = [Document(f"t{i}", render_turn(day, who, said), "text", title=f"{who}, {day}", source=f"t{i}",
+                     effective_date=day.isoformat()) for i, (who, said, day) in enumerate(turns)]
+    ingest(tmp_path / "chat", docs, embedder="hash-64")
+    question = "秦岚的仓鼠叫什么名字？"
+    with Memory(tmp_path / "chat") as m:
+        r = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0))
+        assert named_speakers(question, r.speakers()) == ["秦岚"]
+        qvec = r.embedder.embed([question])[0]
+        assert r.readable(question, qvec) == 0.0
+        hits, features = r.recall(question, qvec, 3)
+        assert "布丁" in m.unit(hits[0].unit_id).content
+        assert features["speaker_gap"] == 0.0
+        # the question about the other speaker: the turn that answers is theirs, found the same way
+        hits, _ = r.recall("魏然的猫叫什么？", r.embedder.embed(["魏然的猫叫什么？"])[0], 3)
+        assert "年糕" in m.unit(hits[0].unit_id).content
+
+
+def test_an_unreadable_question_seeds_its_speakers_turns_in_bm25_order():
+    """With ``readable`` 0 the speaker's turns join the seeds in the order BM25 ranks them, and no cosine
+    of theirs is read (the stand-in memory has none to give)."""
+    lexical = [*range(300, 307), 42, 43]  # 42 and 43 are the speaker's turns, BM25's 8th and 9th
+    fake = type("R", (), {"memory": _GivenLexicalRanking(lexical), "config": RetrieveConfig(),
+                          "lexical_query": lambda self, q: q})()
+    own = (np.array([43, 42, 99], np.int64), np.zeros(4, np.float32))
+    rows, _, _ = Retriever._seeds(fake, "q", np.zeros(4, np.float32), 4, 0.0, own=own,
+                                  dense_rows=np.zeros(0, np.int64))
+    assert rows.tolist()[:2] == [42, 43]

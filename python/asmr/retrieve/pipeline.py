@@ -281,9 +281,15 @@ class Retriever:
                 dense_rows = found[0][found[0] >= 0]
             rankings.insert(0, (dense_rows[:depth], dense_weight))
         if own is not None and self.config.speaker_seeds > 0.0:
+            # their turns by cosine as far as the model reads the question, by BM25 the rest (a Chinese
+            # question's cosines are noise to an English model)
             turns, anyone = own
-            sims = m.cosines(turns, anyone)
-            rankings.append((turns[np.argsort(-sims, kind="stable")[:depth]], self.config.speaker_seeds))
+            speaker_weight = self.config.speaker_seeds
+            if readable > 0.0:
+                sims = m.cosines(turns, anyone)
+                rankings.append((turns[np.argsort(-sims, kind="stable")[:depth]], speaker_weight * readable))
+            if readable < 1.0:
+                rankings.append((lex_rows[np.isin(lex_rows, turns)][:depth], speaker_weight * (1.0 - readable)))
         fused: dict[int, float] = {}
         for ranking, weight in rankings:
             for rank, row in enumerate(ranking):
@@ -419,6 +425,7 @@ class Retriever:
                                  self._document_titles_and_types(), self._undated_documents(),
                                  self._hit_shares(hits, units))
         gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
+        gap *= readable  # a gap of cosines, which the model gives as far as it reads the question
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 
     def _anchored(self, anchors, lex_rows: np.ndarray) -> np.ndarray:

@@ -17,8 +17,9 @@ there):
 - ``speaker_gap`` (``pipeline``, from the vectors): for a question that names people who speak in
   the memory's conversations (``text.turns``), how much closer the best unit of all comes to the
   question without their names than the best of their own turns does: a question that gives one
-  person's experience to another finds it said by someone else. 0 for a question that names no
-  speaker, or whose best unit is about them (their turn, or one naming them).
+  person's experience to another finds it said by someone else; times the share of the question the
+  model reads (``Retriever.readable``). 0 for a question that names no speaker, or whose best unit is
+  about them (their turn, or one naming them).
 
 Others were tried and measured out of source (bench/README.md, "Refusal out of source"), and
 left out: the share of the question's other terms that the named people's own turns hold (a

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .cjk import CJK_CHAR, fold_han
 from .entities import mentions, normalize
 
 # "[2023-05-08] " or "[2023-05-08 14:02] ", then a speaker of one line without ": ", then ": ".
@@ -83,8 +84,14 @@ def about(text: str, name: str) -> bool:
 def named_speakers(question: str, speakers) -> list[str]:
     """The keys of ``speakers`` (normalised names, or first names) that ``question`` names: inside a
     capitalised name it mentions ("What is Yara's job?" names "yara"), never a lower-case word; the
-    longest key first, and no key inside words a longer one took ("Yara Smith" is not also "yara")."""
+    longest key first, and no key inside words a longer one took ("Yara Smith" is not also "yara").
+    Chinese writes names with neither capitals nor spaces: a key in CJK characters (two or more) is
+    named where the question holds it ("周静的仓鼠叫什么" names 周静), a longer such key first."""
     out = []
+    folded = fold_han(question)
+    for key in sorted((k for k in speakers if len(k) >= 2 and CJK_CHAR.match(k)), key=len, reverse=True):
+        if fold_han(key) in folded and not any(key in taken for taken in out):
+            out.append(key)
     for m in sorted(mentions(question)):
         words = m.split()
         taken = [False] * len(words)
