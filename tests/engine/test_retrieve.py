@@ -1611,15 +1611,16 @@ def test_units_cited_together_are_recalled_together(memory):
 
 # Conversations: who said what, and when
 
-def _chat_memory(tmp_path):
+def _chat_memory(tmp_path, turns=None):
+    """A memory of one document a turn: ``turns`` as (speaker, words, date), by default five English ones."""
     from datetime import date
 
     from asmr.units.chat import render_turn
-    turns = [("Mirela", "I adopted a cat called Mochi last week.", date(2023, 5, 8)),
-             ("Mirela", "Mochi chewed through my slippers again.", date(2023, 6, 2)),
-             ("Tobias", "Tobias here, my Volvo broke down.", date(2023, 5, 8)),
-             ("Tobias", "Mirela, how is Mochi settling in?", date(2023, 5, 20)),
-             ("Oona", "I work as a nurse.", date(2023, 5, 8))]
+    turns = turns or [("Mirela", "I adopted a cat called Mochi last week.", date(2023, 5, 8)),
+                      ("Mirela", "Mochi chewed through my slippers again.", date(2023, 6, 2)),
+                      ("Tobias", "Tobias here, my Volvo broke down.", date(2023, 5, 8)),
+                      ("Tobias", "Mirela, how is Mochi settling in?", date(2023, 5, 20)),
+                      ("Oona", "I work as a nurse.", date(2023, 5, 8))]
     docs = [Document(f"t{i}", render_turn(day, who, said), "text", title=f"chat {i}", source=f"t{i}",
                      effective_date=day.isoformat()) for i, (who, said, day) in enumerate(turns)]
     ingest(tmp_path / "chat", docs, embedder="hash-64")
@@ -1749,16 +1750,12 @@ def test_a_chinese_question_names_its_speaker_and_is_seeded_by_their_turns_in_bm
     from datetime import date
 
     from asmr.text.turns import named_speakers
-    from asmr.units.chat import render_turn
     turns = [("秦岚", "我家那只仓鼠叫布丁，特别能吃。", date(2023, 5, 8)),
              ("秦岚", "周末去爬山了，累死。", date(2023, 5, 9)),
              ("魏然", "仓鼠能活几年啊？", date(2023, 5, 9)),
              ("魏然", "我养了一只猫，叫年糕。", date(2023, 5, 10))]
-    docs = [Document(f"t{i}", render_turn(day, who, said), "text", title=f"{who}, {day}", source=f"t{i}",
-                     effective_date=day.isoformat()) for i, (who, said, day) in enumerate(turns)]
-    ingest(tmp_path / "chat", docs, embedder="hash-64")
     question = "秦岚的仓鼠叫什么名字？"
-    with Memory(tmp_path / "chat") as m:
+    with _chat_memory(tmp_path, turns) as m:
         r = Retriever(m, LatinOnlyHashEmbedder(), RetrieveConfig(k=3, bridge_from=0))
         assert named_speakers(question, r.speakers()) == ["秦岚"]
         qvec = r.embedder.embed([question])[0]

@@ -272,8 +272,11 @@ CONVERSATION_CATEGORIES = {"single": 24, "multi_hop": 8, "temporal": 8, "current
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-@pytest.mark.parametrize("folder", ["friends", "flatmates", "family", "neighbours", "cousins", "band", "mentor",
-                                    "zh-friends", "zh-colleagues", "zh-roommates"])
+CONVERSATIONS = ["friends", "flatmates", "family", "neighbours", "cousins", "band", "mentor",
+                 "zh-friends", "zh-colleagues", "zh-roommates"]
+
+
+@pytest.mark.parametrize("folder", CONVERSATIONS)
 def test_the_conversations_written_apart_hold_the_answers_of_their_questions(folder):
     # ten multi-session chat logs (two friends, three former flatmates, a mother and her son, two
     # neighbours, two cousins, three bandmates, a mentor and a graduate; in Chinese two friends, two former

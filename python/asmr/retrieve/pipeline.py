@@ -286,10 +286,11 @@ class Retriever:
             turns, anyone = own
             speaker_weight = self.config.speaker_seeds
             if readable > 0.0:
-                sims = m.cosines(turns, anyone)
-                rankings.append((turns[np.argsort(-sims, kind="stable")[:depth]], speaker_weight * readable))
+                by_cosine = turns[np.argsort(-m.cosines(turns, anyone), kind="stable")]
+                rankings.append((by_cosine[:depth], speaker_weight * readable))
             if readable < 1.0:
-                rankings.append((lex_rows[np.isin(lex_rows, turns)][:depth], speaker_weight * (1.0 - readable)))
+                by_bm25 = lex_rows[np.isin(lex_rows, turns)]
+                rankings.append((by_bm25[:depth], speaker_weight * (1.0 - readable)))
         fused: dict[int, float] = {}
         for ranking, weight in rankings:
             for rank, row in enumerate(ranking):
