@@ -262,12 +262,13 @@ class Retriever:
         return self._seeds(question, qvec, n, readable, dense_rows=dense)[:2]
 
     def _seeds(self, question: str, qvec: np.ndarray, n: int, readable: float,
-               own: tuple[np.ndarray, np.ndarray] | None = None, dense_rows: np.ndarray | None = None
+               own: tuple[np.ndarray, np.ndarray | None] | None = None, dense_rows: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """seeds(), and the BM25 ranking it fused (rows and scores); the dense ranking (``dense_rows``
         where the caller already searched it) counts ``readable`` times, and ``own`` (the turns of the
-        people the question names, and the question's vector without their names) ranked by cosine
-        ``speaker_seeds`` times."""
+        people the question names, and the question's vector without their names, None for a question
+        the model cannot read) ``speaker_seeds`` times: ranked by cosine ``readable`` of it, in BM25's
+        order the rest."""
         m = self.memory
         depth = max(n, self.config.seed_pool)
         lex_rows, lex_scores = m.search_lexical(self.lexical_query(question), depth)
@@ -347,9 +348,11 @@ class Retriever:
         own = None  # the turns of the people the question names, and the question without their names
         if persons:
             speakers = self.speakers()
-            # Among a person's turns their name says nothing: the question without it is compared.
+            # Among a person's turns their name says nothing: the question without it is compared, where
+            # the model reads the question at all (no cosine of an unread question counts: _seeds, below).
             own = (np.unique(np.concatenate([speakers[p] for p in persons])),
-                   question_vectors(self.embedder, [without_names(question, persons)])[0])
+                   question_vectors(self.embedder, [without_names(question, persons)])[0] if readable > 0.0
+                   else None)
         seed_rows, seed_scores, (lex_rows, lex_scores) = self._seeds(question, qvec, cfg.seeds, readable, own,
                                                                       dense_rows)
         facts = key_facts(question) if cfg.fact_boost or cfg.fact_seeds or cfg.other_code_factor < 1.0 else []
@@ -425,8 +428,10 @@ class Retriever:
         hits = resolve_conflicts(hits, units, m.vectors, self._document_subjects(), cfg.conflict_similarity,
                                  self._document_titles_and_types(), self._undated_documents(),
                                  self._hit_shares(hits, units))
-        gap, own_similarity = self.speaker_signals(persons, own) if own is not None else (0.0, None)
-        gap *= readable  # a gap of cosines, which the model gives as far as it reads the question
+        # a gap of cosines, which the model gives as far as it reads the question
+        gap, own_similarity = self.speaker_signals(persons, own) if own is not None and readable > 0.0 \
+            else (0.0, None)
+        gap *= readable
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 
     def _anchored(self, anchors, lex_rows: np.ndarray) -> np.ndarray:
