@@ -435,3 +435,61 @@ def test_prune_retires_through_the_lifecycle_and_check_passes(tmp_path, monkeypa
         assert {u.status for u in m.iter_units(doc_id="gone")} == {"deprecated"}
         assert all(m.unit(u.id).doc_id != "gone" for u in m.units_at_rows(m.lexical.rows))
     assert check_memory(tmp_path / "mem").ok
+
+
+REGATTA = [("Noor", "how did the regatta on the lake go?"), ("Ilse", "third place!! so happy"),
+           ("Ilse", "the wind dropped twice"), ("Noor", "did you see the heron?"), ("Noor", "it was huge")]
+
+
+def _unit_vectors(memory_dir) -> dict[str, np.ndarray]:
+    with Memory(memory_dir) as m:
+        return {u.content.split(": ", 1)[1]: np.array(m.vectors[u.row]) for u in m.units_at_rows(range(m.num_rows))}
+
+
+def test_a_reply_is_embedded_with_the_question_another_speaker_asked_before_it(tmp_path):
+    """A conversation stored one turn a document (as eval corpora are) and one stored as a chat document:
+    a reply's vector is the mean of its own and that of the question read with it, so it is found by what
+    it answers; a turn after a statement, or after its own speaker's question, keeps its own vector."""
+    from asmr.units.chat import iter_chat
+    from asmr.units.read import iter_jsonl
+    records = tmp_path / "turns.jsonl"
+    records.write_text("".join(json.dumps({"pid": f"t{i}", "title": "", "text": text, "speaker": who,
+                                           "effective_date": "2025-03-09"}) + "\n"
+                               for i, (who, text) in enumerate(REGATTA)), encoding="utf-8")
+    session = tmp_path / "session.jsonl"
+    session.write_text(json.dumps({"id": "s1", "date_time": "2025-03-09T10:00", "turns": [
+        {"speaker": who, "text": text} for who, text in REGATTA]}) + "\n", encoding="utf-8")
+    embedder = HashingEmbedder(64)
+    for name, documents in (("one-turn documents", list(iter_jsonl(records))),
+                            ("a chat document", list(iter_chat(session, join_turns=False)))):
+        ingest(tmp_path / name, documents, embedder="hash-64")
+        vectors = _unit_vectors(tmp_path / name)
+        stamp = "[2025-03-09]" if name == "one-turn documents" else "[2025-03-09 10:00]"
+        question, reply = (f"{stamp} {w}: {t}" for w, t in REGATTA[:2])
+        read = embedder.embed([reply, f"{question}\n\n{reply}"])
+        mean = read.sum(axis=0) / np.linalg.norm(read.sum(axis=0))
+        assert np.allclose(vectors["third place!! so happy"], mean, atol=1e-6), name
+        for who, said in (REGATTA[0], *REGATTA[2:]):
+            assert np.allclose(vectors[said], embedder.embed([f"{stamp} {who}: {said}"])[0], atol=1e-6), (name, said)
+        with Memory(tmp_path / name) as m:  # found by the question's words, which the reply does not say
+            rows = m.search_dense(embedder.embed(["regatta on the lake"]), 2)[0][0]
+            assert {u.content.split(": ", 1)[1] for u in m.units_at_rows([int(r) for r in rows])} == \
+                {"how did the regatta on the lake go?", "third place!! so happy"}, name
+
+
+def test_a_turn_never_takes_the_vector_of_the_same_words_read_with_a_question(tmp_path):
+    from asmr.units.read import iter_jsonl
+    records = tmp_path / "turns.jsonl"
+    said = [("Noor", "how did the regatta on the lake go?", "t1"), ("Ilse", "third place!! so happy", "t2")]
+    records.write_text("".join(json.dumps({"pid": pid, "text": text, "speaker": who, "effective_date": "2025-03-09"})
+                               + "\n" for who, text, pid in said), encoding="utf-8")
+    ingest(tmp_path / "m", list(iter_jsonl(records)), embedder="hash-64")
+    alone = tmp_path / "alone.jsonl"  # the same turn again, in a document of its own after nothing
+    alone.write_text(json.dumps({"pid": "again", "text": said[1][1], "speaker": "Ilse",
+                                 "effective_date": "2025-03-09"}) + "\n", encoding="utf-8")
+    ingest(tmp_path / "m", list(iter_jsonl(alone)), embedder="hash-64")
+    with Memory(tmp_path / "m") as m:
+        (reply,), (again,) = m.units_of("kb", "t2"), m.units_of("kb", "again")
+        assert reply.content == again.content
+        assert np.allclose(m.vectors[again.row], HashingEmbedder(64).embed([again.content])[0], atol=1e-6)
+        assert not np.allclose(m.vectors[reply.row], m.vectors[again.row])

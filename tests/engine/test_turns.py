@@ -1,7 +1,8 @@
 """Chat turns as units hold them (asmr.text.turns), and questions that ask when (asmr.text.when)."""
 from datetime import date, datetime
 
-from asmr.text.turns import about, named_speakers, parse_turn, said_turns, speaker_key, without_names
+from asmr.text.turns import (about, named_speakers, parse_turn, question_answered, said_turns, speaker_key,
+                             without_names)
 from asmr.text.when import asks_when, says_when
 from asmr.units.chat import render_turn
 
@@ -69,3 +70,19 @@ def test_said_turns_are_a_units_turns_and_the_turns_it_quotes():
     assert [(t.stamp, t.speaker, t.body, q) for t, q in said_turns(echo)] == [
         ("2026-03-02 09:30", "user", "I fly Friday [x].", True), ("2023-05-08", "Bob", "Hi.", True)]
     assert said_turns("A document. [2023-05-08] Bob: later") == []
+
+
+def test_a_reply_answers_the_question_another_speaker_asked_before_it_the_same_day():
+    asked = "[2025-03-09 10:00] Noor: and how did the regatta go?"
+    assert question_answered(asked, "[2025-03-09 10:01] Ilse: third place!!") == asked
+    # the last turn of a unit of several asks; a question mark before quotes or a picture's caption
+    joined = f"[2025-03-09] Ilse: back home\n\n[2025-03-09] Ilse: guess what I found? [image: a kite]"
+    assert question_answered(joined, "[2025-03-09] Noor: your kite") == \
+        "[2025-03-09] Ilse: guess what I found? [image: a kite]"
+    assert question_answered("[2025-03-09] 诺尔: 你们赛艇比赛得了第几名？」", "[2025-03-09] 伊尔塞: 第三名") is not None
+    for before, reply in ((asked, "[2025-03-09 10:02] Noor: well?"),  # the same speaker asks on
+                          ("[2025-03-09] Noor: the regatta is today.", "[2025-03-09] Ilse: third place"),
+                          ("[2025-03-08] Noor: how did it go?", "[2025-03-09] Ilse: third place"),  # a day apart
+                          ("How did the regatta go?", "[2025-03-09] Ilse: third place"),  # no turn
+                          (asked, "Third place.")):
+        assert question_answered(before, reply) is None, (before, reply)

@@ -11,8 +11,8 @@
 """
 from .models import (DEFAULT_EMBEDDER, MULTILINGUAL_EMBEDDER, Embedder, HashingEmbedder, MiniLMEmbedder,
                      MultilingualE5Embedder, check_embedder_name, embedder_scripts, get_embedder,
-                     question_vectors, scripts_of)
+                     in_context, question_vectors, scripts_of)
 
 __all__ = ["DEFAULT_EMBEDDER", "MULTILINGUAL_EMBEDDER", "Embedder", "HashingEmbedder", "MiniLMEmbedder",
-           "MultilingualE5Embedder", "check_embedder_name", "embedder_scripts", "get_embedder", "question_vectors",
-           "scripts_of"]
+           "MultilingualE5Embedder", "check_embedder_name", "embedder_scripts", "get_embedder", "in_context",
+           "question_vectors", "scripts_of"]

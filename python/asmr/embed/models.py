@@ -76,6 +76,25 @@ def question_vectors(embedder, texts: Sequence[str]) -> np.ndarray:
     return method(texts) if method is not None else embedder.embed(texts)
 
 
+# The share of a reply's vector that is the question and reply read together (``in_context``); chosen on
+# the conversations of bench/README.md, "A reply read with its question".
+WINDOW_WEIGHT = 0.5
+
+
+def in_context(embedder, texts: Sequence[str], windows: Sequence[str | None], *,
+               progress: bool = False) -> np.ndarray:
+    """``embedder.embed(texts)``, where a text with a window (a reply after the question it answers) has
+    instead the unit-norm mean of its own vector and the window's, weighted ``WINDOW_WEIGHT``: the reply
+    is found by what it answers, and still by its own words."""
+    vecs = embedder.embed(texts, progress=progress)
+    at = [i for i, w in enumerate(windows) if w is not None]
+    if at:
+        vecs = np.array(vecs, dtype=np.float32)
+        read = np.asarray(embedder.embed([windows[i] for i in at]), dtype=np.float32)
+        vecs[at] = _normalize_rows((1 - WINDOW_WEIGHT) * vecs[at] + WINDOW_WEIGHT * read)
+    return vecs
+
+
 def embedder_scripts(embedder) -> frozenset[str] | None:
     """``embedder.scripts``; an embedder of one's own that does not say is taken to read every script."""
     return getattr(embedder, "scripts", ALL_SCRIPTS)

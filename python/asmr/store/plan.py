@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..index.lexical import LexicalIndex, Tokens
+from ..text.turns import parse_turn, question_answered
 from ..units.ids import content_hash, unit_id
 from ..units.lifecycle import Revision, assign_keys, plan_revision
 from ..units.model import Document, InputError
@@ -53,6 +54,29 @@ def utc_now() -> str:
 
 
 RETIRED_SHA = "retired"  # the sha256 column of a version that retired its document: no text has it
+
+
+def _vector_keys(doc: Document, chunks, hashes: list[str], last_turn: str | None):
+    """Per chunk, the key its vector is shared under, and the window it is embedded with: None, or the
+    question it answers then the chunk (``text.turns.question_answered``). A turn unit answers the unit
+    before it in its document; a document of one turn, ``last_turn`` (the one-turn document before it).
+
+    A text's key is its content hash, and the memory's stored vector of that hash is copied. A turn's
+    key is another hash, which no unit has: its vector may have been read with a question, so turns
+    share a vector only within one ingest, and a reply only with the same reply to the same question."""
+    keys, windows = list(hashes), [None] * len(chunks)
+    previous = last_turn if "\n\n" not in doc.text else None
+    for j, chunk in enumerate(chunks):
+        if chunk.parent is not None:
+            continue
+        if parse_turn(chunk.content) is None:
+            previous = None
+            continue
+        if previous is not None and (question := question_answered(previous, chunk.content)) is not None:
+            windows[j] = f"{question}\n\n{chunk.content}"
+        keys[j] = content_hash("turn", windows[j] or chunk.content)
+        previous = chunk.content
+    return keys, windows
 
 
 def document_sha(doc: Document) -> str:
@@ -78,6 +102,9 @@ class PlannedBatch:
     reports: list[tuple] = field(default_factory=list)  # DocumentReport fields, in report order
     first_row: int = 0  # the row of the first new unit; new units take the rows that follow
     texts: list[str] = field(default_factory=list)  # new texts to embed (distinct, in order)
+    # per text: None, or the text after the question it answers (``text.turns.question_answered``),
+    # embedded too: the unit's vector is read with it (``embed.in_context``)
+    windows: list[str | None] = field(default_factory=list)
     src: np.ndarray | None = None  # per new unit: >= 0 the row to copy its vector from, < 0 -(1 + text index)
     reused: int = 0  # new units whose vector is copied from a stored row
     gone_rows: list[int] = field(default_factory=list)  # rows of units that stop being active
@@ -113,7 +140,10 @@ class Planner:
                                     check_same_thread=False)
         self.conn.execute("PRAGMA busy_timeout=10000")
         self.conn.execute("PRAGMA query_only=1")
-        self.written: dict[str, int] = {}  # content hash -> a row with its vector (stored, or this ingest's)
+        self.written: dict[str, int] = {}  # vector key -> a row with its vector (stored, or this ingest's)
+        # The last document's text when it is one turn: a conversation stored a turn a document (as eval
+        # corpora are) is read across documents, a reply with the question before it.
+        self.last_turn: str | None = None
         self.gone: set[int] = set()  # rows of stored units this ingest supersedes or deprecates
         self.changed = False
         self.seconds = {"chunk": 0.0, "lexical": 0.0}
@@ -136,7 +166,8 @@ class Planner:
             if prev is not None and prev[1] == sha:
                 out.reports.append((kb, doc.doc_id, prev[0], "unchanged", prev[2], 0, 0, 0, 0))
             else:
-                plans.append(self._plan_document(doc, sha, prev))
+                plans.append(self._plan_document(doc, sha, prev, self.last_turn))
+            self.last_turn = doc.text if "\n\n" not in doc.text and parse_turn(doc.text) else None
         if plans:
             self.changed = True
             self._rows(plans, out)
@@ -182,7 +213,7 @@ class Planner:
                 out[doc_id] = (version, sha, total)
         return out
 
-    def _plan_document(self, doc: Document, sha: str, prev) -> tuple:
+    def _plan_document(self, doc: Document, sha: str, prev, last_turn: str | None) -> tuple:
         old, taken = [], set()
         if prev is not None:
             for uid, kind, content, status in self.conn.execute(
@@ -198,20 +229,21 @@ class Planner:
         if not chunks:
             raise InputError(f"{doc.source or doc.doc_id}: no text to store (the document has no units)")
         hashes = [content_hash(c.kind, c.content) for c in chunks]
+        keys, windows = _vector_keys(doc, chunks, hashes, last_turn)
         prefix = unit_id(self.kb, doc.doc_id, "")
         ids = [prefix + k for k in assign_keys(hashes, taken)]
         revision = plan_revision(old, ids, [(c.kind, c.content) for c in chunks]) if old else \
             Revision(added=list(range(len(ids))))
         return (doc, sha, 1 if prev is None else prev[0] + 1, prev is None, chunked, ids, hashes, revision,
-                doc.effective_date or self.ingest_time)
+                doc.effective_date or self.ingest_time, keys, windows)
 
     def _rows(self, plans: list[tuple], out: PlannedBatch) -> None:
         """The batch's rows to write and its vector sources."""
         kb, model, now = self.kb, self.embed_model, utc_now()
         have = self.written
-        if self.committed_rows:  # texts the memory already holds a vector for
+        if self.committed_rows:  # texts the memory already holds a vector for (not turns: _vector_keys)
             lookup = list(dict.fromkeys(h for p in plans for j in _new_chunks(p[7])
-                                        if (h := p[6][j]) not in have))
+                                        if (h := p[9][j]) == p[6][j] and h not in have))
             for part in _slices(lookup):
                 marks = ",".join("?" * len(part))
                 have.update(self.conn.execute(
@@ -226,17 +258,17 @@ class Planner:
             self.gone.update(out.gone_rows)
         first: dict[str, int] = {}  # hash -> its position among this batch's texts to embed
         firsts: list[tuple[str, int]] = []  # (hash, row) of those texts
-        texts = out.texts
+        texts, windows = out.texts, out.windows
         src = []
         inserts, links = out.inserts, out.links
         paths: dict[tuple, str] = {}  # units of a section share its path: encode it once
         row = self.next_row
-        for doc, sha, version, created, chunked, ids, hashes, rev, effective in plans:
+        for doc, sha, version, created, chunked, ids, hashes, rev, effective, keys, window_of in plans:
             chunks = chunked.chunks
             doc_id = doc.doc_id
             for j in _new_chunks(rev):
                 ch = chunks[j]
-                h = hashes[j]
+                h = keys[j]
                 if (stored := have.get(h)) is not None:
                     src.append(stored)
                     out.reused += 1
@@ -245,6 +277,7 @@ class Planner:
                 else:
                     pos = first[h] = len(texts)
                     texts.append(ch.content)
+                    windows.append(window_of[j])
                     firsts.append((h, row))
                     src.append(-1 - pos)
                 section_path = ch.section_path
@@ -252,7 +285,7 @@ class Planner:
                     path = paths[section_path] = json.dumps(section_path, ensure_ascii=False)
                 parent = None if ch.parent is None else ids[ch.parent]
                 inserts.append((row, ids[j], doc_id, version, j, ch.kind, parent, path, ch.offset_start,
-                                ch.offset_end, ch.content, h, effective))
+                                ch.offset_end, ch.content, hashes[j], effective))
                 row += 1
             for j, uid in rev.kept:
                 ch = chunks[j]

@@ -38,7 +38,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ..embed import DEFAULT_EMBEDDER, Embedder, get_embedder
+from ..embed import DEFAULT_EMBEDDER, Embedder, get_embedder, in_context
 from ..index import DenseIndex
 from ..index.lexical import Tokens
 from ..units.ids import check_name
@@ -414,7 +414,7 @@ class Writer:
         texts, src = planned.texts, planned.src
         if texts:
             show = self.progress if self.progress is not None else len(texts) >= 256 and sys.stderr.isatty()
-            vecs = embedder.embed(texts, progress=bool(show))
+            vecs = in_context(embedder, texts, planned.windows, progress=bool(show))
             if vecs.shape != (len(texts), dim) or not np.isfinite(vecs).all():
                 raise RuntimeError(f"embedder {embedder.name} returned {vecs.shape} or non-finite values")
             if len(texts) == len(src):

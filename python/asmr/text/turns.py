@@ -62,6 +62,26 @@ def said_turns(text: str) -> list[tuple[Turn, bool]]:
     return out
 
 
+# What may follow a question mark at the end of a turn: closing quotes and brackets, an image caption
+# (``render_turn`` writes "[image: ...]" after the words), and spaces.
+_ASKS = re.compile(r"[?？][\s\"'”’)）」』]*(?:\[image: [^\]]*\])?\s*$")
+
+
+def question_answered(previous: str, text: str) -> str | None:
+    """The question the unit ``text`` answers: the last turn of the unit before it, ``previous`` (as
+    written there, head included), where that turn ends in a question and the first turn of ``text``
+    is another speaker's, the same day; else None. A reply ("two hours, four minutes!", "she got the
+    job") often says nothing of what it is about; the question before it does."""
+    asked, said = said_turns(previous), said_turns(text)
+    if not asked or not said or asked[-1][1] or said[0][1]:
+        return None
+    question, reply = asked[-1][0], said[0][0]
+    if (question.stamp[:10] != reply.stamp[:10] or normalize(question.speaker) == normalize(reply.speaker)
+            or _ASKS.search(question.body) is None):
+        return None
+    return previous[previous.rfind("\n\n") + 2:] if "\n\n" in previous else previous
+
+
 def speaker_key(text: str) -> str | None:
     """The normalised name (``entities.normalize``) of the turn's speaker; None for a text that is no turn."""
     turn = parse_turn(text)
