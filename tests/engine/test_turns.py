@@ -86,3 +86,14 @@ def test_a_reply_answers_the_question_another_speaker_asked_before_it_the_same_d
                           ("How did the regatta go?", "[2025-03-09] Ilse: third place"),  # no turn
                           (asked, "Third place.")):
         assert question_answered(before, reply) is None, (before, reply)
+
+
+def test_a_question_that_calls_someone_by_name_is_theirs_to_answer():
+    people = {"noor", "ilse", "bram", "bram de vries"}
+    for asked in ("[2025-03-09] Noor: Bram, did the boat survive the storm?",
+                  "[2025-03-09] Noor: did the boat survive the storm, Bram?"):
+        assert question_answered(asked, "[2025-03-09] Ilse: I moved flats today", people) is None
+        assert question_answered(asked, "[2025-03-09] Bram de Vries: barely", people) == asked
+    # a word before a comma that is nobody's name calls nobody
+    so = "[2025-03-09] Noor: So, did the boat survive?"
+    assert question_answered(so, "[2025-03-09] Ilse: it did", people) == so

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..index.lexical import LexicalIndex, Tokens
+from ..text.entities import normalize
 from ..text.turns import parse_turn, question_answered
 from ..units.ids import content_hash, unit_id
 from ..units.lifecycle import Revision, assign_keys, plan_revision
@@ -56,10 +57,12 @@ def utc_now() -> str:
 RETIRED_SHA = "retired"  # the sha256 column of a version that retired its document: no text has it
 
 
-def _vector_keys(doc: Document, chunks, hashes: list[str], last_turn: str | None):
+def _vector_keys(doc: Document, chunks, hashes: list[str], last_turn: str | None, speakers: set[str]):
     """Per chunk, the key its vector is shared under, and the window it is embedded with: None, or the
     question it answers then the chunk (``text.turns.question_answered``). A turn unit answers the unit
     before it in its document; a document of one turn, ``last_turn`` (the one-turn document before it).
+    ``speakers``: those of the turns read so far, which this adds to (a question that calls one of them
+    by name is theirs to answer).
 
     A text's key is its content hash, and the memory's stored vector of that hash is copied. A turn's
     key is another hash, which no unit has: its vector may have been read with a question, so turns
@@ -69,10 +72,12 @@ def _vector_keys(doc: Document, chunks, hashes: list[str], last_turn: str | None
     for j, chunk in enumerate(chunks):
         if chunk.parent is not None:
             continue
-        if parse_turn(chunk.content) is None:
+        if (turn := parse_turn(chunk.content)) is None:
             previous = None
             continue
-        if previous is not None and (question := question_answered(previous, chunk.content)) is not None:
+        speaker = normalize(turn.speaker)
+        speakers.update((speaker, speaker.split(" ", 1)[0]))
+        if previous is not None and (question := question_answered(previous, chunk.content, speakers)) is not None:
             windows[j] = f"{question}\n\n{chunk.content}"
         keys[j] = content_hash("turn", windows[j] or chunk.content)
         previous = chunk.content
@@ -144,6 +149,7 @@ class Planner:
         # The last document's text when it is one turn: a conversation stored a turn a document (as eval
         # corpora are) is read across documents, a reply with the question before it.
         self.last_turn: str | None = None
+        self.speakers: set[str] = set()  # of the turns planned so far, normalised, and their first names
         self.gone: set[int] = set()  # rows of stored units this ingest supersedes or deprecates
         self.changed = False
         self.seconds = {"chunk": 0.0, "lexical": 0.0}
@@ -166,7 +172,7 @@ class Planner:
             if prev is not None and prev[1] == sha:
                 out.reports.append((kb, doc.doc_id, prev[0], "unchanged", prev[2], 0, 0, 0, 0))
             else:
-                plans.append(self._plan_document(doc, sha, prev, self.last_turn))
+                plans.append(self._plan_document(doc, sha, prev, self.last_turn, self.speakers))
             self.last_turn = doc.text if "\n\n" not in doc.text and parse_turn(doc.text) else None
         if plans:
             self.changed = True
@@ -213,7 +219,7 @@ class Planner:
                 out[doc_id] = (version, sha, total)
         return out
 
-    def _plan_document(self, doc: Document, sha: str, prev, last_turn: str | None) -> tuple:
+    def _plan_document(self, doc: Document, sha: str, prev, last_turn: str | None, speakers: set[str]) -> tuple:
         old, taken = [], set()
         if prev is not None:
             for uid, kind, content, status in self.conn.execute(
@@ -229,7 +235,7 @@ class Planner:
         if not chunks:
             raise InputError(f"{doc.source or doc.doc_id}: no text to store (the document has no units)")
         hashes = [content_hash(c.kind, c.content) for c in chunks]
-        keys, windows = _vector_keys(doc, chunks, hashes, last_turn)
+        keys, windows = _vector_keys(doc, chunks, hashes, last_turn, speakers)
         prefix = unit_id(self.kb, doc.doc_id, "")
         ids = [prefix + k for k in assign_keys(hashes, taken)]
         revision = plan_revision(old, ids, [(c.kind, c.content) for c in chunks]) if old else \

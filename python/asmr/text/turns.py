@@ -67,17 +67,36 @@ def said_turns(text: str) -> list[tuple[Turn, bool]]:
 _ASKS = re.compile(r"[?？][\s\"'”’)）」』]*(?:\[image: [^\]]*\])?\s*$")
 
 
-def question_answered(previous: str, text: str) -> str | None:
+# A name a question calls someone by: the words before its first comma, or after its last comma before
+# the question mark ("Ana, did you go?", "did you go, Ana?").
+_CALLED_FIRST = re.compile(r"^\s*([^,，?？\n]{1,40})[,，]")
+_CALLED_LAST = re.compile(r"[,，]\s*([^,，?？\n]{1,40}?)\s*[?？]")
+
+
+def _addressee(body: str, speakers) -> str | None:
+    """The speaker (a key of ``speakers``: normalised names and first names) ``body`` calls by name."""
+    for called in (_CALLED_FIRST.search(body), *_CALLED_LAST.finditer(body)):
+        if called is not None and (key := normalize(called.group(1))) in speakers:
+            return key
+    return None
+
+
+def question_answered(previous: str, text: str, speakers=frozenset()) -> str | None:
     """The question the unit ``text`` answers: the last turn of the unit before it, ``previous`` (as
     written there, head included), where that turn ends in a question and the first turn of ``text``
-    is another speaker's, the same day; else None. A reply ("two hours, four minutes!", "she got the
-    job") often says nothing of what it is about; the question before it does."""
+    is another speaker's, the same day, and the question calls nobody else by name (``speakers``:
+    the conversation's, normalised, first names too); else None. A reply ("two hours, four minutes!",
+    "she got the job") often says nothing of what it is about; the question before it does."""
     asked, said = said_turns(previous), said_turns(text)
     if not asked or not said or asked[-1][1] or said[0][1]:
         return None
     question, reply = asked[-1][0], said[0][0]
-    if (question.stamp[:10] != reply.stamp[:10] or normalize(question.speaker) == normalize(reply.speaker)
+    who = normalize(reply.speaker)
+    if (question.stamp[:10] != reply.stamp[:10] or normalize(question.speaker) == who
             or _ASKS.search(question.body) is None):
+        return None
+    called = _addressee(question.body, speakers)
+    if called is not None and called not in (who, who.split(" ", 1)[0]):
         return None
     return previous[previous.rfind("\n\n") + 2:] if "\n\n" in previous else previous
 
