@@ -1144,7 +1144,7 @@ OUT_OF_RANGE = {
     "alignment_units": -1, "alignment_lexical": -1, "chain_units": 0, "fact_seeds": -1,
     "conflict_similarity": float("inf"), "bridge_from": -1, "bridge_hits": -1, "bridge_decay": -0.9,
     "bridge_units": -1, "bridge_rounds": 0, "graph": {"alpha": 0.6}, "speaker_seeds": -1.0, "when_boost": -0.3, "speaker_bridge": 1,
-    "title_boost": -1.0, "other_code_factor": 1.5,
+    "title_boost": -1.0, "other_code_factor": 1.5, "asking_turn_factor": 1.5,
 }
 
 
@@ -1778,3 +1778,27 @@ def test_an_unreadable_question_seeds_its_speakers_turns_in_bm25_order():
     rows, _, _ = Retriever._seeds(fake, "q", np.zeros(4, np.float32), 4, 0.0, own=own,
                                   dense_rows=np.zeros(0, np.int64))
     assert rows.tolist()[:2] == [42, 43]
+
+
+def test_a_turn_that_only_asks_ranks_after_the_reply_that_answers_it(tmp_path):
+    """A question finds the turn that asked the same thing by its words; the answer is in the reply after
+    it (whose vector reads the question too), which must come first."""
+    from asmr.units.read import iter_jsonl
+    said = [("Noor", "did the ferry to the island run on time this morning?"), ("Ilse", "forty minutes late, again"),
+            *[(who, f"{w} {w}s grow slowly") for w, who in zip(["tulip", "fern", "moss", "ivy", "oak", "kale"],
+                                                               ["Noor", "Ilse"] * 3)]]
+    records = tmp_path / "turns.jsonl"
+    records.write_text("".join(json.dumps({"pid": f"t{i}", "text": t, "speaker": w, "effective_date": "2025-04-02"})
+                               + "\n" for i, (w, t) in enumerate(said)), encoding="utf-8")
+    ingest(tmp_path / "m", list(iter_jsonl(records)), embedder="hash-64")
+    question = "Did the ferry to the island run on time?"
+    with Memory(tmp_path / "m") as m:
+        def ranked(**config) -> dict[str, float]:
+            hits = Retriever(m, get_embedder("hash-64"), RetrieveConfig(k=5, **config)).search(question).hits
+            return {u.doc_id: h.score for u, h in zip(m.units_at_rows([h.row for h in hits]), hits)}
+        plain, shipped, low = ranked(asking_turn_factor=1.0), ranked(), ranked(asking_turn_factor=0.5)
+        assert plain["t0"] > plain["t1"]  # by its words the asking turn comes first
+        assert shipped["t0"] == pytest.approx(RetrieveConfig().asking_turn_factor * plain["t0"])
+        assert shipped["t1"] == pytest.approx(plain["t1"])  # the reply states: as it was
+        assert RetrieveConfig().asking_turn_factor < 1.0
+        assert low["t1"] > low["t0"]

@@ -1,8 +1,8 @@
 """Chat turns as units hold them (asmr.text.turns), and questions that ask when (asmr.text.when)."""
 from datetime import date, datetime
 
-from asmr.text.turns import (about, named_speakers, parse_turn, question_answered, said_turns, speaker_key,
-                             without_names)
+from asmr.text.turns import (about, named_speakers, only_asks, parse_turn, question_answered, said_turns,
+                             speaker_key, without_names)
 from asmr.text.when import asks_when, says_when
 from asmr.units.chat import render_turn
 
@@ -97,3 +97,11 @@ def test_a_question_that_calls_someone_by_name_is_theirs_to_answer():
     # a word before a comma that is nobody's name calls nobody
     so = "[2025-03-09] Noor: So, did the boat survive?"
     assert question_answered(so, "[2025-03-09] Ilse: it did", people) == so
+
+
+def test_a_unit_only_asks_when_every_turn_it_states_ends_in_a_question():
+    assert only_asks("[2025-03-09] Noor: how did the regatta go?")
+    assert only_asks("[2025-03-09] Noor: you back?\n\n[2025-03-09] Noor: how did it go? [image: a boat]")
+    assert not only_asks("[2025-03-09] Noor: we won!\n\n[2025-03-09] Noor: did you see?")
+    assert not only_asks("[2025-03-09] Ilse: third place")
+    assert not only_asks("How did the regatta go?")  # no turn

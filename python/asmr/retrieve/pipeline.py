@@ -44,7 +44,7 @@ from ..text.cjk import CJK_CHAR
 from ..text.entities import code_kind, kind_codes, kind_pattern, normalize, unit_entities
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import main_script, readable_share, readable_share_of, script_words
-from ..text.turns import about, named_speakers, parse_turn, without_names
+from ..text.turns import about, named_speakers, only_asks, parse_turn, without_names
 from ..text.when import asks_when, says_when
 from ..text.words import tokenize
 from .bridge import (
@@ -385,7 +385,8 @@ class Retriever:
         kinds = kind_pattern({code_kind(c) for c in asked_codes}) if asked_codes else None
         facts = facts if cfg.fact_boost else []
         when = cfg.when_boost > 0.0 and asks_when(question)
-        rescore = bool(facts) or when or bool(asked_codes)
+        asking = cfg.asking_turn_factor < 1.0 and bool(self.speakers())
+        rescore = bool(facts) or when or bool(asked_codes) or asking
         top = np.argsort(-score, kind="stable")[:k * cfg.fact_pool if rescore else k]
         units = m.units_at_rows(rows[top])
         if rescore:
@@ -398,6 +399,8 @@ class Retriever:
             if asked_codes:
                 factor *= np.array([cfg.other_code_factor if names_other_code(u.content, asked_codes, kinds)
                                     else 1.0 for u in units])
+            if asking:
+                factor *= np.array([cfg.asking_turn_factor if only_asks(u.content) else 1.0 for u in units])
             score = score.copy()
             score[top] *= factor
             order = np.argsort(-score[top], kind="stable")[:k]

@@ -115,6 +115,11 @@ class RetrieveConfig:
     # generated chat log (seed 0) and reported on another seed and titling (docs/recall.md).
     speaker_seeds: float = 16.0
     when_boost: float = 0.3
+    # A turn that only asks ("How's Priya?", ``text.turns.only_asks``) scores this many times: it shares
+    # the words of a question about what it asks and states none of the answer, which is in the reply
+    # after it. Chosen from 1, 0.8, 0.6 and 0.4 on the conversations read (friends, family, zh-friends) and
+    # chat log 0 (best mean Recall@5), and reported on the others (bench/README.md, "A turn that only asks").
+    asking_turn_factor: float = 0.8
     # The recalled units of a document the question names by its title (or a name its title holds) score
     # (1 + title_boost) times: the spread favours what the best seeds link to, and of two things a question
     # compares it kept one and lost the other. Chosen on the HotpotQA sample and the generated KB (family
@@ -184,7 +189,7 @@ _RULES = {
     "decay": _number(0), "mix": _mix, "recency": _number(0), "fact_boost": _number(0), "fact_pool": _count(1),
     "fact_seeds": _count(0),
     "speaker_seeds": _number(0), "when_boost": _number(0), "title_boost": _number(0),
-    "other_code_factor": _number(0, 1),
+    "other_code_factor": _number(0, 1), "asking_turn_factor": _number(0, 1),
     "cache_size": _count(0), "confidence_threshold": _or_none(_number(0, 1)),
     "confidence_weights": _or_none(_weights),
     "alignment_units": _count(0), "alignment_lexical": _count(0), "chain_units": _count(1),

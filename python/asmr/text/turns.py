@@ -81,6 +81,13 @@ def _addressee(body: str, speakers) -> str | None:
     return None
 
 
+def only_asks(text: str) -> bool:
+    """Whether every turn the unit ``text`` states ends in a question ("How's Priya?"): it asks, and states
+    nothing a question could be answered with but what its words assume. False for a text that is no turn."""
+    said = [t for t, quoted in said_turns(text) if not quoted]
+    return bool(said) and all(_ASKS.search(t.body) is not None for t in said)
+
+
 def question_answered(previous: str, text: str, speakers=frozenset()) -> str | None:
     """The question the unit ``text`` answers: the last turn of the unit before it, ``previous`` (as
     written there, head included), where that turn ends in a question and the first turn of ``text``
