@@ -77,7 +77,8 @@ def _vector_keys(doc: Document, chunks, hashes: list[str], last_turn: str | None
             continue
         speaker = normalize(turn.speaker)
         speakers.update((speaker, speaker.split(" ", 1)[0]))
-        if previous is not None and (question := question_answered(previous, chunk.content, speakers)) is not None:
+        question = question_answered(previous, chunk.content, speakers) if previous is not None else None
+        if question is not None:
             windows[j] = f"{question}\n\n{chunk.content}"
         keys[j] = content_hash("turn", windows[j] or chunk.content)
         previous = chunk.content
@@ -219,7 +220,8 @@ class Planner:
                 out[doc_id] = (version, sha, total)
         return out
 
-    def _plan_document(self, doc: Document, sha: str, prev, last_turn: str | None, speakers: set[str]) -> tuple:
+    def _plan_document(self, doc: Document, sha: str, prev, last_turn: str | None,
+                       speakers: set[str]) -> tuple:
         old, taken = [], set()
         if prev is not None:
             for uid, kind, content, status in self.conn.execute(
@@ -262,8 +264,8 @@ class Planner:
                 out.gone_rows.extend(r for r, in self.conn.execute(
                     f"SELECT row FROM units WHERE id IN ({marks})", part))
             self.gone.update(out.gone_rows)
-        first: dict[str, int] = {}  # hash -> its position among this batch's texts to embed
-        firsts: list[tuple[str, int]] = []  # (hash, row) of those texts
+        first: dict[str, int] = {}  # vector key -> its position among this batch's texts to embed
+        firsts: list[tuple[str, int]] = []  # (vector key, row) of those texts
         texts, windows = out.texts, out.windows
         src = []
         inserts, links = out.inserts, out.links
