@@ -105,3 +105,10 @@ def test_a_unit_only_asks_when_every_turn_it_states_ends_in_a_question():
     assert not only_asks("[2025-03-09] Noor: we won!\n\n[2025-03-09] Noor: did you see?")
     assert not only_asks("[2025-03-09] Ilse: third place")
     assert not only_asks("How did the regatta go?")  # no turn
+
+
+def test_a_chinese_question_may_end_in_its_particle_without_a_question_mark():
+    asked = "[2025-03-09] 诺尔: 你们周末去爬山了吗"
+    assert only_asks(asked) and only_asks("[2025-03-09] 诺尔: 好久不见，最近还在跑步吗～")
+    assert question_answered(asked, "[2025-03-09] 伊尔塞: 去了，爬到山顶看日出") == asked
+    assert not only_asks("[2025-03-09] 伊尔塞: 去了，爬到山顶看日出")

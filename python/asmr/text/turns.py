@@ -62,9 +62,10 @@ def said_turns(text: str) -> list[tuple[Turn, bool]]:
     return out
 
 
-# What may follow a question mark at the end of a turn: closing quotes and brackets, an image caption
-# (``render_turn`` writes "[image: ...]" after the words), and spaces.
-_ASKS = re.compile(r"[?？][\s\"'”’)）」』]*(?:\[image: [^\]]*\])?\s*$")
+# A turn that ends in a question: a question mark, or Chinese's question particle 吗 (a chat often writes
+# no mark after it), then closing quotes and brackets, an image caption (``render_turn`` writes
+# "[image: ...]" after the words), and spaces.
+_ASKS = re.compile(r"(?:[?？]|吗[。～~…]*)[\s\"'”’)）」』]*(?:\[image: [^\]]*\])?\s*$")
 
 
 # A name a question calls someone by: the words before its first comma, or after its last comma before
