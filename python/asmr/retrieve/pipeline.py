@@ -44,7 +44,7 @@ from ..text.cjk import CJK_CHAR
 from ..text.entities import code_kind, kind_codes, kind_pattern, normalize, unit_entities
 from ..text.facts import key_facts, missing_from
 from ..text.scripts import main_script, readable_share, readable_share_of, script_words
-from ..text.turns import about, named_speakers, only_asks, parse_turn, without_names
+from ..text.turns import about, named_speakers, only_asks, parse_turn, speaker_names, without_names
 from ..text.when import asks_when, says_when
 from ..text.words import tokenize
 from .bridge import (
@@ -549,8 +549,7 @@ class Retriever:
             for row, content in self.memory.active_contents(starting="["):
                 turn = parse_turn(content)
                 if turn is not None:
-                    key = normalize(turn.speaker)
-                    for name in {key, key.split(" ", 1)[0]} if key else ():
+                    for name in speaker_names(turn.speaker):
                         rows.setdefault(name, []).append(row)
             self._speakers = {name: np.array(r, np.int64) for name, r in rows.items()}
         return self._speakers
@@ -565,8 +564,7 @@ class Retriever:
                 for row, content in self.memory.active_contents(starting="["):
                     turn = parse_turn(content)
                     if turn is not None:
-                        own = normalize(turn.speaker)
-                        if set(named_speakers(turn.body, speakers)) - {own, own.split(" ", 1)[0]}:
+                        if set(named_speakers(turn.body, speakers)) - speaker_names(turn.speaker):
                             out.append(row)
             self._addressed = np.array(out, np.int64)
         return self._addressed

@@ -40,8 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..index.lexical import LexicalIndex, Tokens
-from ..text.entities import normalize
-from ..text.turns import parse_turn, question_answered
+from ..text.turns import parse_turn, question_answered, speaker_names
 from ..units.ids import content_hash, unit_id
 from ..units.lifecycle import Revision, assign_keys, plan_revision
 from ..units.model import Document, InputError
@@ -75,8 +74,7 @@ def _vector_keys(doc: Document, chunks, hashes: list[str], last_turn: str | None
         if (turn := parse_turn(chunk.content)) is None:
             previous = None
             continue
-        speaker = normalize(turn.speaker)
-        speakers.update((speaker, speaker.split(" ", 1)[0]))
+        speakers.update(speaker_names(turn.speaker))
         question = question_answered(previous, chunk.content, speakers) if previous is not None else None
         if question is not None:
             windows[j] = f"{question}\n\n{chunk.content}"

@@ -99,14 +99,20 @@ def question_answered(previous: str, text: str, speakers=frozenset()) -> str | N
     if not asked or not said or asked[-1][1] or said[0][1]:
         return None
     question, reply = asked[-1][0], said[0][0]
-    who = normalize(reply.speaker)
-    if (question.stamp[:10] != reply.stamp[:10] or normalize(question.speaker) == who
+    if (question.stamp[:10] != reply.stamp[:10] or normalize(question.speaker) == normalize(reply.speaker)
             or _ASKS.search(question.body) is None):
         return None
     called = _addressee(question.body, speakers)
-    if called is not None and called not in (who, who.split(" ", 1)[0]):
+    if called is not None and called not in speaker_names(reply.speaker):
         return None
     return previous[previous.rfind("\n\n") + 2:] if "\n\n" in previous else previous
+
+
+def speaker_names(speaker: str) -> frozenset[str]:
+    """The keys a speaker goes by: their normalised name and its first word ("alice smith", "alice");
+    none for a name that normalises to nothing."""
+    key = normalize(speaker)
+    return frozenset((key, key.split(" ", 1)[0])) if key else frozenset()
 
 
 def speaker_key(text: str) -> str | None:
@@ -121,8 +127,7 @@ def about(text: str, name: str) -> bool:
     is said. A text that is no turn is about whatever it mentions."""
     turn = parse_turn(text)
     if turn is not None:
-        speaker = normalize(turn.speaker)
-        if name == speaker or name == speaker.split(" ", 1)[0]:
+        if name in speaker_names(turn.speaker):
             return True
         text = turn.body
     return any(name == m or name in m.split() for m in mentions(text))
