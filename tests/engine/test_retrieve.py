@@ -167,6 +167,25 @@ def test_the_conflict_cosine_is_the_embedders_unless_given():
     assert RetrieveConfig(conflict_similarity=0.6).for_embedder("multilingual-e5-small").conflict_similarity == 0.6
 
 
+def test_the_mix_reads_a_models_cosine_on_the_default_models_scale(memory, monkeypatch):
+    """Similarity and path strength are added with weights chosen on MiniLM's cosines, so another model's
+    cosine is read on MiniLM's scale first, as the graph reads it: E5 gives unrelated text about 0.75,
+    and added raw, its narrow band of cosines left the ranking to path strength."""
+    from asmr.embed import models
+    quiet = RetrieveConfig(k=5, recency=0.0, title_boost=0.0, fact_boost=0.0, when_boost=0.0, bridge_from=0,
+                           conflict_similarity=2.0, mix=(0.5, 0.5, 0.0))
+    question = "Who wrote the novel by Alice Smith?"
+    with Memory(memory) as m:
+        plain = Retriever(m, get_embedder("hash-64"), quiet).search(question).hits
+        monkeypatch.setitem(models._COSINE_KNOTS, "hash-64", ((0.0, 1.0), (0.0, 0.5)))  # this model's cosines halved
+        halved = Retriever(m, get_embedder("hash-64"), quiet).search(question).hits
+    assert len(plain) >= 3 and any(h.similarity > 0.05 for h in plain)
+    for h in plain:
+        assert h.score == pytest.approx(0.5 * h.similarity + 0.5 * h.strength, rel=1e-5)
+    for h in halved:
+        assert h.score == pytest.approx(0.5 * (0.5 * h.similarity) + 0.5 * h.strength, rel=1e-5)
+
+
 def test_newer_statement_wins_and_older_is_a_marked_alternative(tmp_path):
     mem = tmp_path / "m"
     ingest(mem, [Document("policy", "The API rate limit is 600 requests per minute per key.", "text",

@@ -37,7 +37,7 @@ import numpy as np
 
 from asmr_kernels import SpreadSession
 
-from ..embed.models import embedder_scripts, question_vectors
+from ..embed.models import embedder_scripts, on_default_scale, question_vectors
 from ..graph import UnitGraph, load_or_build
 from ..text.bilingual import chinese_words
 from ..text.cjk import CJK_CHAR
@@ -372,8 +372,11 @@ class Retriever:
         strength = np.minimum(res.strength[is_unit][rows_ok], 1.0)
         sim = np.maximum(m.cosines(rows, qvec), 0.0)
         cent = act / max(float(act.max()), 1e-12) / (1.0 + hop)
-        like = readable * sim + (1.0 - readable) * lexical_similarity(rows, lex_rows, lex_scores) \
-            if readable < 1.0 else sim
+        # The mix's weights were chosen on MiniLM's cosines: another model's are read on that scale, as the
+        # graph reads them (E5 gives unrelated text about 0.75, and its narrow band left path strength to rank)
+        cos = on_default_scale(m.embed_model, sim)
+        like = readable * cos + (1.0 - readable) * lexical_similarity(rows, lex_rows, lex_scores) \
+            if readable < 1.0 else cos
         score = cfg.mix[0] * like + cfg.mix[1] * strength + cfg.mix[2] * cent
         if cfg.title_boost:
             score = self._boost_named(question, rows, score, cfg.title_boost)
