@@ -1646,6 +1646,25 @@ def _chat_memory(tmp_path, turns=None):
     return Memory(tmp_path / "chat")
 
 
+def test_like_worded_turns_of_two_days_are_no_revision_but_a_changed_value_is(tmp_path):
+    """Two turns are no rule reworded: one speaker who talks of one thing on two days says it in like words,
+    and the earlier turn stays a turn of its own, with no newer one it is an alternative to. A turn that
+    gives a slot another value still outdates the earlier one, each turn a document or not."""
+    from datetime import date
+    turns = [("Mirela", "I walk the dog along the canal every morning.", date(2023, 5, 8)),
+             ("Mirela", "I walk the dog along the canal every morning before work.", date(2023, 6, 2)),
+             ("Mirela", "My pottery class meets on Thursday.", date(2023, 5, 9)),
+             ("Mirela", "My pottery class meets on Friday.", date(2023, 6, 3))]
+    cfg = RetrieveConfig(k=4, conflict_similarity=0.5, bridge_from=0, confidence_threshold=0.0)
+    with _chat_memory(tmp_path, turns) as m:
+        r = Retriever(m, get_embedder("hash-64"), cfg)
+        walk = r.search("When does Mirela walk the dog along the canal?").hits
+        assert float(m.vectors[walk[0].row] @ m.vectors[walk[1].row]) >= 0.5  # the premise: alike enough
+        assert len(walk) >= 2 and not any(h.alternative_to or h.disagrees_with for h in walk[:2])
+        pottery = {h.unit_id.split("/")[3]: h for h in r.search("When does Mirela's pottery class meet?").hits}
+        assert pottery["t2"].alternative_to == pottery["t3"].unit_id
+
+
 def test_the_speakers_of_a_memory_and_the_question_without_their_names(tmp_path):
     with _chat_memory(tmp_path) as m:
         r = Retriever(m, get_embedder("hash-64"))

@@ -18,7 +18,9 @@ A pair is found two ways:
   ingested, which says nothing about when what it says held. Only where the embedding model reads
   at least half of each unit (``text.scripts.READ_FOR_COSINE``): a model that cannot read a script
   gives any two short texts of it a high cosine, and two unrelated rules of a Chinese handbook read
-  by an English model would each outdate the other.
+  by an English model would each outdate the other. Never between two chat turns: a speaker who
+  talks of one thing on two days says it in like words, and turns correct one another by a slot's
+  value only, in one conversation's document or each in its own.
 
 Who wins: a statement of history (a changelog document, a unit under a revision-history heading,
 a sentence that states a change "from A to B") loses to a current statement; otherwise the newer
@@ -458,7 +460,9 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                         and _implicit_subject(aligned[1][1]):
                     continue  # "It aired on ...": each about its own document's subject
 
-            elif not (dated and conflict_similarity <= cos[i, j] < 0.9999):
+            elif said or not (dated and conflict_similarity <= cos[i, j] < 0.9999):
+                # two turns are no rule reworded: like-worded turns of one speaker on two days are talk of
+                # one thing, and a later turn outdates an earlier only by a slot's value, as in one conversation
                 continue
             elif named(i) - named(j) and named(j) - named(i):  # about different things
                 continue
