@@ -1665,6 +1665,28 @@ def test_like_worded_turns_of_two_days_are_no_revision_but_a_changed_value_is(tm
         assert pottery["t2"].alternative_to == pottery["t3"].unit_id
 
 
+def test_the_bridge_to_a_speakers_turns_passes_over_turns_that_only_ask(tmp_path):
+    """A recalled turn bridges to the other turns of its speaker to find what they said; a turn that only
+    asks ("That was kind. What did you get?") states nothing, and is not joined, whatever its cosine."""
+    from datetime import date
+
+    from asmr.retrieve.bridge import bridge
+    turns = [("Tobias", "I ran the Riverside 10K on Sunday.", date(2023, 5, 8)),
+             ("Tobias", "That was kind. What did you get?", date(2023, 5, 9)),
+             ("Tobias", "My new job is at the harbour office.", date(2023, 5, 10)),
+             ("Mirela", "I baked bread all weekend.", date(2023, 5, 11))]
+    question = "Where does the person who ran the Riverside 10K work?"
+    cfg = RetrieveConfig(k=1, bridge_from=0, conflict_similarity=2.0, confidence_threshold=0.0)
+    with _chat_memory(tmp_path, turns) as m:
+        r = Retriever(m, get_embedder("hash-64"), cfg)
+        qvec = r.embedder.embed([question])[0]
+        hits, _ = r.recall(question, qvec, 1)
+        assert hits[0].unit_id.split("/")[3] == "t0"  # the premise: the first hop is found
+        joined, _ = bridge(m, replace(cfg, bridge_from=1, bridge_hits=3), r._document_subjects(), question, qvec,
+                           hits, m.units_at_rows([hits[0].row]), 4, r.speakers())
+    assert sorted(h.unit_id.split("/")[3] for h in joined) == ["t0", "t2"]
+
+
 def test_the_speakers_of_a_memory_and_the_question_without_their_names(tmp_path):
     with _chat_memory(tmp_path) as m:
         r = Retriever(m, get_embedder("hash-64"))
