@@ -271,6 +271,20 @@ def test_a_models_cosines_are_read_on_the_default_models_scale(memory, monkeypat
         assert len(halved) < len(semantic) and max(halved, default=0) < max(semantic)
 
 
+def test_a_model_whose_cosines_do_not_carry_over_draws_no_neighbour_edges(memory, monkeypatch):
+    """E5's cosines sit on MiniLM's scale in one kind of text and not in another (short turns pass any
+    floor together): a memory of such a model has no semantic or version edges, and the edges that do not
+    read the model (entity, structure) are the same."""
+    from asmr.embed import models
+    with Memory(memory) as m:
+        before = build_graph(m, GraphConfig(semantic_floor=0.0))
+        monkeypatch.setattr(models, "_NO_NEIGHBOUR_EDGES", frozenset({"hash-64"}))
+        after = build_graph(m, GraphConfig(semantic_floor=0.0))
+    assert _edges(before, ("semantic",)) and not _edges(after, ("semantic", "temporal"))
+    assert _edges(after, ("entity", "structure")) == _edges(before, ("entity", "structure"))
+    assert len(after.parts.sem_src) == 0
+
+
 def _cooccur_docs():
     """Nadia Orlov and Kestrel Bay are named together by three documents; "Acme" by nearly all."""
     both = ["Nadia Orlov surveyed Kestrel Bay for Acme.", "Acme hired Nadia Orlov after Kestrel Bay flooded.",

@@ -50,6 +50,20 @@ _COSINE_KNOTS = {MULTILINGUAL_EMBEDDER: (
 _CONFLICT_SIMILARITY = 0.85
 
 
+# Models whose cosines draw no neighbour edges in the graph (semantic ones, and versions). E5's cannot be put
+# on MiniLM's scale once for every kind of text: matched by quantile as above, MiniLM's 0.75 is E5's 0.911 on
+# the HotpotQA sample, 0.918 on the bundled handbook, 0.934 on the generated chat log and 0.956 on the
+# generated knowledge base, so one floor passed E5's neighbours among short turns wholesale, and spreading
+# along them cost recall (bench/README.md, "E5's neighbour edges").
+_NO_NEIGHBOUR_EDGES = frozenset({MULTILINGUAL_EMBEDDER})
+
+
+def draws_neighbour_edges(name: str) -> bool:
+    """Whether the graph links units by the cosines of the embedder called ``name`` (semantic and version
+    edges); its entity, structure and changelog edges do not depend on the model."""
+    return name not in _NO_NEIGHBOUR_EDGES
+
+
 def on_default_scale(name: str, cosines: np.ndarray) -> np.ndarray:
     """Cosines of units of the embedder called ``name`` on all-MiniLM-L6-v2's scale (the same for it,
     and for an embedder without knots)."""

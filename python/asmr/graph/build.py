@@ -62,7 +62,7 @@ import numpy as np
 
 from asmr_kernels import CSRGraph
 
-from ..embed.models import on_default_scale, scripts_of
+from ..embed.models import draws_neighbour_edges, on_default_scale, scripts_of
 from ..text.entities import title_key, unit_entities
 from ..text.scripts import ALL_SCRIPTS, READ_FOR_COSINE, readable_share
 from ..text.words import tokenize
@@ -78,8 +78,9 @@ USAGE_FIELDS = ("usage", "usage_beta", "usage_cap", "usage_min_count", "usage_ha
 INCREMENTAL_MAX_CHANGE = 0.25
 # raise when the same config would give another graph (3: no semantic edge of unread text;
 # 4: co-occurrence edges, and the usage fields left out of the key; 5: cosines on the default model's scale;
-# 6: no temporal edge between two changelogs; 7: entity keys and words with Traditional Han folded to Simplified)
-BUILDER_VERSION = 7
+# 6: no temporal edge between two changelogs; 7: entity keys and words with Traditional Han folded to Simplified;
+# 8: no neighbour edges from E5's cosines)
+BUILDER_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -547,10 +548,11 @@ def _rows_with_words(memory, keys: set[str]) -> np.ndarray | None:
 
 def _semantic_pairs(memory, active_rows: np.ndarray, config: GraphConfig, previous: GraphParts | None):
     """(src, dst, cosine) of each active unit and its ``semantic_k`` nearest above the floor, the cosines
-    on the default model's scale (``embed.models.on_default_scale``)."""
+    on the default model's scale (``embed.models.on_default_scale``); none for a model whose cosines do not
+    carry onto that scale (``embed.models.draws_neighbour_edges``)."""
     k = config.semantic_k
     empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
-    if memory.dense is None or len(active_rows) < 2 or k <= 0:
+    if memory.dense is None or len(active_rows) < 2 or k <= 0 or not draws_neighbour_edges(memory.embed_model):
         return empty
     src, dst, cos = [], [], []
     if previous is None:
