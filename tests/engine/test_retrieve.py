@@ -177,7 +177,8 @@ def test_the_mix_reads_a_models_cosine_on_the_default_models_scale(memory, monke
     question = "Who wrote the novel by Alice Smith?"
     with Memory(memory) as m:
         plain = Retriever(m, get_embedder("hash-64"), quiet).search(question).hits
-        monkeypatch.setitem(models._COSINE_KNOTS, "hash-64", ((0.0, 1.0), (0.0, 0.5)))  # this model's cosines halved
+        # this model's cosines halved
+        monkeypatch.setitem(models._COSINE_KNOTS, "hash-64", ((0.0, 1.0), (0.0, 0.5)))
         halved = Retriever(m, get_embedder("hash-64"), quiet).search(question).hits
     assert len(plain) >= 3 and any(h.similarity > 0.05 for h in plain)
     for h in plain:
@@ -1661,7 +1662,8 @@ def test_like_worded_turns_of_two_days_are_no_revision_but_a_changed_value_is(tm
         walk = r.search("When does Mirela walk the dog along the canal?").hits
         assert float(m.vectors[walk[0].row] @ m.vectors[walk[1].row]) >= 0.5  # the premise: alike enough
         assert len(walk) >= 2 and not any(h.alternative_to or h.disagrees_with for h in walk[:2])
-        pottery = {h.unit_id.split("/")[3]: h for h in r.search("When does Mirela's pottery class meet?").hits}
+        pottery = {h.unit_id.split("/")[3]: h
+                   for h in r.search("When does Mirela's pottery class meet?").hits}
         assert pottery["t2"].alternative_to == pottery["t3"].unit_id
 
 
@@ -1682,8 +1684,8 @@ def test_the_bridge_to_a_speakers_turns_passes_over_turns_that_only_ask(tmp_path
         qvec = r.embedder.embed([question])[0]
         hits, _ = r.recall(question, qvec, 1)
         assert hits[0].unit_id.split("/")[3] == "t0"  # the premise: the first hop is found
-        joined, _ = bridge(m, replace(cfg, bridge_from=1, bridge_hits=3), r._document_subjects(), question, qvec,
-                           hits, m.units_at_rows([hits[0].row]), 4, r.speakers())
+        joined, _ = bridge(m, replace(cfg, bridge_from=1, bridge_hits=3), r._document_subjects(), question,
+                           qvec, hits, m.units_at_rows([hits[0].row]), 4, r.speakers())
     assert sorted(h.unit_id.split("/")[3] for h in joined) == ["t0", "t2"]
 
 

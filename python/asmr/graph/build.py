@@ -78,8 +78,8 @@ USAGE_FIELDS = ("usage", "usage_beta", "usage_cap", "usage_min_count", "usage_ha
 INCREMENTAL_MAX_CHANGE = 0.25
 # raise when the same config would give another graph (3: no semantic edge of unread text;
 # 4: co-occurrence edges, and the usage fields left out of the key; 5: cosines on the default model's scale;
-# 6: no temporal edge between two changelogs; 7: entity keys and words with Traditional Han folded to Simplified;
-# 8: no neighbour edges from E5's cosines)
+# 6: no temporal edge between two changelogs; 7: entity keys and words with Traditional Han folded to
+# Simplified; 8: no neighbour edges from E5's cosines)
 BUILDER_VERSION = 8
 
 
@@ -552,7 +552,9 @@ def _semantic_pairs(memory, active_rows: np.ndarray, config: GraphConfig, previo
     carry onto that scale (``embed.models.draws_neighbour_edges``)."""
     k = config.semantic_k
     empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
-    if memory.dense is None or len(active_rows) < 2 or k <= 0 or not draws_neighbour_edges(memory.embed_model):
+    if memory.dense is None or len(active_rows) < 2 or k <= 0:
+        return empty
+    if not draws_neighbour_edges(memory.embed_model):
         return empty
     src, dst, cos = [], [], []
     if previous is None:

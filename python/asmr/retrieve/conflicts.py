@@ -461,8 +461,9 @@ def resolve_conflicts(hits: list[Hit], units: list, vectors, subjects: DocumentS
                     continue  # "It aired on ...": each about its own document's subject
 
             elif said or not (dated and conflict_similarity <= cos[i, j] < 0.9999):
-                # two turns are no rule reworded: like-worded turns of one speaker on two days are talk of
-                # one thing, and a later turn outdates an earlier only by a slot's value, as in one conversation
+                # two turns are no rule reworded: like-worded turns of one speaker on two days are talk
+                # of one thing, and a later turn outdates an earlier only by a slot's value, as in one
+                # conversation
                 continue
             elif named(i) - named(j) and named(j) - named(i):  # about different things
                 continue

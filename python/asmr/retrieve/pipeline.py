@@ -373,7 +373,7 @@ class Retriever:
         sim = np.maximum(m.cosines(rows, qvec), 0.0)
         cent = act / max(float(act.max()), 1e-12) / (1.0 + hop)
         # The mix's weights were chosen on MiniLM's cosines: another model's are read on that scale, as the
-        # graph reads them (E5 gives unrelated text about 0.75, and its narrow band left path strength to rank)
+        # graph reads them (E5 gives unrelated text about 0.75; its narrow band left path strength to rank)
         cos = on_default_scale(m.embed_model, sim)
         like = readable * cos + (1.0 - readable) * lexical_similarity(rows, lex_rows, lex_scores) \
             if readable < 1.0 else cos
