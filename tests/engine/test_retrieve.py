@@ -1684,8 +1684,10 @@ def test_the_bridge_to_a_speakers_turns_passes_over_turns_that_only_ask(tmp_path
         qvec = r.embedder.embed([question])[0]
         hits, _ = r.recall(question, qvec, 1)
         assert hits[0].unit_id.split("/")[3] == "t0"  # the premise: the first hop is found
+        stating = r.stating_speakers()
+        assert stating.keys() == r.speakers().keys() and len(stating["tobias"]) == 2  # not the asking turn
         joined, _ = bridge(m, replace(cfg, bridge_from=1, bridge_hits=3), r._document_subjects(), question,
-                           qvec, hits, m.units_at_rows([hits[0].row]), 4, r.speakers())
+                           qvec, hits, m.units_at_rows([hits[0].row]), 4, stating)
     assert sorted(h.unit_id.split("/")[3] for h in joined) == ["t0", "t2"]
 
 

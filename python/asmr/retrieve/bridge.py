@@ -10,7 +10,7 @@ import numpy as np
 from ..graph import EDGE_KINDS, GraphConfig
 from ..text.entities import normalize, split_words, title_key, title_names, unit_entities
 from ..text.tables import keys_named, longest_keys, names_key, table_row_key
-from ..text.turns import named_speakers, only_asks, parse_turn
+from ..text.turns import named_speakers, parse_turn
 from ..index.lexical import bm25_scores
 from ..text.words import QUESTION_STOP_WORDS, dictionary_word, tokenize
 from .types import Hit, PathStep
@@ -148,9 +148,9 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
     Riverside 10K", the turn that says so is about its speaker (and whoever it names), and what
     the question asks of them is in their other turns. So, for a question that names no speaker, a
     hit that is a chat turn (``text.turns``) also has the turns of the people it is about
-    (``speakers``: the rows of each speaker's turns) ranked against the question less the hit and
-    joined the same way; not a turn that only asks ("What did you get?"), which states nothing and
-    whose cosine to the question less the hit is noise.
+    (``speakers``: the rows of each speaker's turns, less those that only ask, ``Retriever.
+    stating_speakers``) ranked against the question less the hit and joined the same way: a turn that
+    only asks ("What did you get?") states nothing, and its cosine to the question less the hit is noise.
 
     ``start``: the (hit, unit) pairs bridged from, in place of the ``bridge_from`` best (a later round's)."""
     m = memory
@@ -178,7 +178,7 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
             people = [p for p in dict.fromkeys([normalize(turn.speaker), *named_speakers(turn.body, speakers)])
                       if p in speakers]
             _add_candidates(m, {int(r): p for p in reversed(people) for r in speakers[p][-cfg.bridge_units:]},
-                            h.row, cand_rows, cand_words, cand_names, statements_only=True)
+                            h.row, cand_rows, cand_words, cand_names)
         if not cand_rows:
             continue
         probe = qvec
@@ -210,15 +210,14 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
 
 
 def _add_candidates(memory, named: dict[int, str], hit_row: int, rows: list[int], words: list[list[str]],
-                    names: list[str], statements_only: bool = False) -> None:
+                    names: list[str]) -> None:
     """Append to ``rows``, ``words`` and ``names`` the units of ``named`` (row -> the name that reached
-    it) that are neither the hit (``hit_row``) nor candidates already, with their words; with
-    ``statements_only``, no chat turn that only asks (``text.turns.only_asks``): it states nothing."""
+    it) that are neither the hit (``hit_row``) nor candidates already, with their words."""
     taken = set(rows) | {hit_row}
     named = {r: n for r, n in named.items() if r not in taken}
     contents = memory.contents_at_rows(list(named))
     for row, name in named.items():
-        if row in contents and not (statements_only and only_asks(contents[row])):
+        if row in contents:
             rows.append(row)
             words.append(tokenize(contents[row]))
             names.append(name)

@@ -161,6 +161,7 @@ class Retriever:
         self._spread: SpreadSession | None = None
         self._speakers: dict[str, np.ndarray] | None = None
         self._addressed: np.ndarray | None = None
+        self._stating: dict[str, np.ndarray] | None = None
 
     def readable(self, question: str, qvec: np.ndarray | None = None) -> float:
         """How far the embedding model's cosines can be trusted for ``question``: the share of its
@@ -421,8 +422,8 @@ class Retriever:
             for _ in range(cfg.bridge_rounds):
                 before = {id(h) for h in hits}  # a hit the bridge joins or raises is a new object
                 hits, units = bridge(m, cfg, self._document_subjects(), question, qvec, hits, units, k,
-                                     self.speakers() if cfg.speaker_bridge else None, self._table_row_keys(),
-                                     start)
+                                     self.stating_speakers() if cfg.speaker_bridge else None,
+                                     self._table_row_keys(), start)
                 start = [(h, u) for h, u in zip(hits[:cfg.bridge_from], units) if id(h) not in before]
                 if not start:
                     break
@@ -556,6 +557,16 @@ class Retriever:
                         rows.setdefault(name, []).append(row)
             self._speakers = {name: np.array(r, np.int64) for name, r in rows.items()}
         return self._speakers
+
+    def stating_speakers(self) -> dict[str, np.ndarray]:
+        """``speakers()`` less the turns that only ask (``text.turns.only_asks``): what each person stated,
+        where the bridge from a recalled turn looks. Read once per snapshot."""
+        if self._stating is None:
+            speakers = self.speakers()
+            asking = np.array([row for row, content in self.memory.active_contents(starting="[")
+                               if only_asks(content)], np.int64) if speakers else np.zeros(0, np.int64)
+            self._stating = {name: rows[~np.isin(rows, asking)] for name, rows in speakers.items()}
+        return self._stating
 
     def addressed(self) -> np.ndarray:
         """The rows of the turns whose words name another speaker ("Mirela, how was the concert?"):
