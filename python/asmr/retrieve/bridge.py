@@ -148,9 +148,10 @@ def bridge(memory, cfg, subjects: DocumentSubjects, question: str, qvec: np.ndar
     Riverside 10K", the turn that says so is about its speaker (and whoever it names), and what
     the question asks of them is in their other turns. So, for a question that names no speaker, a
     hit that is a chat turn (``text.turns``) also has the turns of the people it is about
-    (``speakers``: the rows of each speaker's turns, less those that only ask, ``Retriever.
-    stating_speakers``) ranked against the question less the hit and joined the same way: a turn that
-    only asks ("What did you get?") states nothing, and its cosine to the question less the hit is noise.
+    (``speakers``: the rows of each speaker's turns less those that only ask, as
+    ``Retriever.stating_speakers`` gives them) ranked against the question less the hit and joined the
+    same way: a turn that only asks ("What did you get?") states nothing, and its cosine to the question
+    less the hit is noise.
 
     ``start``: the (hit, unit) pairs bridged from, in place of the ``bridge_from`` best (a later round's)."""
     m = memory
