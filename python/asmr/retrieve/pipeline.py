@@ -160,6 +160,7 @@ class Retriever:
         self._unit_readable: tuple[int, dict[int, float]] = (-1, {})  # (generation, share by row)
         self._spread: SpreadSession | None = None
         self._speakers: dict[str, np.ndarray] | None = None
+        self._asking: set[int] = set()  # rows of the turns that only ask, read with _speakers
         self._addressed: np.ndarray | None = None
         self._stating: dict[str, np.ndarray] | None = None
 
@@ -404,7 +405,8 @@ class Retriever:
                 factor *= np.array([cfg.other_code_factor if names_other_code(u.content, asked_codes, kinds)
                                     else 1.0 for u in units])
             if asking:
-                factor *= np.array([cfg.asking_turn_factor if only_asks(u.content) else 1.0 for u in units])
+                asks = self._asking
+                factor *= np.array([cfg.asking_turn_factor if u.row in asks else 1.0 for u in units])
             score = score.copy()
             score[top] *= factor
             order = np.argsort(-score[top], kind="stable")[:k]
@@ -547,24 +549,28 @@ class Retriever:
 
     def speakers(self) -> dict[str, np.ndarray]:
         """The rows of the chat turns (``text.turns``) each speaker says, by normalised name and by its
-        first word (a first word two speakers share belongs to both); read once per snapshot."""
+        first word (a first word two speakers share belongs to both); read once per snapshot, with the
+        rows of the turns that only ask (``text.turns.only_asks``), which recall scores lower."""
         if self._speakers is None:
             rows: dict[str, list[int]] = {}
+            asking: set[int] = set()
             for row, content in self.memory.active_contents(starting="["):
                 turn = parse_turn(content)
                 if turn is not None:
                     for name in speaker_names(turn.speaker):
                         rows.setdefault(name, []).append(row)
+                    if only_asks(content):
+                        asking.add(row)
+            self._asking = asking
             self._speakers = {name: np.array(r, np.int64) for name, r in rows.items()}
         return self._speakers
 
     def stating_speakers(self) -> dict[str, np.ndarray]:
-        """``speakers()`` less the turns that only ask (``text.turns.only_asks``): what each person stated,
-        where the bridge from a recalled turn looks. Read once per snapshot."""
+        """``speakers()`` less the turns that only ask: what each person stated, where the bridge from a
+        recalled turn looks. Made once per snapshot."""
         if self._stating is None:
             speakers = self.speakers()
-            asking = np.array([row for row, content in self.memory.active_contents(starting="[")
-                               if only_asks(content)], np.int64) if speakers else np.zeros(0, np.int64)
+            asking = np.fromiter(self._asking, np.int64, len(self._asking))
             self._stating = {name: rows[~np.isin(rows, asking)] for name, rows in speakers.items()}
         return self._stating
 
