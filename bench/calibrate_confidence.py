@@ -180,7 +180,9 @@ def main() -> None:
     ap.add_argument("--source", action="append", default=[], metavar="NAME=CORPUS,QUERIES[,MODE]", required=True)
     ap.add_argument("--fit", required=True, metavar="NAME,...", help="the sources fitted on")
     ap.add_argument("--work", type=Path, default=Path("calibration-memories"), help="where the memories are built")
-    ap.add_argument("--embedder", default=None)
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER,
+                    help=f"the model of the memories built and of the weights fitted (default "
+                         f"{DEFAULT_EMBEDDER})")
     ap.add_argument("--seed", type=int, default=0, help="which questions the constructions pick (default 0)")
     ap.add_argument("--baseline-k", type=int, default=6, help="units a baseline shows (default 6, eval answers')")
     ap.add_argument("--leave-out", action="append", default=[], metavar="FAMILY=NAME,...",

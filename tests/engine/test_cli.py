@@ -208,6 +208,28 @@ def test_ingest_says_when_the_embedder_cannot_read_the_memory(tmp_path, capsys, 
     assert json.loads(out)["readable_share"] == 0.0
 
 
+def test_ingest_says_which_model_it_chose_for_a_new_memory(tmp_path, capsys, monkeypatch):
+    import asmr.store.writer as writer_module
+    from asmr.embed import HashingEmbedder
+
+    def named(name):  # no model is loaded: the choice and the note are what is tested
+        e = HashingEmbedder(64)
+        e.name = name
+        return e
+
+    monkeypatch.setattr(writer_module, "get_embedder", named)
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "zh" / "kiln.md").write_text("# 陶窑\n\n陶窑每周四烧制，釉料订单中午截止。\n", encoding="utf-8")
+    code, out, err = asmr(capsys, "ingest", tmp_path / "zh", "--memory", tmp_path / "mem")
+    assert code == 0 and err == ("asmr ingest: note: a new memory made with multilingual-e5-small: 100% of "
+                                 "its text is in scripts all-MiniLM-L6-v2 does not read (--embedder "
+                                 "all-MiniLM-L6-v2 to choose it anyway)\n")
+    code, out, err = asmr(capsys, "ingest", tmp_path / "zh", "--memory", tmp_path / "mem")
+    assert code == 0 and err == ""  # said once, when it was chosen
+    code, out, err = asmr(capsys, "ingest", tmp_path / "zh", "--memory", tmp_path / "other", "--json")
+    assert code == 0 and json.loads(out)["embed_model"] == "multilingual-e5-small"
+
+
 def test_non_ascii_file_names_are_distinct_documents(tmp_path, capsys):
     src = tmp_path / "kb"
     src.mkdir()

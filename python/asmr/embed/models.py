@@ -5,12 +5,12 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
 from ..text.cjk import CJK_CHAR
-from ..text.scripts import ALL_SCRIPTS
+from ..text.scripts import ALL_SCRIPTS, READ_FOR_COSINE, readable_share_of, script_words
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 MULTILINGUAL_EMBEDDER = "multilingual-e5-small"
@@ -82,6 +82,28 @@ def conflict_similarity_of(name: str) -> float:
 def scripts_of(name: str) -> frozenset[str] | None:
     """The scripts the embedder called ``name`` reads (``ALL_SCRIPTS``: every one; ``hash-<dim>`` is lexical)."""
     return _SCRIPTS.get(name, ALL_SCRIPTS)
+
+
+# How much of a new memory's first text ``model_for_text`` reads: enough to tell its scripts apart, little
+# enough to cost nothing beside the embedding of it.
+_CHOICE_SAMPLE_CHARS = 200_000
+
+
+def model_for_text(texts: Iterable[str]) -> tuple[str, float]:
+    """The embedder a new memory of ``texts`` is made with when none is asked for, and the share of the
+    text the default model reads: the default, unless it reads less than ``READ_FOR_COSINE`` of the
+    words, then the multilingual model. Over Chinese sources the multilingual model recalls more
+    and refuses no worse (bench/README.md, "A new memory of Chinese text is made with E5")."""
+    counts: dict[str, int] = {}
+    budget = _CHOICE_SAMPLE_CHARS
+    for text in texts:
+        for script, n in script_words(text[:budget]).items():
+            counts[script] = counts.get(script, 0) + n
+        budget -= len(text)
+        if budget <= 0:
+            break
+    share = readable_share_of(counts, _SCRIPTS[DEFAULT_EMBEDDER])
+    return (DEFAULT_EMBEDDER if share >= READ_FOR_COSINE else MULTILINGUAL_EMBEDDER), share
 
 
 def question_vectors(embedder, texts: Sequence[str]) -> np.ndarray:

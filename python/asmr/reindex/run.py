@@ -24,12 +24,12 @@ from typing import Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ..embed import DEFAULT_EMBEDDER
+from ..embed import DEFAULT_EMBEDDER, model_for_text
 from ..store import DEFAULT_KB, IngestReport, Writer, stored_model
 from ..units.ids import check_name
 from .precomputed import PrecomputedEmbedder
 from .shards import WorkDir, default_work_dir
-from .tasks import KEY_DTYPE, ReadOptions, Task, plan_tasks
+from .tasks import KEY_DTYPE, ReadOptions, Task, plan_tasks, read_task
 
 SHARD_UNITS = 8192  # vectors per shard: a few seconds of GPU work lost at most when a run dies
 SHARD_SECONDS = 60.0  # and a shard at least this often, so a slow CPU run loses at most a minute
@@ -44,7 +44,7 @@ class ReindexOptions:
     read: ReadOptions = field(default_factory=ReadOptions)
     effective_date: str | None = None
     skip_bad: bool = False
-    embedder: str | None = None  # None: the memory's model, else the default
+    embedder: str | None = None  # None: the memory's model, else the one that reads the inputs' text
     batch_size: int = 256
     shard_units: int = SHARD_UNITS
     work_dir: Path | None = None
@@ -124,6 +124,17 @@ class _ShardSink:
             raise KeyboardInterrupt(f"{FAULT_ENV}: interrupted after {self.shards} shard(s)")
 
 
+def _model_for(tasks: Sequence[Task], read: ReadOptions) -> str:
+    """The model of a new memory of these inputs when none is asked for: as ``asmr ingest`` chooses it
+    (``embed.model_for_text``), from the text of the first documents; bad inputs are left to the run."""
+    def documents():
+        for task in tasks:
+            for document in read_task(task, read, lambda error: None):
+                yield document.text
+
+    return model_for_text(documents())[0]
+
+
 def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
             read_inputs: Callable[[argparse.Namespace, list[str]], object],
             iter_inputs: Callable[[list[str]], object]) -> ReindexReport:
@@ -138,7 +149,11 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
     t0 = time.perf_counter()
     check_name(options.kb, "knowledge base")
     have_model, have_dim = stored_model(memory)
-    model = options.embedder or have_model or DEFAULT_EMBEDDER
+    inputs = list(iter_inputs(list(sources)))
+    tasks = plan_tasks(inputs, options.read)
+    if not tasks:
+        raise NoDocuments("no documents found in " + ", ".join(sources))
+    model = options.embedder or have_model or _model_for(tasks, options.read)
     device = local_device(options.device, model) if options.backend == "local" else None
     work = WorkDir(options.work_dir or default_work_dir(memory, model), model)
 
@@ -147,10 +162,6 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
     pre = PrecomputedEmbedder(model, None, lambda: load_embedder(model), dim=have_dim)
     writer_options = {} if options.flat_max is None else {"flat_max": options.flat_max}
     with Writer(memory, embedder=pre, progress=options.progress, **writer_options) as writer:
-        inputs = list(iter_inputs(list(sources)))
-        tasks = plan_tasks(inputs, options.read)
-        if not tasks:
-            raise NoDocuments("no documents found in " + ", ".join(sources))
         kept = work.prepare()
         skip_units = _known_hashes(writer)
         skip_texts = work.done_keys()

@@ -38,7 +38,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ..embed import DEFAULT_EMBEDDER, Embedder, get_embedder, in_context
+from ..embed import DEFAULT_EMBEDDER, Embedder, get_embedder, in_context, model_for_text
 from ..index import DenseIndex
 from ..index.lexical import Tokens
 from ..units.ids import check_name
@@ -130,6 +130,9 @@ class Writer:
         # Planner processes: None lets the ingest decide (ASMR_INGEST_WORKER=0/1 overrides), 0 never, 1 one.
         self.workers = workers
         self._embedder_arg = embedder
+        # For a new memory whose model the ingest chose (none asked for): the share of its text the
+        # default model reads; None otherwise.
+        self.default_share: float | None = None
         self._embedder: Embedder | None = embedder if not isinstance(embedder, (str, type(None))) else None
         self.embed_model = schema.get_meta(self._conn, "embed_model")
         wanted = embedder if isinstance(embedder, str) else getattr(embedder, "name", None)
@@ -193,6 +196,15 @@ class Writer:
         return Document(doc_id=doc_id, text=text, fmt=fmt, title=title, doc_type=doc_type,
                         effective_date=effective_date, source=source, raw=raw)
 
+    def _embedder_for(self, batches: list[list[Document]]) -> Embedder:
+        """The embedder of this ingest: the one asked for, else the memory's, else, for a new memory,
+        the model that reads the text read ahead (``embed.model_for_text``)."""
+        if self._embedder_arg is None and self.embed_model is None:
+            self._embedder_arg, self.default_share = model_for_text(d.text for b in batches for d in b)
+            if self._embedder is not None and self._embedder.name != self._embedder_arg:
+                self._embedder = None  # one made before the text was seen
+        return self.embedder()
+
     def embedder(self) -> Embedder:
         if self._embedder is None:
             name = self._embedder_arg if isinstance(self._embedder_arg, str) else None
@@ -240,9 +252,6 @@ class Writer:
         check_name(kb, "knowledge base")
         report = IngestReport(generation=self.generation)
         clock = _Clock(report.timings)
-        embedder = self.embedder()
-        if self.embed_model is None:
-            self.embed_model = embedder.name
         seen: dict[str, str] = {}
         first_row = next_row = self.num_rows
         gone_rows: list[int] = []
@@ -267,6 +276,9 @@ class Writer:
                 chars += sum(len(d.text) for d in batch)
                 if chars >= WORKER_MIN_CHARS:
                     break
+            embedder = self._embedder_for(ahead)
+            if self.embed_model is None:
+                self.embed_model = embedder.name
             planner = self._planner(chars, dict(directory=str(self.directory), kb=kb,
                                                 committed_rows=first_row, embed_model=self.embed_model,
                                                 ingest_time=self._ingest_time,
