@@ -39,3 +39,13 @@ def spread_lookup(kind):
         yield
     finally:
         _cpu.dense_spread_limit(old)
+
+
+def named_hash_embedder(name, *args, **kwargs):
+    """A lexical embedder that answers to a model's ``name``: stands in for a model where which model a
+    memory is made with is what a test checks, so that none is loaded (any loader's arguments ignored)."""
+    from asmr.embed import HashingEmbedder
+
+    embedder = HashingEmbedder(64)
+    embedder.name = name
+    return embedder

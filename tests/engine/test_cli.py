@@ -210,14 +210,9 @@ def test_ingest_says_when_the_embedder_cannot_read_the_memory(tmp_path, capsys, 
 
 def test_ingest_says_which_model_it_chose_for_a_new_memory(tmp_path, capsys, monkeypatch):
     import asmr.store.writer as writer_module
-    from asmr.embed import HashingEmbedder
+    from conftest import named_hash_embedder
 
-    def named(name):  # no model is loaded: the choice and the note are what is tested
-        e = HashingEmbedder(64)
-        e.name = name
-        return e
-
-    monkeypatch.setattr(writer_module, "get_embedder", named)
+    monkeypatch.setattr(writer_module, "get_embedder", named_hash_embedder)
     (tmp_path / "zh").mkdir()
     (tmp_path / "zh" / "kiln.md").write_text("# 陶窑\n\n陶窑每周四烧制，釉料订单中午截止。\n", encoding="utf-8")
     code, out, err = asmr(capsys, "ingest", tmp_path / "zh", "--memory", tmp_path / "mem")

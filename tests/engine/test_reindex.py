@@ -111,14 +111,9 @@ def test_local_backend_builds_what_ingest_builds(corpus, tmp_path, capsys):
 
 def test_a_new_memory_is_made_with_the_model_ingest_would_choose(tmp_path, capsys, monkeypatch):
     import asmr.reindex.local as local
-    from asmr.embed import HashingEmbedder
+    from conftest import named_hash_embedder
 
-    def named(name, device="cpu", threads=None):  # no model is loaded: the choice is what is tested
-        e = HashingEmbedder(64)
-        e.name = name
-        return e
-
-    monkeypatch.setattr(local, "load_embedder", named)
+    monkeypatch.setattr(local, "load_embedder", named_hash_embedder)
     (tmp_path / "zh").mkdir()
     (tmp_path / "zh" / "kiln.md").write_text("# 陶窑\n\n陶窑每周四烧制，釉料订单中午截止。\n", encoding="utf-8")
     with open(tmp_path / "zh.jsonl", "w", encoding="utf-8") as f:
@@ -127,7 +122,8 @@ def test_a_new_memory_is_made_with_the_model_ingest_would_choose(tmp_path, capsy
                                 ("jsonl", [tmp_path / "zh.jsonl"], "multilingual-e5-small"),
                                 ("en", [HANDBOOK], "all-MiniLM-L6-v2")):
         memory = tmp_path / name
-        assert reindex(*map(str, inputs), "--memory", str(memory), "--no-progress") == EXIT_OK
+        assert reindex(*map(str, inputs), "--memory", str(memory), "--no-progress", "--json") == EXIT_OK
+        assert json.loads(capsys.readouterr().out)["reindex"]["embed_model"] == model
         with sqlite3.connect(memory / "memory.sqlite") as conn:
             assert conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()[0] == model, name
     # asked for, or the memory's own: never chosen again

@@ -218,13 +218,9 @@ def test_one_writer_at_a_time_and_embedder_must_match(tmp_path):
 def test_a_new_memory_without_an_embedder_asked_for_takes_the_model_that_reads_it(tmp_path, monkeypatch):
     import asmr.store.writer as writer_module
     from asmr.embed import DEFAULT_EMBEDDER, MULTILINGUAL_EMBEDDER
+    from conftest import named_hash_embedder
 
-    def named(name):  # stands in for the models, so that none is loaded: the choice is what is tested
-        e = HashingEmbedder(64)
-        e.name = name
-        return e
-
-    monkeypatch.setattr(writer_module, "get_embedder", named)
+    monkeypatch.setattr(writer_module, "get_embedder", named_hash_embedder)
     chinese = [doc("kiln", "陶窑每周四烧制，釉料订单中午截止。", fmt="text")]
     english = [doc("glaze", "Glaze orders close at noon on Thursdays.", fmt="text")]
     with Writer(tmp_path / "zh") as w:

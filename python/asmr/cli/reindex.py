@@ -155,7 +155,8 @@ def cmd_reindex(args) -> int:
         rate = report.embedded / t["embed"] if t.get("embed") else 0.0
         print(f"{len(ing.documents)} documents: {c['new']} new, {c['revised']} revised, {c['unchanged']} "
               f"unchanged; units {', '.join(changes)}; {ing.active_units} active units")
-        print(f"embedding ({args.backend}, {report.workers} worker(s), {report.device}): {report.embedded} texts "
+        print(f"embedding ({report.embed_model}, {args.backend}, {report.workers} worker(s), {report.device}): "
+              f"{report.embedded} texts "
               f"in {t.get('embed', 0):.2f} s ({rate:.0f}/s), {report.resumed} from an earlier run, "
               f"{ing.reused_vectors} vectors reused from the memory; commit {t.get('commit', 0):.2f} s; "
               f"total {t.get('total', 0):.2f} s")

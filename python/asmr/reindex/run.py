@@ -68,6 +68,7 @@ class ReindexReport:
     shards: int = 0  # shards written by this run
     misses: int = 0  # texts the commit had to embed itself (expected: 0)
     bad_inputs: list[str] = field(default_factory=list)
+    embed_model: str = ""  # the memory's model: asked for, the memory's own, or chosen for the inputs' text
     workers: int = 1
     device: str = "cpu"
     timings: dict[str, float] = field(default_factory=dict)
@@ -76,7 +77,8 @@ class ReindexReport:
         return {**self.ingest.to_dict(), "bad_inputs": self.bad_inputs,
                 "reindex": {"tasks": self.tasks, "embedded": self.embedded, "resumed": self.resumed,
                             "shards": self.shards, "misses": self.misses, "workers": self.workers,
-                            "device": self.device, "timings": {k: round(v, 3) for k, v in self.timings.items()}}}
+                            "device": self.device, "embed_model": self.embed_model,
+                            "timings": {k: round(v, 3) for k, v in self.timings.items()}}}
 
 
 class NoDocuments(Exception):
@@ -165,7 +167,7 @@ def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,
         kept = work.prepare()
         skip_units = _known_hashes(writer)
         skip_texts = work.done_keys()
-        report = ReindexReport(IngestReport(), tasks=len(tasks), resumed=len(skip_texts))
+        report = ReindexReport(IngestReport(), tasks=len(tasks), resumed=len(skip_texts), embed_model=model)
         clock["plan"] = time.perf_counter() - t0
         if kept:
             print(f"asmr reindex: resuming: {len(skip_texts)} texts already embedded in {kept} shard(s) "
