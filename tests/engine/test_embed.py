@@ -142,6 +142,11 @@ def test_a_new_memory_is_made_with_the_model_that_reads_most_of_its_text():
     assert model_for_text(["2024-06-15 42 %"]) == (DEFAULT_EMBEDDER, 1.0)  # no words: nothing unread
     # a long first text is sampled, not read whole
     assert model_for_text(["陶" * 300_000 + " kiln" * 100_000])[0] == MULTILINGUAL_EMBEDDER
+    # much text is read evenly spread: English files first do not decide for a memory mostly in Chinese
+    files = ["Glaze orders close at noon. " * 400] * 30 + ["釉料订单中午截止，周末不收。" * 800] * 70
+    assert sum(map(len, files)) > 1_000_000
+    name, share = model_for_text(files)
+    assert name == MULTILINGUAL_EMBEDDER and 0.0 < share < 0.5
 
 
 @pytest.fixture(scope="module")

@@ -126,6 +126,14 @@ def test_a_new_memory_is_made_with_the_model_ingest_would_choose(tmp_path, capsy
         assert json.loads(capsys.readouterr().out)["reindex"]["embed_model"] == model
         with sqlite3.connect(memory / "memory.sqlite") as conn:
             assert conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()[0] == model, name
+    # files read evenly spread: English ones first do not decide for inputs mostly in Chinese
+    (tmp_path / "mixed").mkdir()
+    for i in range(50):
+        (tmp_path / "mixed" / f"a{i:02d}.md").write_text("Glaze orders close at noon. " * 140)
+        (tmp_path / "mixed" / f"z{i:02d}.md").write_text("釉料订单中午截止，周末不收。" * 280, encoding="utf-8")
+    code = reindex(str(tmp_path / "mixed"), "--memory", str(tmp_path / "spread"), "--no-progress", "--json")
+    assert code == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["reindex"]["embed_model"] == "multilingual-e5-small"
     # asked for, or the memory's own: never chosen again
     assert reindex(str(tmp_path / "zh"), "--memory", str(tmp_path / "asked"), "--embedder", "all-MiniLM-L6-v2",
                    "--no-progress") == EXIT_OK

@@ -5,7 +5,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Iterable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -86,22 +86,24 @@ def scripts_of(name: str) -> frozenset[str] | None:
 
 # How much of a new memory's first text ``model_for_text`` reads: enough to tell its scripts apart, little
 # enough to cost nothing beside the embedding of it.
-_CHOICE_SAMPLE_CHARS = 200_000
+CHOICE_SAMPLE_CHARS = 200_000
 
 
-def model_for_text(texts: Iterable[str]) -> tuple[str, float]:
+def model_for_text(texts: Sequence[str]) -> tuple[str, float]:
     """The embedder a new memory of ``texts`` is made with when none is asked for, and the share of the
     text the default model reads: the default, unless it reads less than ``READ_FOR_COSINE`` of the
     words, then the multilingual model. Over Chinese sources the multilingual model recalls more
-    and refuses no worse (bench/README.md, "A new memory of Chinese text is made with E5")."""
+    and refuses no worse (bench/README.md, "A new memory of Chinese text is made with E5"). Texts of
+    more than ``CHOICE_SAMPLE_CHARS`` in all are read evenly spread, so that their order (English files
+    first, say) does not decide."""
+    total = sum(len(t) for t in texts)
+    step = -(-total // CHOICE_SAMPLE_CHARS) if total > CHOICE_SAMPLE_CHARS else 1
+    sample = texts[::step]
+    each = CHOICE_SAMPLE_CHARS // len(sample) if step > 1 else total
     counts: dict[str, int] = {}
-    budget = _CHOICE_SAMPLE_CHARS
-    for text in texts:
-        for script, n in script_words(text[:budget]).items():
+    for text in sample:
+        for script, n in script_words(text[:each]).items():
             counts[script] = counts.get(script, 0) + n
-        budget -= len(text)
-        if budget <= 0:
-            break
     share = readable_share_of(counts, _SCRIPTS[DEFAULT_EMBEDDER])
     return (DEFAULT_EMBEDDER if share >= READ_FOR_COSINE else MULTILINGUAL_EMBEDDER), share
 

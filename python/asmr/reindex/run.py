@@ -25,6 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..embed import DEFAULT_EMBEDDER, model_for_text
+from ..embed.models import CHOICE_SAMPLE_CHARS
 from ..store import DEFAULT_KB, IngestReport, Writer, stored_model
 from ..units.ids import check_name
 from .precomputed import PrecomputedEmbedder
@@ -126,15 +127,24 @@ class _ShardSink:
             raise KeyboardInterrupt(f"{FAULT_ENV}: interrupted after {self.shards} shard(s)")
 
 
-def _model_for(tasks: Sequence[Task], read: ReadOptions) -> str:
-    """The model of a new memory of these inputs when none is asked for: as ``asmr ingest`` chooses it
-    (``embed.model_for_text``), from the text of the first documents; bad inputs are left to the run."""
-    def documents():
-        for task in tasks:
-            for document in read_task(task, read, lambda error: None):
-                yield document.text
+# Tasks read for the choice of a new memory's model, spread evenly over the inputs.
+CHOICE_TASKS = 256
 
-    return model_for_text(documents())[0]
+
+def _model_for(tasks: Sequence[Task], read: ReadOptions) -> str:
+    """The model of a new memory of these inputs when none is asked for, as ``asmr ingest`` chooses it
+    (``embed.model_for_text``): from the first documents of tasks spread over the inputs, an even share
+    of ``CHOICE_SAMPLE_CHARS`` from each; bad inputs are left to the run."""
+    chosen = tasks[::-(-len(tasks) // CHOICE_TASKS)]
+    texts = []
+    for task in chosen:
+        room = CHOICE_SAMPLE_CHARS // len(chosen)
+        for document in read_task(task, read, lambda error: None):
+            texts.append(document.text[:room])
+            room -= len(texts[-1])
+            if room <= 0:
+                break
+    return model_for_text(texts)[0]
 
 
 def reindex(memory: Path, sources: Sequence[str], options: ReindexOptions,

@@ -200,7 +200,7 @@ class Writer:
         """The embedder of this ingest: the one asked for, else the memory's, else, for a new memory,
         the model that reads the text read ahead (``embed.model_for_text``)."""
         if self._embedder_arg is None and self.embed_model is None:
-            self._embedder_arg, self.default_share = model_for_text(d.text for b in batches for d in b)
+            self._embedder_arg, self.default_share = model_for_text([d.text for b in batches for d in b])
             if self._embedder is not None and self._embedder.name != self._embedder_arg:
                 self._embedder = None  # one made before the text was seen
         return self.embedder()
