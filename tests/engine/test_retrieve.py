@@ -1866,3 +1866,22 @@ def test_a_turn_that_only_asks_ranks_after_the_reply_that_answers_it(tmp_path):
         assert shipped["t1"] == pytest.approx(plain["t1"])  # the reply states: as it was
         assert RetrieveConfig().asking_turn_factor < 1.0
         assert low["t1"] > low["t0"]
+
+
+def test_a_question_in_another_script_than_its_best_unit_is_read_on_that_scripts_scale(tmp_path):
+    """E5 gives an English question about 0.12 less cosine to a Chinese unit than a Chinese question has
+    (embed.models.cross_script_offset): the confidence reads the best cosine on the unit's scale."""
+    from conftest import named_hash_embedder
+
+    units = [Document("kiln", "陶窑每周四烧制，周末不开放。", "text"),
+             Document("glaze", "釉料订单中午截止，逾期顺延到次日。", "text")]
+    for model, offset in (("multilingual-e5-small", 0.123), ("all-MiniLM-L6-v2", 0.0)):
+        e = named_hash_embedder(model)
+        ingest(tmp_path / model, units, embedder=e)
+        with Memory(tmp_path / model) as m:
+            r = Retriever(m, e)
+            for question, shift in (("When is the kiln fired?", offset), ("陶窑哪天烧制？", 0.0)):
+                qvec = e.embed([question])[0]
+                _, features = r.recall(question, qvec, 5)
+                best = float(np.max(m.vectors @ qvec))  # every unit of so small a memory is reached
+                assert features["top_similarity"] == pytest.approx(best + shift, abs=1e-6), (model, question)

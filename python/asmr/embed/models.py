@@ -58,6 +58,28 @@ _CONFLICT_SIMILARITY = 0.85
 _NO_NEIGHBOUR_EDGES = frozenset({MULTILINGUAL_EMBEDDER})
 
 
+# What a multilingual model's cosine of a question in one script to a unit in another lacks of its cosines
+# within the unit's script: (question's script, unit's script) -> the amount. Matched on E5's cosines of the
+# tuning questions to the tuning passages (HotpotQA's 100 English questions and CMRC's Chinese ones, each
+# against both corpora's passages): at the 10th to the 90th percentile the English questions' cosines to the
+# Chinese passages sit 0.122-0.125 under the Chinese questions' cosines to them, and the Chinese questions'
+# cosines to the English passages 0.034-0.041 under the English questions' (bench/README.md,
+# "A question in one script over units in another, with E5").
+_CROSS_SCRIPT_OFFSETS = {MULTILINGUAL_EMBEDDER: {("latin", "cjk"): 0.123, ("cjk", "latin"): 0.038}}
+
+
+def cross_script_offset(name: str, question_script: str | None, unit_script: str | None) -> float:
+    """What the embedder called ``name`` gives a question in ``question_script`` less for a unit in
+    ``unit_script`` than a question in the unit's script (0 within one script, and for other models)."""
+    return _CROSS_SCRIPT_OFFSETS.get(name, {}).get((question_script, unit_script), 0.0)
+
+
+def reads_across_scripts(name: str) -> bool:
+    """Whether the embedder called ``name`` has cosines across scripts on another scale
+    (``cross_script_offset``)."""
+    return name in _CROSS_SCRIPT_OFFSETS
+
+
 def draws_neighbour_edges(name: str) -> bool:
     """Whether the graph links units by the cosines of the embedder called ``name`` (semantic and version
     edges); its entity, structure and changelog edges do not depend on the model."""

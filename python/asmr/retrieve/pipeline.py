@@ -37,13 +37,14 @@ import numpy as np
 
 from asmr_kernels import SpreadSession
 
-from ..embed.models import embedder_scripts, on_default_scale, question_vectors
+from ..embed.models import (cross_script_offset, embedder_scripts, on_default_scale, question_vectors,
+                            reads_across_scripts)
 from ..graph import UnitGraph, load_or_build
 from ..text.bilingual import chinese_words
 from ..text.cjk import CJK_CHAR
 from ..text.entities import code_kind, kind_codes, kind_pattern, normalize, unit_entities
 from ..text.facts import key_facts, missing_from
-from ..text.scripts import main_script, readable_share, readable_share_of, script_words
+from ..text.scripts import main_script, readable_share, readable_share_of, script_words, written_in
 from ..text.turns import about, named_speakers, only_asks, parse_turn, speaker_names, without_names
 from ..text.when import asks_when, says_when
 from ..text.words import tokenize
@@ -441,6 +442,10 @@ class Retriever:
         gap, own_similarity = self.speaker_signals(persons, own) if own is not None and readable > 0.0 \
             else (0.0, None)
         gap *= readable
+        if len(sim) and reads_across_scripts(m.embed_model):
+            # the best cosine on the scale of its unit's script, as a question in that script has it
+            best = m.units_at_rows([int(rows[int(np.argmax(sim))])])[0]
+            sim = sim + cross_script_offset(m.embed_model, written_in(question), written_in(best.content))
         return hits, self._features(question, sim, units, lex_rows, readable, gap, own_similarity)
 
     def _anchored(self, anchors, lex_rows: np.ndarray) -> np.ndarray:
