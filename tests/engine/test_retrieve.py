@@ -1048,8 +1048,9 @@ def test_a_name_jieba_glued_to_words_on_both_sides_is_cut_where_the_memory_never
 def test_single_characters_jieba_left_side_by_side_are_a_word_where_the_memory_writes_them_together():
     """jieba does not know 年假 ("annual leave") and cuts "年假可以顺延吗" as 年 + 假 + 可以 + 顺延 + 吗:
     without the run 年假 the question asks only for 顺延 ("carried over"), which a unit on time off in
-    lieu holds. A memory that has the pair 年假 makes the run a term; a run of function characters
-    (由 + 谁) is none, whatever the memory holds."""
+    lieu holds. A memory that has the pair 年假 makes the run a term, and cuts a run where a character
+    the memory never writes beside it is glued on; a run of function characters (由 + 谁) is none, whatever
+    the memory holds."""
     from asmr.retrieve.signals import alignment, question_terms
     from asmr.text.words import cjk_bigrams
 
@@ -1063,9 +1064,14 @@ def test_single_characters_jieba_left_side_by_side_are_a_word_where_the_memory_w
     assert "年假" in terms
     assert alignment(terms, weights, [in_lieu]) < 1.0 == alignment(terms, weights, [leave])
     assert "由谁" not in question_terms("调休由谁批准？", idf_of)[0]
+    # a run with a character glued on that the memory never writes beside it (年 + 假 + 有, then 几天): the
+    # run is cut there, and 年假 is still what is asked
+    terms, _ = question_terms("年假有几天？", idf_of)
+    assert terms == ["年假"]
     held_pairs -= {"年假"}  # a memory that never writes 年假: the characters stay no term
     terms, weights = question_terms("年假可以顺延吗？", idf_of)
     assert "年假" not in terms and alignment(terms, weights, [in_lieu]) == 1.0
+    assert question_terms("年假有几天？", idf_of)[0] == []
 
 
 def test_a_modal_jieba_glued_to_a_verb_the_memory_never_writes_with_it_is_no_term():

@@ -207,8 +207,9 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
     The other way round, jieba can cut a word it does not know into characters ("年假可以顺延吗" as 年 +
     假 + 可以 + 顺延 + 吗), and the single characters are no terms: the question would lose the very word
     that sets it apart. A run of single characters whose every pair occurs in the memory is a term; a run with
-    a pair no unit has is left out: the memory never writes it as one word, and jieba may have been
-    right to cut it."""
+    a pair no unit has is cut there, as a guessed word is, and its pieces of two characters or more are terms:
+    the memory never writes the run as one word, but a word in it may be what is asked ("年假有几天" cut as
+    年 + 假 + 有 + 几天 asks about 年假, which the memory writes, and not about 假有)."""
     known = jieba_tokenizer().FREQ  # jieba's dictionary
     long = [w for w in words if not known.get(w) and (len(w) >= 3 or w[0] in _CJK_LEADING_GRAMMAR)]
     if not long and not runs:
@@ -225,7 +226,7 @@ def _memory_words(words: list[str], runs: list[str], idf_of) -> list[str]:
             w = w[1:]  # the modal or adverb glued before a verb; one character left is no term
         if len(w) >= 2:
             out.append(w)
-    return out + [r for r in runs if not absent.intersection(cjk_bigrams([r]))]
+    return out + [piece for r in runs for piece in _split_where_absent(r, absent)]
 
 
 def _split_where_absent(word: str, absent: set[str]) -> list[str]:
