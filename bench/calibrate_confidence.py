@@ -62,7 +62,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, signs: tuple[
     return signed_logistic(a, y, np.full(a.shape[1], l2), sign_bounds((0, *signs)), weight)
 
 
-def source_rows(name: str, spec: str, work: Path, embedder: str | None, seed: int, k: int,
+def source_rows(name: str, spec: str, work: Path, embedder: str, seed: int, k: int,
                 reuse: bool = False) -> dict:
     """Features and baseline scores of one source's questions, and which of them have no answer."""
     parts = spec.split(",")
@@ -260,7 +260,7 @@ def main() -> None:
         fitted = {"weights": [round(float(v), 3) for v in w], "threshold": round(thresholds["asmr"], 3),
                   "baselines": {m: round(thresholds[m], 3) for m in ("dense", "hybrid")},
                   "fitted_by": "python " + " ".join(shlex.quote(a) for a in sys.argv)}
-        if args.embedder in (None, DEFAULT_EMBEDDER):  # the default model, also of embedders without their own
+        if args.embedder == DEFAULT_EMBEDDER:  # the default model, also of embedders without their own
             for other in model.get("embedders", {}).values():  # fitted on the features of their day
                 other.setdefault("features", list(model["features"]))
             model.update({"features": list(FEATURES), **fitted,
