@@ -513,7 +513,8 @@ void numbers(const Text& t, std::vector<Span>* taken, std::vector<KeyFact>* out)
         while (e > s && (t.p[e - 1] == '.' || t.p[e - 1] == ',')) --e;  // rstrip(".,")
         std::string_view run(t.p + s, e - s);
         const char prev = s ? t.p[s - 1] : ' ';
-        if (prev == '.' || (prev == '-' && s > 1 && is_word(t.p[s - 2]))) continue;  // ".5", "COVID-19"
+        // ".5", "COVID-19"; not the "17" of "9:00-17:30", nor the "5" of "3-5"
+        if (prev == '.' || (prev == '-' && s > 1 && is_alpha(t.p[s - 2]))) continue;
         if (is_word(prev)) {
             if ((prev == 'v' || prev == 'V') && (s < 2 || !is_word(t.p[s - 2])) &&
                 run.find(',') == std::string_view::npos) {

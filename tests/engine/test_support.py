@@ -276,6 +276,19 @@ def test_a_plural_name_is_stated_by_its_singular():
     assert [f.norm for f in missing_facts("The Joneses live here.", "The Smith family lives here.")] == ["joneses"]
 
 
+def test_a_range_of_times_keeps_its_end_and_either_clock_states_an_hour():
+    """"9:00-17:30" lost the 17 of its end (read as the "19" of "COVID-19"), so a claim of "17:30" lost its
+    citation; and "6 p.m." or 下午六点 missed the 18 of a unit's "18:00", as "18:00" missed the 6 of "6
+    pm". A time stated on one clock states its hour on the other; another hour stays missing."""
+    assert missing_facts("The desk closes at 17:30.", "The desk is staffed 9:00-17:30 on weekdays.") == []
+    assert norms("Shipping takes 3-5 days.", "number") == ["3", "5 day"]
+    assert missing_facts("Lessons end at 2 pm.", "Lessons run 09:00–14:00.") == []
+    assert missing_facts("Lessons run until 14:00.", "Lessons run from 9 am to 2:00 pm.") == []
+    assert missing_facts("周日营业到晚上九点。", "周日营业时间为10:00至21:00。") == []
+    assert [f.norm for f in missing_facts("Lessons start at 8 am.", "Lessons run 09:00–14:00.")] == ["8"]
+    assert [f.norm for f in missing_facts("Lessons end at 3 pm.", "Lessons run 09:00–14:00.")] == ["3"]
+
+
 def test_chinese_facts_in_traditional_script_read_as_in_simplified():
     """兩週 is 两周 and 一萬二千元 is 12,000 yuan (not the 2,000 of its last characters), in a claim and in
     its unit, whichever script each is written in; a fact's text stays as written."""

@@ -36,6 +36,7 @@ EDGE_CASES = [
     "However Paris is big. The Beatles played. Overall, Apple won. NASA flew. IBM's chips. X is one.",
     "Windows XP Service Pack 2 and C++ 17 and Version\n3.2 and Release \n2.1 and Mayday 3 2021.",
     "\x1c12 June\x1f2021 and 5\x0bkm and 3\tMarch\t2021 \n",
+    "Staffed 9:00-17:30, shipped in 3-5 days, not the 19 of COVID-19 or ab-12.",
     "",
     "no facts at all here",
     "9" * 300 + " trillion and " + "1" * 298 + ".5 kg",  # inf, and a float of many digits

@@ -232,8 +232,8 @@ def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
         run = m.group(0).rstrip(".,")
         e = s + len(run)
         prev = text[s - 1] if s else " "
-        if prev == "." or (prev == "-" and s > 1 and _ascii_word_char(text[s - 2])):
-            continue  # ".5" of something, the "19" of "COVID-19"
+        if prev == "." or (prev == "-" and s > 1 and text[s - 2].isascii() and text[s - 2].isalpha()):
+            continue  # ".5" of something, the "19" of "COVID-19" (not the "17" of "9:00-17:30")
         if _ascii_word_char(prev):
             if prev in "vV" and (s < 2 or not _ascii_word_char(text[s - 2])) and "," not in run:
                 out.append(Fact("version", text[s - 1:e], run))
@@ -843,6 +843,8 @@ class _EvidenceFacts:
                     self.durations.add(_time_key(float(value), unit))
         self.dates = [f.norm for f in facts if f.kind == "date"]
         self.lower = evidence.lower()
+        for hour in _other_clock_hours(evidence):  # "6 p.m." states the 18 of "18:00", and the other way
+            self._units.setdefault(hour, set()).add("")
 
     @property
     def units(self) -> dict[str, set[str]]:
@@ -869,6 +871,35 @@ class _EvidenceFacts:
                 factor, unit = _time_unit(_LOOSE_UNITS.get(word, word))
                 self._rates.add(_time_key(factor, unit))
         return self._rates
+
+
+# A time of day on a 12-hour clock ("6 p.m.", "6:30pm", 下午3点, 晚上八点) and on a 24-hour one ("18:00"): the
+# hour is a number fact as written, and the evidence also states it on the other clock.
+_CLOCK_12 = re.compile(r"(?<![0-9A-Za-z.:])(\d{1,2})(?::[0-5]\d)?\s?([ap])\.?\s?m(?:\.|(?![a-z]))",
+                       re.IGNORECASE)
+_CLOCK_24 = re.compile(r"(?<![0-9A-Za-z.:])(\d{1,2}):[0-5]\d(?![\d:])")
+_CJK_CLOCK_PM = re.compile(f"(下午|晚上|傍晚|夜里)(\\d{{1,2}}|[{_CJK_DIGITS}十]{{1,3}})[点:：]")
+
+
+def _other_clock_hours(text: str) -> set[str]:
+    """The hours of the times of day ``text`` states, each read on the other clock: 18 for "6 p.m." and
+    for 下午六点, 6 for "18:00"; 0 for "12 a.m.". Not the minutes: "18:00" for "6 p.m." is not stated by the
+    hour alone, as the "00" of "8:00" is no time of "12 pm"."""
+    out: set[str] = set()
+    for m in _CLOCK_12.finditer(text):
+        hour = int(m.group(1))
+        if hour <= 12:
+            pm = m.group(2).lower() == "p"
+            out.add(_fmt(hour + 12 if pm and hour < 12 else 0 if not pm and hour == 12 else hour))
+    for m in _CLOCK_24.finditer(text):
+        hour = int(m.group(1))
+        if 13 <= hour <= 23:
+            out.add(_fmt(hour - 12))
+    for m in _CJK_CLOCK_PM.finditer(text):
+        hour = int(m.group(2)) if m.group(2).isdigit() else _cjk_value(m.group(2))
+        if hour is not None and 1 <= hour < 12:
+            out.add(_fmt(hour + 12))
+    return out
 
 
 @lru_cache(maxsize=2048)
