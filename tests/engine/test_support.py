@@ -1620,3 +1620,43 @@ def test_a_claim_that_joins_two_sentences_is_read_part_by_part(model, hashed, em
     assert (cue_of_dropped(model, hashed, claims, units, "flip_negation") > 0.0).all()
     claims, units = zip(*kept)
     assert (model.score(list(claims), list(units), embedder=embedder) >= model.hard).all()
+
+
+def test_two_names_that_swap_what_the_sentence_says_each_does(model, hashed, embedder):
+    """An answer that gives one person's task to another ("Ana will chair the meeting, while Ben takes the
+    minutes" where Ben chairs and Ana takes the minutes) named only the unit's own people and kept its
+    citation (p 0.91). Each name now reads as put in the other's place; the same people in their own roles
+    keep it."""
+    minutes = "Ben will chair the meeting; Ana will take the minutes."
+    swapped = [("Ana will chair the meeting, while Ben takes the minutes.", minutes)]
+    assert (cue_of_dropped(model, hashed, *zip(*swapped), "flip_names") > 0.0).all()
+    kept = [("Ben will chair the meeting, and Ana will take the minutes.", minutes)]
+    assert (model.score(*map(list, zip(*kept)), embedder=embedder) >= model.hard).all()
+
+
+def test_a_claim_of_what_another_sentence_of_the_unit_negates(model, hashed, embedder):
+    """"The museum ticket also includes the audio guide" restates the sentence that names the ticket, and
+    the next sentence says "It does not include the audio guide": the claim kept its citation (p 0.75).
+    What follows a verb's negation in another sentence is now read against the claim; a negation in a
+    clause after the claim's words ("a door that does not lock while ...") and "no" before a noun are not."""
+    museum = ("The museum ticket costs 15 euros and covers the main galleries. "
+              "It does not include the audio guide.")
+    assert cue_of_dropped(model, hashed, ["The museum ticket also includes the audio guide."], [museum],
+                          "flip_negation")[0] > 0.0
+    door = "The side door is checked nightly. A door that does not lock while the alarm is off is a risk."
+    tax = "You report the sale of the flat in your return. You may owe no tax on the sale."
+    x = pair_features(["The museum ticket costs 15 euros.", "An unchecked side door is a risk.",
+                       "You report the sale of the flat and the tax on the sale."], [museum, door, tax],
+                      embedder=hashed)
+    assert (x[:, FEATURES.index("flip_negation")] == 0.0).all()
+    assert model.score(["The museum ticket costs 15 euros."], [museum], embedder=embedder)[0] >= model.hard
+
+
+def test_always_for_what_the_sentence_says_happens_often(model, hashed):
+    """"always" where the sentence says "often", "usually" or "sometimes" makes a frequent thing certain,
+    as it does where the sentence says "may" (kept at p 0.93 before)."""
+    trains = "Trains on this line often run late in winter."
+    claims = ["Trains on this line always run late in winter.", "All trains on this line run late in winter."]
+    assert (cue_of_dropped(model, hashed, claims, [trains] * 2) > 0.0).all()
+    x = pair_features([trains, "Trains on this line usually run late in winter."], [trains] * 2, embedder=hashed)
+    assert (x[:, FEATURES.index("flip_opposite")] == 0.0).all()

@@ -51,7 +51,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import accumulate, permutations
+from itertools import accumulate, combinations, permutations
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -1007,6 +1007,78 @@ def _told(claim: _Claim) -> set[str]:
     return told
 
 
+def _roles_swapped(claim_words: list[str], sequence: list[str], names: list[str]) -> int:
+    """Whether two names of the claim that the sentence also names each do what the sentence says the other
+    does: "Ana will chair the meeting, while Ben takes the minutes" for "Ben will chair the meeting; Ana
+    will take the minutes". Each name's first word after it but an auxiliary in the claim is the other's
+    in the sentence, and not its own. "A beat B" for "B lost to A" moves no word, and is no swap."""
+    once = [n for n in dict.fromkeys(names) if claim_words.count(n) == 1 and sequence.count(n) == 1]
+
+    def after(seq: list[str], name: str) -> str | None:
+        i = seq.index(name)
+        word = next((w for w in seq[i + 1:i + 1 + ROLE_WORDS] if w not in _AUXILIARIES), None)
+        return None if word is None or word in names else light_stem(word)  # a list of names says no roles
+
+    for a, b in combinations(once, 2):
+        mine_a, mine_b = after(claim_words, a), after(claim_words, b)
+        theirs_a, theirs_b = after(sequence, a), after(sequence, b)
+        if (None not in (mine_a, mine_b, theirs_a, theirs_b) and mine_a == theirs_b and mine_b == theirs_a
+                and mine_a != theirs_a):
+            return 1
+    return 0
+
+
+ROLE_WORDS = 3  # words after a name within which the first word but an auxiliary says what it does
+_AUXILIARIES = frozenset("will would shall should can could may might must to be is are was were has have "
+                         "had do does did also then the a an".split())
+
+
+def _negated_elsewhere(claim: _Claim, told: set[str], stated: frozenset[str], ev: _Evidence, lo: int,
+                       hi: int) -> float:
+    """flip_negation of a claim that restates the sentences ``lo:hi`` and says of their subject what another
+    sentence of the unit negates: "The ticket includes the audio guide" where one sentence names the
+    ticket and the next says "It does not include the audio guide". Two of the claim's words the
+    restated sentences lack must stand together after the other sentence's negation, as they stand in
+    the claim (what it negates, not its subject), and the two sentences together must state nearly all
+    of the claim (NEGATED_ELSEWHERE_SHARE)."""
+    if not told:
+        return 0.0
+    content = _content(claim.words)
+    moved = {(x, y) for x, y in zip(content, content[1:]) if x not in stated and y not in stated}
+    if not moved:
+        return 0.0
+    for k, neg in enumerate(ev.sent_neg):
+        if not neg or lo <= k < hi:
+            continue
+        seq = ev.sent_seq[k]
+        at = next((i for i, w in enumerate(seq) if w in _VERB_NEGATIONS), None)
+        scope = _content(_negated_scope(seq, at)) if at is not None else []
+        share = len(told & (stated | ev.sent_tokens[k])) / len(told)
+        if share >= NEGATED_ELSEWHERE_SHARE and not moved.isdisjoint(zip(scope, scope[1:])):
+            return _closeness(share)
+    return 0.0
+
+
+NEGATED_ELSEWHERE_SHARE = 0.7
+# Negations of a verb, whose object is what they negate ("does not include X"); "no" and "none" negate the
+# noun they stand before ("may owe no tax on the sale" says nothing against reporting the sale)
+_VERB_NEGATIONS = frozenset(w for w in _NEGATIONS if w in ("not", "never", "cannot") or w.endswith("n't"))
+NEGATION_SCOPE_WORDS = 6  # words after a negation that it may negate, up to the next clause
+_CLAUSE_OPENERS = frozenset("while because when whenever which that who whom whose if unless although "
+                            "though since so but or whereas after before until".split())
+
+
+def _negated_scope(seq: list[str], at: int) -> list[str]:
+    """The words the negation at ``seq[at]`` negates: up to NEGATION_SCOPE_WORDS after it, ending where a
+    clause opens ("a door that does not lock while the alarm is off is a risk": not "risk")."""
+    out = []
+    for w in seq[at + 1:at + 1 + NEGATION_SCOPE_WORDS]:
+        if w in _CLAUSE_OPENERS:
+            break
+        out.append(w)
+    return out
+
+
 def _closeness(share: float) -> float:
     """How close a claim is to restating a sentence, from the share of its words the sentence states:
     nothing below FLIP_SHARE, all at 1."""
@@ -1140,6 +1212,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed, ev.columns)
     opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
+    claim_names = [w for part in capitalised_words(claim.core) for w in part if w not in CLAIM_STOP_WORDS]
+    placed += _roles_swapped(claim.words, sequence, claim_names)
     cue_words += sum(t in told for t in measured) + flips + int(crossed)
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
     if ours_q and theirs_q and ours_q != theirs_q:
@@ -1152,9 +1226,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     if "all" in ours_q and not theirs_q and _restriction_dropped(claim.words, sequence):
         opposites += 1  # "available to all patients" for "for patients who are housebound"
         cue_words += 1
-    elif (not ours_q.isdisjoint(("all", "always")) and not theirs_q and not _MAYBE.isdisjoint(words)
-          and _MAYBE.isdisjoint(claim.words) and _MODALS_OF_CHANCE.isdisjoint(claim.words)):
-        opposites += 1  # "late patients are always turned away" for "may be asked to rebook"
+    elif (not ours_q.isdisjoint(("all", "always")) and not theirs_q and not _NOT_ALWAYS.isdisjoint(words)
+          and _NOT_ALWAYS.isdisjoint(claim.words) and _MODALS_OF_CHANCE.isdisjoint(claim.words)):
+        # "late patients are always turned away" for "may be asked to rebook"; "always late" for "often late"
+        opposites += 1
         cue_words += 1
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
@@ -1164,6 +1239,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     out = _alignment(0.0 if doubled else _negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence),
                      claim.words, claim.core, words, sentence, share, replaced, added, names,
                      opposites + measures, len(swaps), restated, placed, quantified)
+    if not claim.neg and not out["flip_negation"]:
+        out["flip_negation"] = _negated_elsewhere(claim, told, stated, ev, lo, hi)
     if doubled:
         out[DOUBLED] = 1.0
     if restated_opposites:
@@ -1202,6 +1279,9 @@ def _best_sentence(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> int:
 _ALL_WORDS = frozenset(("all", "every", "each", "any"))
 _MAYBE = frozenset(("may", "might"))  # what the sentence says can happen, which "always" makes certain
 _MODALS_OF_CHANCE = frozenset(("can", "could", "sometimes", "often", "usually"))
+# What happens now and then, which "always" or "all" makes certain
+_NOT_ALWAYS = _MAYBE | frozenset(("often", "usually", "sometimes", "generally", "typically", "frequently",
+                                  "occasionally", "rarely", "seldom", "mostly", "normally", "commonly"))
 _RELATIVES = frozenset(("who", "whose", "that", "which"))
 _NARROWING = _RELATIVES | {LOWER_BOUND, UPPER_BOUND}  # "invoices over 5,000 euros", "children under 12"
 
