@@ -1624,13 +1624,16 @@ def test_a_claim_that_joins_two_sentences_is_read_part_by_part(model, hashed, em
 
 def test_two_names_that_swap_what_the_sentence_says_each_does(model, hashed, embedder):
     """An answer that gives one person's task to another ("Ana will chair the meeting, while Ben takes the
-    minutes" where Ben chairs and Ana takes the minutes) named only the unit's own people and kept its
-    citation (p 0.91). Each name now reads as put in the other's place; the same people in their own roles
-    keep it."""
+    minutes" where Ben chairs and Ana takes the minutes; 由张伟负责采购 where 张伟 does the expenses and
+    刘洋 the buying) named only the unit's own people and kept its citation (p 0.91; 0.72). Each name now
+    reads as put in the other's place; the same people in their own roles keep it."""
     minutes = "Ben will chair the meeting; Ana will take the minutes."
-    swapped = [("Ana will chair the meeting, while Ben takes the minutes.", minutes)]
+    buying = "5月周会决定：新版本推迟到6月发布。由刘洋负责跟进测试，张伟负责对外沟通。"
+    swapped = [("Ana will chair the meeting, while Ben takes the minutes.", minutes),
+               ("在新版本的推进中，由张伟负责跟进测试。", buying)]
     assert (cue_of_dropped(model, hashed, *zip(*swapped), "flip_names") > 0.0).all()
-    kept = [("Ben will chair the meeting, and Ana will take the minutes.", minutes)]
+    kept = [("Ben will chair the meeting, and Ana will take the minutes.", minutes),
+            ("在新版本的推进中，由刘洋负责跟进测试。", buying)]
     assert (model.score(*map(list, zip(*kept)), embedder=embedder) >= model.hard).all()
 
 
@@ -1660,3 +1663,11 @@ def test_always_for_what_the_sentence_says_happens_often(model, hashed):
     assert (cue_of_dropped(model, hashed, claims, [trains] * 2) > 0.0).all()
     x = pair_features([trains, "Trains on this line usually run late in winter."], [trains] * 2, embedder=hashed)
     assert (x[:, FEATURES.index("flip_opposite")] == 0.0).all()
+
+
+def test_a_chinese_floor_put_for_another_inside_longer_runs(model, hashed, embedder):
+    """二楼 for 三楼 inside replaced runs ("在二" for "还是三") kept its citation (p 0.78): a number ending
+    both runs before the same character is now another count of the same thing."""
+    room = "培训改到下午两点，地点还是三楼会议室，请带上笔记本。"
+    assert cue_of_dropped(model, hashed, ["培训改到下午两点，地点在二楼会议室。"], [room])[0] > 0.0
+    assert model.score(["培训改到下午两点，地点还是三楼会议室。"], [room], embedder=embedder)[0] >= model.hard

@@ -1840,10 +1840,18 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             elif _CJK_NUMERAL.search(ours) and _CJK_NUMERAL.search(other):
                 # another amount of time or measure in its place ("三天" for "一周内"), which the
                 # key-fact check lets through where the unit has a "一" or a "1" elsewhere; the same
-                # amount in other words ("12个月" for "一年") puts nothing for anything
-                if _other_amount([ours], [other]):
+                # amount in other words ("12个月" for "一年") puts nothing for anything; a number
+                # ending both runs before the same character ("在四|层" for "还在六|层") is another floor,
+                # room or count of the same thing
+                if _other_amount([ours], [other]) or _other_count(mine, a1, theirs, b1):
                     measures += 1
                     cue_chars += a1 - a0
+            elif (_put_for_another(ours, other, mine, "".join(plain))
+                  and not _cjk_reworded(mine, a0, a1, theirs, b0, b1)):
+                # a name or term the unit states elsewhere put in the place of one the claim drops
+                # ("由张伟负责采购" for "由刘洋负责采购，张伟负责报销"): the roles swapped
+                names += 1
+                cue_chars += a1 - a0
             elif not (name or opposite) and min(a1 - a0, b1 - b0) >= MIN_PLACED_CHARS and set(ours).isdisjoint(other):
                 # a longer thing put for another, no character in common: a name or term in the place of
                 # a name the extractor does not read as one ("李德明" for "王建国", a name in Latin letters)
@@ -1878,6 +1886,36 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
 
 MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
 MIN_PLACED_CHARS = 3  # CJK: a run put for another this long on both sides, sharing no character, is a name
+# CJK: a run of the unit put for another is a name put for a name from this length to that
+MIN_SWAPPED_CHARS, MAX_SWAPPED_CHARS = 2, 8
+
+
+def _other_count(mine: str, a1: int, theirs: str, b1: int) -> bool:
+    """Whether the runs ending at ``mine[a1]`` and ``theirs[b1]`` end in different numbers before the same
+    character: "四层" for "六层" inside longer replaced runs, which no measure word tells apart."""
+    if a1 >= len(mine) or b1 >= len(theirs) or mine[a1] != theirs[b1] or not CJK_CHAR.match(mine[a1]):
+        return False
+    values = (_numeral_around(mine, a1 - 1, a1) if mine[a1 - 1] in NUMERAL_CHARS else None,
+              _numeral_around(theirs, b1 - 1, b1) if theirs[b1 - 1] in NUMERAL_CHARS else None)
+    return None not in values and values[0] != values[1]
+
+
+def _put_for_another(ours: str, other: str, mine: str, unit: str) -> bool:
+    """Whether the claim's run ``ours``, standing in the place of the sentence's ``other``, is a run the
+    unit states elsewhere while the claim never states ``other``: one of the unit's names or terms moved
+    into another's place. A reordering keeps both in the claim; a name for the word that refers to it
+    ("北京大学" for "该校") names what the sentence means."""
+    short, long_ = sorted((len(ours), len(other)))
+    if not MIN_SWAPPED_CHARS <= short <= long_ <= MAX_SWAPPED_CHARS:
+        return False
+    return (set(ours).isdisjoint(other) and _CJK_REFERRING.isdisjoint(other) and other not in mine
+            and ours in unit)
+
+
+# Characters of words that refer to something named elsewhere (该校, 其, 他们, 本公司, 此处, 这里)
+_CJK_REFERRING = frozenset("该其他她它此本这那")
+
+
 _CJK_NEGATION = re.compile(r"[不没无未非否]")
 # A short run holding any of these is no swap: one word put for another around a negation-like
 # character ("非常" for "十分") is left to the negation reading, which knows the words that negate nothing.
