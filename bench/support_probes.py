@@ -3,14 +3,17 @@
     python bench/support_probes.py [--data bench/data/support_probes.jsonl] [--rounds p1 p2] [--json]
 
 Each line of the data is one claim: ``round``, ``claim``, ``unit`` (the cited unit's text) and
-``supported`` (whether the unit states the claim). The claims are the kind an answer generator writes:
+``supported`` (whether the unit states the claim), and optionally ``kind`` (paraphrase, negation, number, …:
+the figures then give how many of each kind are kept). The claims are the kind an answer generator writes:
 true ones in other words, and lies a reader would believe (a value of another sentence, "always" for
 "may", "all" of a narrowed group, a word put for another). The rule is that of ``asmr eval verifier``:
 a citation is kept when the support model's probability reaches ``hard`` and no checked key fact of the
 claim is missing from the unit. With the shipped model and MiniLM.
 
-These rounds are in sample: their authors read the wrong decisions while making the rules they measure
-(bench/README.md, "Values put in another sentence's place", says when each was written and read). They
+Most rounds are in sample: their authors read the wrong decisions while making the rules they measure
+(bench/README.md, "Values put in another sentence's place", says when each was written and read). Rounds
+``n1``, ``nz1``, ``n2`` and ``nz2`` were written by helpers who saw no code or data of the project;
+``n2`` and ``nz2`` were never read for a rule (bench/README.md, "Claims written apart"). They
 show what a rule fixes and what it breaks on claims it was not made from; the out-of-source checks are
 ``bench/support_claims.py``, AttributionBench dev (``asmr eval verifier``) and ``asmr eval answers``.
 """
@@ -65,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         kept = bool(prob >= model.hard) and not rule.missing(core_claim(row["claim"]), row["unit"])
         entry = report.setdefault(row["round"], {"n": 0, "wrong": 0, "wrong_claims": []})
         entry["n"] += 1
+        if "kind" in row:  # rounds written with a kind per claim: kept by kind
+            tally = entry.setdefault("by_kind", {}).setdefault(row["kind"], {"n": 0, "kept": 0})
+            tally["n"] += 1
+            tally["kept"] += kept
         if kept != row["supported"]:
             entry["wrong"] += 1
             entry["wrong_claims"].append({"claim": row["claim"], "supported": row["supported"],
@@ -74,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for name, entry in report.items():
         print(f"{name}: {entry['wrong']} of {entry['n']} decided wrongly")
+        if "by_kind" in entry:
+            kinds = sorted(entry["by_kind"].items())
+            print("  kept by kind: " + ", ".join(f"{k} {t['kept']}/{t['n']}" for k, t in kinds))
         for w in entry["wrong_claims"]:
             print(f"  {'true, dropped' if w['supported'] else 'lie, kept'} (p {w['probability']}): {w['claim']}")
     return 0

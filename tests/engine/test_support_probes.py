@@ -36,3 +36,17 @@ def test_a_line_without_a_field_is_named(probes, tmp_path, capsys):
 def test_a_round_not_in_the_data_is_refused(probes, capsys):
     assert probes.main(["--rounds", "no-such-round"]) == 2
     assert "no claims" in capsys.readouterr().err
+
+
+def test_rounds_with_a_kind_per_claim_are_tallied_by_kind(probes, tmp_path, capsys):
+    unit = "The shop is open on Sundays from 10 am to 4 pm."
+    rows = [{"round": "k", "claim": unit, "unit": unit, "supported": True, "kind": "paraphrase"},
+            {"round": "k", "claim": "The shop is not open on Sundays.", "unit": unit, "supported": False,
+             "kind": "negation"},
+            {"round": "plain", "claim": unit, "unit": unit, "supported": True}]
+    data = tmp_path / "probes.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert probes.main(["--data", str(data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["k"]["by_kind"] == {"paraphrase": {"n": 1, "kept": 1}, "negation": {"n": 1, "kept": 0}}
+    assert "by_kind" not in report["plain"]
