@@ -12,8 +12,9 @@ claim is missing from the unit. With the shipped model and MiniLM.
 
 Most rounds are in sample: their authors read the wrong decisions while making the rules they measure
 (bench/README.md, "Values put in another sentence's place", says when each was written and read). Rounds
-``n1``, ``nz1``, ``n2`` and ``nz2`` were written by helpers who saw no code or data of the project;
-``n2`` and ``nz2`` were never read for a rule (bench/README.md, "Claims written apart"). They
+``n1``, ``nz1``, ``n2``, ``nz2``, ``n3`` and ``nz3`` were written by helpers who saw no code or data of the
+project; all but ``n1`` and ``nz1`` were never read for a rule (bench/README.md, "Claims written
+apart"). They
 show what a rule fixes and what it breaks on claims it was not made from; the out-of-source checks are
 ``bench/support_claims.py``, AttributionBench dev (``asmr eval verifier``) and ``asmr eval answers``.
 """
