@@ -110,7 +110,8 @@ _CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", 
 # A time of day in Chinese numerals ("上午十点", "十点三十分"): its hour and its minutes are plain numbers,
 # as the digits of "10点30分" are. 点 before a numeral without 分 is a decimal point ("评分三点五"), and 一点
 # is "a little" ("快一点", "这一点") unless a part of the day comes before it ("中午一点").
-_CJK_DAY_PARTS = "上午|下午|早上|晚上|中午|凌晨|傍晚|清晨|早晨|夜里"
+_CJK_PM_PARTS = "下午|晚上|傍晚|夜里"  # parts of the day whose hours 1 to 11 are 13 to 23 (_other_clock_hours)
+_CJK_DAY_PARTS = f"上午|早上|中午|凌晨|清晨|早晨|{_CJK_PM_PARTS}"
 _CJK_CLOCK = re.compile(f"({_CJK_DAY_PARTS})?([{_CJK_DIGITS}十]{{1,3}})点钟?(?:([{_CJK_DIGITS}十]{{1,3}})分(?!钟))?")
 
 # A day of the week: 周六, 星期天, 礼拜一, also in 上周五 and 每周三. Not a count of weeks (两周一次, 四周),
@@ -878,7 +879,7 @@ class _EvidenceFacts:
 _CLOCK_12 = re.compile(r"(?<![0-9A-Za-z.:])(\d{1,2})(?::[0-5]\d)?\s?([ap])\.?\s?m(?:\.|(?![a-z]))",
                        re.IGNORECASE)
 _CLOCK_24 = re.compile(r"(?<![0-9A-Za-z.:])(\d{1,2}):[0-5]\d(?![\d:])")
-_CJK_CLOCK_PM = re.compile(f"(下午|晚上|傍晚|夜里)(\\d{{1,2}}|[{_CJK_DIGITS}十]{{1,3}})[点:：]")
+_CJK_CLOCK_PM = re.compile(f"({_CJK_PM_PARTS})(\\d{{1,2}}|[{_CJK_DIGITS}十]{{1,3}})[点:：]")
 
 
 def _other_clock_hours(text: str) -> set[str]:

@@ -307,6 +307,7 @@ class _Claim:
     content: list[str]
     neg: bool
     clauses: list[str]  # the parts of a compound claim, each of which must be supported; [] when one
+    capitals: tuple[list[str], list[str]]  # its capitalised words, inside and opening (capitalised_words)
 
 
 def _clauses(core: str) -> list[str]:
@@ -340,7 +341,7 @@ def _claim(sentence: str) -> _Claim:
     words = _words(core)
     stems = list(map(light_stem, words))
     return _Claim(core=core, words=words, stems=stems, content=_content(words, stems),
-                  neg=_negated(words, core), clauses=_clauses(core))
+                  neg=_negated(words, core), clauses=_clauses(core), capitals=capitalised_words(core))
 
 
 def _candidates(claim: _Claim, ev: _Evidence, k: int = MAX_CANDIDATES) -> list[int]:
@@ -1043,7 +1044,7 @@ def _negated_elsewhere(claim: _Claim, told: set[str], stated: frozenset[str], ev
     of the claim (NEGATED_ELSEWHERE_SHARE)."""
     if not told:
         return 0.0
-    content = _content(claim.words)
+    content = claim.content
     moved = {(x, y) for x, y in zip(content, content[1:]) if x not in stated and y not in stated}
     if not moved:
         return 0.0
@@ -1051,7 +1052,7 @@ def _negated_elsewhere(claim: _Claim, told: set[str], stated: frozenset[str], ev
         if not neg or lo <= k < hi:
             continue
         seq = ev.sent_seq[k]
-        at = next((i for i, w in enumerate(seq) if w in _VERB_NEGATIONS), None)
+        at = next((i for i, w in enumerate(seq) if _negating(seq, i) and _negates_verb(w)), None)
         scope = _content(_negated_scope(seq, at)) if at is not None else []
         share = len(told & (stated | ev.sent_tokens[k])) / len(told)
         if share >= NEGATED_ELSEWHERE_SHARE and not moved.isdisjoint(zip(scope, scope[1:])):
@@ -1060,19 +1061,28 @@ def _negated_elsewhere(claim: _Claim, told: set[str], stated: frozenset[str], ev
 
 
 NEGATED_ELSEWHERE_SHARE = 0.7
-# Negations of a verb, whose object is what they negate ("does not include X"); "no" and "none" negate the
-# noun they stand before ("may owe no tax on the sale" says nothing against reporting the sale)
-_VERB_NEGATIONS = frozenset(w for w in _NEGATIONS if w in ("not", "never", "cannot") or w.endswith("n't"))
-NEGATION_SCOPE_WORDS = 6  # words after a negation that it may negate, up to the next clause
+
+
+def _negates_verb(word: str) -> bool:
+    """Whether a negating word negates a verb, whose object is what it negates ("does not include X");
+    "no" and "none" negate the noun they stand before ("may owe no tax on the sale" says nothing against
+    reporting the sale)."""
+    return word in ("not", "never", "cannot") or word.endswith("n't")
+
+
+# Words after a verb's negation that it may negate, up to the next clause: more than NEGATION_SCOPE, since
+# the clause's end bounds it and the object's head may stand after its modifiers ("not include the new
+# audio guide")
+NEGATED_OBJECT_WORDS = 6
 _CLAUSE_OPENERS = frozenset("while because when whenever which that who whom whose if unless although "
                             "though since so but or whereas after before until".split())
 
 
 def _negated_scope(seq: list[str], at: int) -> list[str]:
-    """The words the negation at ``seq[at]`` negates: up to NEGATION_SCOPE_WORDS after it, ending where a
+    """The words the negation at ``seq[at]`` negates: up to NEGATED_OBJECT_WORDS after it, ending where a
     clause opens ("a door that does not lock while the alarm is off is a risk": not "risk")."""
     out = []
-    for w in seq[at + 1:at + 1 + NEGATION_SCOPE_WORDS]:
+    for w in seq[at + 1:at + 1 + NEGATED_OBJECT_WORDS]:
         if w in _CLAUSE_OPENERS:
             break
         out.append(w)
@@ -1121,7 +1131,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         # names and codes; numbers, dates and durations are the key-fact check's
         capitals = {light_stem(w) for f in key_facts(claim.core) if f.kind in ("entity", "code")
                     for w in _words(f.text)}
-        inner, opening = capitalised_words(claim.core)
+        inner, opening = claim.capitals
         # a name put for another needs no other word of the sentence left over: the sentence may state
         # the claim's other words ("Best Books ... a Top 10 Book" with "Books" replaced); and a
         # capitalised word the whole unit lacks is a name even where the extractor reads none (quoted,
@@ -1212,8 +1222,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed, ev.columns)
     opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
-    claim_names = [w for part in capitalised_words(claim.core) for w in part if w not in CLAIM_STOP_WORDS]
-    placed += _roles_swapped(claim.words, sequence, claim_names)
+    placed += _roles_swapped(claim.words, sequence,
+                             [w for part in claim.capitals for w in part if w not in CLAIM_STOP_WORDS])
     cue_words += sum(t in told for t in measured) + flips + int(crossed)
     quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
     if ours_q and theirs_q and ours_q != theirs_q:
@@ -1271,7 +1281,7 @@ def _best_sentence(claim: _Claim, ev: _Evidence, per_sent: list[int]) -> int:
     if per_sent.count(best) == 1:
         return per_sent.index(best)
     tied = [i for i, n in enumerate(per_sent) if n == best]
-    names = _stems(capitalised_words(claim.core)[0])
+    names = _stems(claim.capitals[0])
     values = {t for w, t in zip(claim.words, claim.stems) if _value_word(w, t, names)}
     return max(tied, key=lambda i: (len(values & ev.sent_tokens[i]), -i)) if values else tied[0]
 
@@ -1813,6 +1823,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
     name_spans = [(m.start(), m.end()) for f in key_facts(claim.core) if f.kind == "entity"
                   for m in re.finditer(re.escape(_cjk_plain(f.text)), mine) if f.text]
     replaced = added = names = opposites = swaps = measures = cue_chars = swapped = negated = 0
+    unit_plain = "".join(plain)  # where a run put for another may stand elsewhere (_put_for_another)
     for op, a0, a1, b0, b1 in sm.get_opcodes():
         if op == "equal":
             continue
@@ -1846,7 +1857,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                 if _other_amount([ours], [other]) or _other_count(mine, a1, theirs, b1):
                     measures += 1
                     cue_chars += a1 - a0
-            elif (_put_for_another(ours, other, mine, "".join(plain))
+            elif (_put_for_another(ours, other, mine, unit_plain)
                   and not _cjk_reworded(mine, a0, a1, theirs, b0, b1)):
                 # a name or term the unit states elsewhere put in the place of one the claim drops
                 # ("由张伟负责采购" for "由刘洋负责采购，张伟负责报销"): the roles swapped
