@@ -510,19 +510,28 @@ def test_learning_reads_the_verifiers_own_records(tmp_path):
             assert log.pairs_of(port.id, 0.0, 86400.0)[logs.id][0] == 2.0
 
 
-def test_warming_up_the_verifier_loads_the_support_models_embedder_only_where_the_memory_lacks_it(tmp_path):
+def test_warming_up_the_verifier_loads_the_support_models_embedder_only_where_the_memory_lacks_it(
+        tmp_path, monkeypatch):
     """Where the memory's embedder is the support model's, a verification hands it over, and so does the
-    warm-up: no second copy of the model is loaded. Over another embedder the support model loads its own."""
+    warm-up: no second copy of the model is loaded. Over another embedder the support model loads its own;
+    a multilingual memory hands its embedder to the support model's part for text MiniLM cannot read."""
+    import asmr.embed.models as models
     from asmr.store import Memory
     from asmr.store.writer import ingest
     from asmr.units.model import Document
+    from asmr.verify import support_model
     from asmr.verify.support_model import SupportModel
     from asmr.verify.verifier import Verifier
 
+    loaded, get = [], models.get_embedder
+    monkeypatch.setattr(models, "get_embedder", lambda name: loaded.append(name) or get(name))
     docs = [Document("logs", "Logs are kept for 14 days in the central log store.", "text")]
-    for name, embedder, loads_its_own in (("minilm", "all-MiniLM-L6-v2", False), ("hash", "hash-64", True)):
+    minilm = "all-MiniLM-L6-v2"
+    for name, embedder, loads in (("minilm", minilm, []), ("hash", "hash-64", [minilm]),
+                                  ("e5", "multilingual-e5-small", [minilm])):
         ingest(tmp_path / name, docs, embedder=embedder, progress=False)
         with Memory(tmp_path / name) as m:
-            support = SupportModel.load()
-            Verifier(m, support=support).warm_up()
-            assert (support._embedder is not None) == loads_its_own
+            support_model._embedder_named.cache_clear()
+            loaded.clear()
+            Verifier(m, support=SupportModel.load()).warm_up()
+            assert loaded == loads, name

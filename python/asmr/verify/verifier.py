@@ -207,11 +207,20 @@ class Verifier:
         own embedder's cosines, so the memory's vectors (and the embedder) are handed over only then."""
         return self.embedder.name == self.support.embedder
 
+    @property
+    def _unread_embedder(self):
+        """The memory's embedder where it is the support model's ``unread`` part's (a multilingual memory's):
+        handed over, so the process loads that model once."""
+        unread = getattr(self.support, "unread", None)  # a support model of one's own may have no such part
+        return self.embedder if unread is not None and self.embedder.name == unread.embedder else None
+
     def warm_up(self) -> None:
         """Load now what the first verification loads on its way: the support model's embedder, which
         is this memory's own where they are one model (``verify`` hands it over) and the support
-        model's own otherwise."""
+        model's own otherwise; and, in a memory of the ``unread`` part's embedder, that part's."""
         self.support.score(["warm up"], ["warm up"], embedder=self.embedder if self._one_model else None)
+        if self._unread_embedder is not None:
+            self.support.score(["预热"], ["预热"], unread_embedder=self._unread_embedder)
 
     def verify(self, answer: str, allowlist: Allowlist) -> Verification:
         if not isinstance(answer, str):
@@ -290,7 +299,9 @@ class Verifier:
             sentences, [u.content for u in units],
             claim_vecs=claim_vecs[claim_idx] if shared else None,
             evidence_vecs=np.asarray(self.memory.vectors[unit_rows]) if shared else None,
-            embedder=self.embedder if shared else None), dtype=np.float64)
+            embedder=self.embedder if shared else None,
+            **({"unread_embedder": self._unread_embedder} if self._unread_embedder is not None else {})),
+            dtype=np.float64)
         if prob.shape != (len(claims),):
             raise ValueError(f"support model returned shape {prob.shape} for {len(claims)} pairs")
         return cosine, prob
