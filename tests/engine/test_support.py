@@ -1671,3 +1671,41 @@ def test_a_chinese_floor_put_for_another_inside_longer_runs(model, hashed, embed
     room = "培训改到下午两点，地点还是三楼会议室，请带上笔记本。"
     assert cue_of_dropped(model, hashed, ["培训改到下午两点，地点在二楼会议室。"], [room])[0] > 0.0
     assert model.score(["培训改到下午两点，地点还是三楼会议室。"], [room], embedder=embedder)[0] >= model.hard
+
+
+def test_a_chinese_claim_is_read_by_the_part_for_text_minilm_cannot_read(model, embedder):
+    """MiniLM cannot read Chinese, so the main model masks its cosines and a reworded true claim lost its
+    citation to character overlap. The ``unread`` part reads the pair through multilingual-e5-small and
+    keeps it; lies with one detail changed stay dropped."""
+    from asmr.verify.verifier import VerifierConfig
+
+    tenancy = "租客如不续租，须在合同到期前三十天书面通知房东。"
+    reworded = "不打算续租的租客要提前三十天书面告知房东。"
+    training = "新员工入职后须在三十天内完成安全培训，培训由人事部每月第一个周三统一安排。"
+    lies = ["不打算续租的租客要提前十天书面告知房东。", "安全培训由财务部统一安排。", "新员工可以不参加安全培训。"]
+    assert model.unread is not None and model.unread.embedder == "multilingual-e5-small"
+    english = "Logs are kept for 14 days."
+    assert model.unread_pairs([reworded, english], [tenancy, english]).tolist() == [True, False]
+    alone = SupportModel.from_dict({k: v for k, v in model.to_dict().items() if k != "unread"})
+    assert alone.score([reworded], [tenancy], embedder=embedder)[0] < alone.hard
+    assert model.score([reworded], [tenancy], embedder=embedder)[0] >= model.hard
+    record = model.explain([reworded], [tenancy], embedder=embedder)[0]
+    assert record["model"] == "multilingual-e5-small" and record["decision"] == "keep"
+    assert set(record["contributions"]) == set(model.unread.features)
+    p = model.score(lies, [tenancy, training, training], embedder=embedder)
+    rule = VerifierConfig.from_support(model)
+    assert all(q < model.hard or rule.missing(core_claim(c), u)
+               for q, c, u in zip(p, lies, [tenancy, training, training]))
+
+
+def test_the_unread_part_round_trips_and_must_read_every_script(model, tmp_path):
+    path = tmp_path / "model.json"
+    model.save(path)
+    again = SupportModel.load(path)
+    assert again.unread.features == model.unread.features and again.unread.bias == model.unread.bias
+    assert (again.unread.hard, again.unread.soft) == (model.hard, model.soft)
+    d = json.loads(path.read_text())
+    d["unread"]["embedder"] = "all-MiniLM-L6-v2"
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueError, match=r"model\.json: the unread part's embedder must read every script"):
+        SupportModel.load(path)
