@@ -158,6 +158,19 @@ def claims_kept(claims, prob: np.ndarray, model: SupportModel) -> dict:
     return tally_claims(claims, kept_by_rule(claims, prob, VerifierConfig.from_support(model)))
 
 
+def unread_part_kept(path: Path, hard: float) -> SupportModel | None:
+    """The ``unread`` part of the model at ``path`` (bench/calibrate_unread_support.py), if any, its bias
+    moved from that model's ``hard`` onto ``hard``: it decides every pair as before."""
+    try:
+        old = SupportModel.load(path)
+    except ValueError:
+        return None
+    if old.unread is None:
+        return None
+    old.unread.bias += float(np.log(hard / (1 - hard)) - np.log(old.hard / (1 - old.hard)))
+    return old.unread
+
+
 # ---- logistic regression, folds, metrics --------------------------------------------------------
 
 def standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -410,6 +423,7 @@ def main(argv=None) -> int:
     if contradiction:
         report["contradiction_weights"] = {f: round(v, 3) for f, v in zip(FLIP_FEATURES, contradiction["weights"])}
     if not args.no_write:
+        model.unread = unread_part_kept(args.out, hard)
         model.save(args.out)
         report["written"] = str(args.out)
 

@@ -39,3 +39,28 @@ def test_an_unknown_round_is_named(calibrate, tmp_path, capsys):
     assert calibrate.main(["--claims", str(claims), "--rounds", "nz1", "zz9", "--no-write"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"calibrate_unread_support: zz9: not among the rounds of {calibrate.DEFAULT_DATA}"]
+
+
+def test_refitting_the_main_model_keeps_the_unread_part_on_its_new_threshold(tmp_path):
+    """bench/calibrate_support.py rewrites the model: the part for Chinese is carried over, its bias moved
+    so that each of its pairs is as far from the new ``hard`` as it was from the old."""
+    from asmr.embed import get_embedder
+    from asmr.verify.support import pair_features
+    from asmr.verify.support_model import SupportModel
+
+    spec = importlib.util.spec_from_file_location("calibrate_support",
+                                                  ROOT / "bench" / "calibrate_support.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shipped = SupportModel.load()
+    path = tmp_path / "model.json"
+    shipped.save(path)
+    part = module.unread_part_kept(path, 0.6)
+    x = pair_features(["会议改在三楼举行。", "会议在二楼。"], ["会议改在三楼会议室举行。"] * 2,
+                      embedder=get_embedder("hash-64"))
+    def logit(p):
+        return np.log(p / (1 - p))
+
+    assert np.allclose(logit(part.predict(x)) - logit(0.6),
+                       logit(shipped.unread.predict(x)) - logit(shipped.hard))
+    assert module.unread_part_kept(tmp_path / "none.json", 0.6) is None
