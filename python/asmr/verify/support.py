@@ -2188,6 +2188,10 @@ def _clause_best(cl: list[_Claim], counts: list[int], offsets: list[int], clause
     return best.tolist()
 
 
+# Characters of a unit embedded whole and read for its scripts: the embedder reads ~256 word pieces anyway.
+EVIDENCE_CHARS = 2000
+
+
 def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=None,
                   claim_vecs: np.ndarray | None = None, evidence_vecs: np.ndarray | None = None,
                   cache: VectorCache | None = None) -> np.ndarray:
@@ -2236,7 +2240,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
     if claim_vecs is None:
         texts += [c.core for c in cl]
     if evidence_vecs is None:
-        texts += [e[:2000] for e in evidences]  # the embedder reads ~256 word pieces anyway
+        texts += [e[:EVIDENCE_CHARS] for e in evidences]
     vecs = (cache if cache is not None else shared_cache(embedder)).embed(embedder, texts + swap_words)
     word_vecs, word_at = vecs[len(texts):], {w: k for k, w in enumerate(swap_words)}
     m, q = len(sent_texts), len(clause_texts)
@@ -2286,7 +2290,8 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
             best = 0
             f["cos_max"] = f["cos_top2"] = f["cos_best_lex"] = cos_doc[i]
         f["cos_doc"] = cos_doc[i]
-        f["readable"] = min(readable_share(c.core, scripts), readable_share(evidences[i][:2000], scripts))
+        f["readable"] = min(readable_share(c.core, scripts),
+                            readable_share(evidences[i][:EVIDENCE_CHARS], scripts))
         f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
         f.update(aligned[i][0])
