@@ -181,18 +181,20 @@ def standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, signs: np.ndarray | None = None,
-                 offset: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+                 offset: np.ndarray | None = None,
+                 weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """L2-penalised logistic regression on standardised features (the bias unpenalised), each weight of
     the sign ``signs`` gives its column (-1 at most 0, +1 at least 0, 0 free; default all free). With
     ``offset`` (a fixed log-odds per row) the model is ``offset + x @ w`` with no bias: the weights of
-    a correction added to another model's log-odds."""
+    a correction added to another model's log-odds. ``weight``: each row's weight in the loss (default 1)."""
     biased = offset is None
     a = np.hstack([np.ones((len(x), 1)), x]) if biased else x
     reg = np.full(a.shape[1], l2)
     if biased:
         reg[0] = 0.0
     signs = np.zeros(x.shape[1]) if signs is None else signs
-    w = signed_logistic(a, y, reg, sign_bounds(([0] if biased else []) + list(signs)), offset=offset)
+    w = signed_logistic(a, y, reg, sign_bounds(([0] if biased else []) + list(signs)), weight=weight,
+                        offset=offset)
     return (w[1:], float(w[0])) if biased else (w, 0.0)
 
 

@@ -27,19 +27,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from asmr.eval.fit import sign_bounds, signed_logistic
 from asmr.verify.claims import core_claim
 from asmr.verify.support import FEATURES, FLIP_FEATURES, GATE_FEATURES, pair_features
 from asmr.verify.support_model import SupportModel
 from asmr.verify.verifier import VerifierConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibrate_support import (DEFAULT_OUT, L2_GRID, CachedEmbedder, group_folds,  # noqa: E402
-                               load_claim_sets, sample_per_kind, signs_of, standardize)
+from calibrate_support import (DEFAULT_OUT, L2_GRID, CachedEmbedder, fit_logistic, group_folds,  # noqa: E402
+                               load_claim_sets, predict, sample_per_kind, signs_of, standardize)
 from support_probes import DEFAULT_DATA, load  # noqa: E402
 
 EMBEDDER = "multilingual-e5-small"
@@ -64,42 +64,45 @@ def signs() -> np.ndarray:
                      for f, s in zip(FEATURES_FITTED, signs_of(FEATURES_FITTED))])
 
 
+@dataclass
 class Part:
-    """Claims of one round or source: features, labels, whether the key-fact check drops each, groups."""
+    """Claims of one round or source: features, labels, whether the key-fact check drops each, groups, and
+    whether the main model alone keeps each."""
 
-    def __init__(self, claims: list[str], units: list[str], supported: list[bool], kinds: list[str],
-                 groups: list[str], emb, rule: VerifierConfig, main: SupportModel):
-        self.x = pair_features(claims, units, embedder=emb)
-        self.y = np.array(supported, bool)
-        self.kinds = kinds
-        self.missing = np.array([bool(rule.missing(core_claim(c), u)) for c, u in zip(claims, units)])
-        self.groups = groups
-        self.main = main.predict(main.features_of(claims, units)) >= main.hard  # the main model alone
+    x: np.ndarray
+    y: np.ndarray
+    missing: np.ndarray
+    main: np.ndarray
+    kinds: list[str]
+    groups: list[str]
+
+    @classmethod
+    def read(cls, claims: list[str], units: list[str], supported: list[bool], kinds: list[str],
+             groups: list[str], emb, rule: VerifierConfig, main: SupportModel) -> "Part":
+        return cls(x=pair_features(claims, units, embedder=emb), y=np.array(supported, bool),
+                   missing=np.array([bool(rule.missing(core_claim(c), u)) for c, u in zip(claims, units)]),
+                   main=main.predict(main.features_of(claims, units)) >= main.hard, kinds=kinds,
+                   groups=groups)
 
     def take(self, idx) -> "Part":
-        part = object.__new__(Part)
-        part.x, part.y, part.missing, part.main = self.x[idx], self.y[idx], self.missing[idx], self.main[idx]
-        part.kinds, part.groups = [self.kinds[i] for i in idx], [self.groups[i] for i in idx]
-        return part
+        return Part(self.x[idx], self.y[idx], self.missing[idx], self.main[idx], [self.kinds[i] for i in idx],
+                    [self.groups[i] for i in idx])
+
+
+_COLUMNS = [FEATURES.index(f) for f in FEATURES_FITTED]
 
 
 def fit(parts: list[tuple[Part, float]], l2: float):
-    cols = [FEATURES.index(f) for f in FEATURES_FITTED]
-    x = np.vstack([p.x[:, cols] for p, _ in parts])
+    x = np.vstack([p.x[:, _COLUMNS] for p, _ in parts])
     y = np.concatenate([p.y for p, _ in parts]).astype(float)
     weight = np.concatenate([np.full(len(p.y), w) for p, w in parts])
     mean, scale = standardize(x)
-    a = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
-    reg = np.full(a.shape[1], l2)
-    reg[0] = 0.0
-    w = signed_logistic(a, y, reg, sign_bounds([0, *signs()]), weight=weight * len(y) / weight.sum())
-    return mean, scale, w[1:], float(w[0])
+    w, b = fit_logistic((x - mean) / scale, y, l2, signs(), weight=weight * len(y) / weight.sum())
+    return mean, scale, w, b
 
 
 def prob(model, part: Part) -> np.ndarray:
-    mean, scale, w, b = model
-    cols = [FEATURES.index(f) for f in FEATURES_FITTED]
-    return 1 / (1 + np.exp(-np.clip(((part.x[:, cols] - mean) / scale) @ w + b, -40, 40)))
+    return predict(part.x[:, _COLUMNS], *model)
 
 
 def choose_l2(parts: list[tuple[Part, float]], seed: int) -> float:
@@ -130,7 +133,7 @@ def least_cost_threshold(p: np.ndarray, y: np.ndarray, dropped: np.ndarray, weig
 def tally(part: Part, kept: np.ndarray) -> dict:
     y = part.y
     by_kind: dict[str, dict] = {}
-    for k, ok, label in zip(part.kinds, kept, y):
+    for k, ok in zip(part.kinds, kept):
         t = by_kind.setdefault(k, {"n": 0, "kept": 0})
         t["n"] += 1
         t["kept"] += int(ok)
@@ -185,9 +188,10 @@ def main(argv=None) -> int:
         rs = [r for r in rows if r["round"] == name]
         if unread_of([r["claim"] for r in rs], [r["unit"] for r in rs]).mean() < 0.5:
             continue  # a round the main model reads
-        rounds[name] = Part([r["claim"] for r in rs], [r["unit"] for r in rs], [r["supported"] for r in rs],
-                            [r.get("kind", "?") for r in rs], [name + r["unit"] for r in rs], emb, rule,
-                            main_model)
+        units = [r["unit"] for r in rs]
+        rounds[name] = Part.read([r["claim"] for r in rs], units, [r["supported"] for r in rs],
+                                 [r.get("kind", "?") for r in rs], [name + u for u in units], emb, rule,
+                                 main_model)
     rng = np.random.default_rng(args.seed)
     sources: dict[str, Part] = {}
     for name, cs in claim_sets.items():
@@ -195,9 +199,9 @@ def main(argv=None) -> int:
             continue
         take = (sample_per_kind(cs, args.claims_per_kind, rng) if name in args.fit_claims else range(len(cs)))
         cs = [cs[i] for i in take]
-        sources[name] = Part([core_claim(c.text) for c in cs], [c.evidence for c in cs],
-                             [c.label == "supported" for c in cs], [f"{c.label}:{c.kind}" for c in cs],
-                             [c.evidence for c in cs], emb, rule, main_model)
+        sources[name] = Part.read([core_claim(c.text) for c in cs], [c.evidence for c in cs],
+                                  [c.label == "supported" for c in cs], [f"{c.label}:{c.kind}" for c in cs],
+                                  [c.evidence for c in cs], emb, rule, main_model)
     emb.save()
     fit_rounds = [rounds[r] for r in args.rounds]
     fit_sources = [sources[s] for s in args.fit_claims if s in sources]

@@ -1,6 +1,7 @@
 """bench/calibrate_unread_support.py: the threshold's trade, and bad input gets one clear line."""
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ def calibrate():
     spec = importlib.util.spec_from_file_location("calibrate_unread_support",
                                                   ROOT / "bench" / "calibrate_unread_support.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import does: its dataclass looks its module up there
     spec.loader.exec_module(module)
     return module
 
