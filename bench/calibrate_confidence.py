@@ -3,7 +3,7 @@
     python bench/calibrate_confidence.py --work DIR \\
         --source hotpot-removed=../shared/data/hotpotqa_train.corpus.jsonl,../shared/data/hotpotqa_train.queries.jsonl,removed \\
         --source chat=CHAT/corpus.jsonl,CHAT/queries.jsonl \\
-        ... --fit hotpot-removed,chat [--write] [--markdown]
+        ... --fit hotpot-removed,chat [--fit handbook-a,handbook-b] [--write]
 
 A source is a corpus and its questions in the format of ../shared/data, and how its unanswerable
 questions are made: ``removed`` / ``sentence`` / ``swap`` (``asmr.eval.unanswerable``: 30 % of the
@@ -13,12 +13,15 @@ no answer (``gold_pids: []`` or ``"answerable": false``). Each source's memory i
 
 For every question it computes recall's confidence features (``asmr.eval.retrieval.refusal_features``)
 and the baselines' scores (``baseline_score``: the cosine of the question and the best unit dense or
-hybrid RAG would show, over ``--baseline-k`` units). On the ``--fit`` sources, each weighing as much as
-the others whatever its size, it fits the logistic weights of ``asmr.retrieve.confidence`` (a little
-L2; each weight of the sign ``SIGNS`` gives it: a signal that the memory states the answer never lowers
-confidence), and chooses every method's threshold by one rule (``best_threshold``: the
-largest mean, over the fitted sources, of refusal recall minus false refusals; of the thresholds
-that come within 0.01 of it, the lowest). Then, per
+hybrid RAG would show, over ``--baseline-k`` units). On the ``--fit`` sources it fits the logistic
+weights of ``asmr.retrieve.confidence`` (a little L2; each weight of the sign ``SIGNS`` gives it: a
+signal that the memory states the answer never lowers confidence), and chooses every method's
+threshold by one rule (``best_threshold``: the largest weighted mean, over the fitted sources, of
+refusal recall minus false refusals; of the thresholds that come within 0.01 of it, the lowest). Each
+``--fit`` is a group of sources that weighs as much as every other group, and within a group each
+source weighs the same whatever its size (``source_weights``): with one group of data made by
+construction (gold passages removed, sentences cut) and one of handbooks and conversations written
+apart, neither kind outvotes the other by having more sources. Then, per
 source, for asmr, dense and hybrid: ROC AUC, and refusal recall, false refusals and precision at the
 threshold, each row marked in-sample or out-of-source; in ``--json`` also
 ``recall_at_10pct_false_refusals`` (refusal recall where at most 10 % of the answerable are refused). ``--write`` puts weights and thresholds into
@@ -96,18 +99,26 @@ def source_rows(name: str, spec: str, work: Path, embedder: str, seed: int, k: i
 THRESHOLD_TOLERANCE = 0.01
 
 
-def best_threshold(scores: list[np.ndarray], answerable: list[np.ndarray]) -> float:
-    """The threshold that maximises the mean, over sources, of refusal recall minus false-refusal rate
-    (Youden's J, each source weighing the same: refusing a no-answer question counts as much as
-    answering an answerable one); of those within ``THRESHOLD_TOLERANCE`` of the best, the lowest.
+def source_weights(groups: list[list[str]]) -> dict[str, float]:
+    """Each source's share of the fit: every group the same, and within a group every source the same."""
+    groups = [g for g in groups if g]
+    return {n: 1 / len(groups) / len(g) for g in groups for n in g}
+
+
+def best_threshold(scores: list[np.ndarray], answerable: list[np.ndarray],
+                   weights: list[float] | None = None) -> float:
+    """The threshold that maximises the mean, over sources (weighted by ``weights``, default each the
+    same), of refusal recall minus false-refusal rate (Youden's J: refusing a no-answer question counts
+    as much as answering an answerable one); of those within ``THRESHOLD_TOLERANCE`` of the best, the
+    lowest.
 
     Where the fitted sources cannot tell thresholds apart, the one that refuses least: a false refusal
     leaves the user nothing, an answer is still checked by the verifier, and the issue's goal bounds
     false refusals (0.1) first. The low end of the plateau also held still where its middle did not:
     0.644 on the features of two versions of the code whose middles were 0.718 and 0.726."""
     candidates = np.unique(np.concatenate(scores))
-    gains = np.array([np.mean([np.mean(s[~a] < t) - np.mean(s[a] < t) for s, a in zip(scores, answerable)])
-                      for t in candidates])
+    gains = np.array([np.average([np.mean(s[~a] < t) - np.mean(s[a] < t) for s, a in zip(scores, answerable)],
+                                 weights=weights) for t in candidates])
     return float(candidates[gains >= gains.max() - THRESHOLD_TOLERANCE].min())
 
 
@@ -138,7 +149,13 @@ def _auc(scores: np.ndarray, y: np.ndarray) -> float:
     return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * (len(y) - n1)))
 
 
-def compare(against: Path, data: dict, fit: list[str], leave_out: list[str], fitted, resamples: int) -> None:
+def without(groups: list[list[str]], members: list[str]) -> list[list[str]]:
+    """The fit's groups less ``members`` (a group left empty is dropped)."""
+    return [kept for g in groups if (kept := [n for n in g if n not in members])]
+
+
+def compare(against: Path, data: dict, fit: list[list[str]], leave_out: list[str], fitted,
+            resamples: int) -> None:
     """asmr's ROC AUC with the rows of ``against`` and with these, in sample and out of source, each
     change with a paired bootstrap 95 % interval over the source's questions."""
     other = {}
@@ -150,11 +167,11 @@ def compare(against: Path, data: dict, fit: list[str], leave_out: list[str], fit
         if [r["qid"] for r in rows] != [r["qid"] for r in data[n]["rows"]]:
             raise SystemExit(f"--against {against}: {path.name} holds other questions than this run's {n}")
         other[n] = {"rows": rows, "y": data[n]["y"]}
-    views = [("in sample", fit, fit)]
+    views = [("in sample", fit, [n for g in fit for n in g])]
     for family in leave_out:
         label, _, members = family.partition("=")
         members = [n for n in members.split(",") if n in data]
-        views.append((f"out of source ({label})", [n for n in fit if n not in members], members))
+        views.append((f"out of source ({label})", without(fit, members), members))
     rng = np.random.default_rng(0)
     print(f"\n| source | fitted | AUC --against | AUC here | change [95 % interval, {resamples} resamples] |")
     print("|---|---|---:|---:|---|")
@@ -170,7 +187,7 @@ def compare(against: Path, data: dict, fit: list[str], leave_out: list[str], fit
                 deltas.append(_auc(b[i], y[i]) - _auc(a[i], y[i]))
             lo, hi = np.percentile(deltas, [2.5, 97.5])
             side = " (above 0)" if lo > 0 else " (below 0)" if hi < 0 else ""
-            view = label if label != "in sample" or n in fit else "never fitted"
+            view = label if label != "in sample" or n in members else "never fitted"
             print(f"| {n} | {view} | {_auc(a, y):.3f} | {_auc(b, y):.3f} | "
                   f"{_auc(b, y) - _auc(a, y):+.3f} [{lo:+.3f}, {hi:+.3f}]{side} |")
 
@@ -178,7 +195,9 @@ def compare(against: Path, data: dict, fit: list[str], leave_out: list[str], fit
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--source", action="append", default=[], metavar="NAME=CORPUS,QUERIES[,MODE]", required=True)
-    ap.add_argument("--fit", required=True, metavar="NAME,...", help="the sources fitted on")
+    ap.add_argument("--fit", action="append", required=True, metavar="NAME,...",
+                    help="a group of sources fitted on (repeatable: each group weighs the same, and each "
+                         "source within it)")
     ap.add_argument("--work", type=Path, default=Path("calibration-memories"), help="where the memories are built")
     ap.add_argument("--embedder", default=DEFAULT_EMBEDDER,
                     help=f"the model of the memories built and of the weights fitted (default "
@@ -198,9 +217,11 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help=f"write {MODEL_PATH.name}")
     args = ap.parse_args()
     specs = dict(s.split("=", 1) for s in args.source)
-    fit = [n for n in args.fit.split(",") if n]
-    if unknown := [n for n in fit if n not in specs]:
+    fit = [[n for n in group.split(",") if n] for group in args.fit]
+    if unknown := [n for g in fit for n in g if n not in specs]:
         ap.error(f"--fit {unknown}: no such --source")
+    if repeated := sorted({n for g in fit for n in g if sum(n in h for h in fit) > 1}):
+        ap.error(f"--fit {repeated}: a source belongs to one group")
     data = {}
     for name, spec in specs.items():
         data[name] = source_rows(name, spec, args.work, args.embedder, args.seed, args.baseline_k,
@@ -208,29 +229,34 @@ def main() -> None:
         print(f"{name}: {len(data[name]['y'])} questions, {int((data[name]['y'] == 0).sum())} unanswerable",
               file=sys.stderr, flush=True)
 
-    def fitted(on: list[str], data=data) -> tuple[np.ndarray, dict, dict]:
-        """Weights fitted on ``on``, every method's threshold chosen on ``on``, and every source's scores."""
+    def fitted(groups: list[list[str]], data=data) -> tuple[np.ndarray, dict, dict]:
+        """Weights fitted on ``groups`` (``source_weights``), every method's threshold chosen on them, and
+        every source's scores."""
+        share = source_weights(groups)
+        on = list(share)
         features = {n: np.array([[r.get(f, 0.0) for f in FEATURES] for r in data[n]["rows"]]) for n in data}
         x = np.vstack([features[n] for n in on])
         y = np.concatenate([data[n]["y"] for n in on])
-        weight = np.concatenate([np.full(len(data[n]["y"]), len(y) / len(on) / len(data[n]["y"])) for n in on])
+        weight = np.concatenate([np.full(len(data[n]["y"]), len(y) * share[n] / len(data[n]["y"]))
+                                 for n in on])
         w = fit_logistic(x, y, weight, tuple(SIGNS[f] for f in FEATURES))
         scores = {n: {"asmr": 1 / (1 + np.exp(-(w[0] + features[n] @ w[1:]))),
                       **{m: np.array([r[col] for r in data[n]["rows"]]) for m, col in METHODS.items() if m != "asmr"}}
                   for n in data}
-        return w, {m: best_threshold([scores[n][m] for n in on], [data[n]["y"] == 1 for n in on])
-                   for m in METHODS}, scores
+        return w, {m: best_threshold([scores[n][m] for n in on], [data[n]["y"] == 1 for n in on],
+                                     [share[n] for n in on]) for m in METHODS}, scores
 
     w, thresholds, scores = fitted(fit)
+    share = source_weights(fit)
     report = {"weights": dict(zip(("bias",) + FEATURES, np.round(w, 3).tolist())), "thresholds": thresholds,
-              "fit": fit, "sources": {n: {"in_sample": n in fit, **{m: report_row(scores[n][m], data[n]["y"],
-                                                                                  thresholds[m])
-                                                                    for m in METHODS}} for n in data}}
+              "fit": fit, "sources": {n: {"in_sample": n in share,
+                                          **{m: report_row(scores[n][m], data[n]["y"], thresholds[m])
+                                             for m in METHODS}} for n in data}}
     # Out of source: each family refitted without it (weights and thresholds), scored on it.
     for family in args.leave_out:
         label, _, members = family.partition("=")
         members = [n for n in members.split(",") if n in data]
-        _, t_out, s_out = fitted([n for n in fit if n not in members])
+        _, t_out, s_out = fitted(without(fit, members))
         for n in members:
             report["sources"][n]["out_of_source"] = {"family": label, **{
                 m: report_row(s_out[n][m], data[n]["y"], t_out[m]) for m in METHODS}}

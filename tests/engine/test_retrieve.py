@@ -1263,6 +1263,22 @@ def test_the_confidence_fit_keeps_each_weight_to_its_sign():
     assert calibrate.fit_logistic(x, y, weight, (0, -1))[2] == pytest.approx(free[2], abs=1e-3)
 
 
+def test_each_fit_group_weighs_the_same_however_many_sources_it_holds():
+    calibrate = _calibrate_confidence()
+    share = calibrate.source_weights([["a", "b", "c"], ["d"], []])
+    assert share == pytest.approx({"a": 1 / 6, "b": 1 / 6, "c": 1 / 6, "d": 1 / 2})
+    assert calibrate.without([["a", "b"], ["d"]], ["d"]) == [["a", "b"]]
+    # three sources of one group best served by 0.7, one source of another best served by 0.4, where 0.7
+    # refuses its answerable question: counted source by source the three outvote it; weighed as two
+    # groups, the one source's threshold wins
+    same = (np.array([0.05, 0.5, 0.7]), np.array([False, False, True]))
+    other = (np.array([0.2, 0.4]), np.array([False, True]))
+    scores, answerable = zip(same, same, same, other)
+    assert calibrate.best_threshold(list(scores), list(answerable)) == 0.7
+    weights = [calibrate.source_weights([["s1", "s2", "s3"], ["o"]])[n] for n in ("s1", "s2", "s3", "o")]
+    assert calibrate.best_threshold(list(scores), list(answerable), weights) == 0.4
+
+
 def test_of_thresholds_the_fitted_sources_cannot_tell_apart_the_one_that_refuses_least_is_taken():
     calibrate = _calibrate_confidence()
     # every threshold from 0.5 up refuses all three unanswerable questions; 0.6 and 0.9 also refuse one
