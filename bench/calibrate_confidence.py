@@ -220,8 +220,9 @@ def main() -> None:
     fit = [[n for n in group.split(",") if n] for group in args.fit]
     if unknown := [n for g in fit for n in g if n not in specs]:
         ap.error(f"--fit {unknown}: no such --source")
-    if repeated := sorted({n for g in fit for n in g if sum(n in h for h in fit) > 1}):
-        ap.error(f"--fit {repeated}: a source belongs to one group")
+    named = [n for g in fit for n in g]
+    if repeated := sorted({n for n in named if named.count(n) > 1}):
+        ap.error(f"--fit {repeated}: named more than once (a source belongs to one group, once)")
     data = {}
     for name, spec in specs.items():
         data[name] = source_rows(name, spec, args.work, args.embedder, args.seed, args.baseline_k,
