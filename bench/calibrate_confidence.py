@@ -221,6 +221,8 @@ def main() -> None:
     if unknown := [n for g in fit for n in g if n not in specs]:
         ap.error(f"--fit {unknown}: no such --source")
     named = [n for g in fit for n in g]
+    if not named:
+        ap.error("--fit: no source named (give NAME,... of the --source names)")
     if repeated := sorted({n for n in named if named.count(n) > 1}):
         ap.error(f"--fit {repeated}: named more than once (a source belongs to one group, once)")
     data = {}
