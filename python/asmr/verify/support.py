@@ -2192,6 +2192,12 @@ def _clause_best(cl: list[_Claim], counts: list[int], offsets: list[int], clause
 EVIDENCE_CHARS = 2000
 
 
+def pair_readable(core: str, evidence: str, scripts) -> float:
+    """The share of a pair the embedder reading ``scripts`` reads: the less read of the core claim and
+    the evidence's first ``EVIDENCE_CHARS`` (the ``readable`` feature)."""
+    return min(readable_share(core, scripts), readable_share(evidence[:EVIDENCE_CHARS], scripts))
+
+
 def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=None,
                   claim_vecs: np.ndarray | None = None, evidence_vecs: np.ndarray | None = None,
                   cache: VectorCache | None = None) -> np.ndarray:
@@ -2290,8 +2296,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
             best = 0
             f["cos_max"] = f["cos_top2"] = f["cos_best_lex"] = cos_doc[i]
         f["cos_doc"] = cos_doc[i]
-        f["readable"] = min(readable_share(c.core, scripts),
-                            readable_share(evidences[i][:EVIDENCE_CHARS], scripts))
+        f["readable"] = pair_readable(c.core, evidences[i], scripts)
         f.update(_lexical(c, ev, best, per_sent))
         f.update(_fact_features(c, evidences[i]))
         f.update(aligned[i][0])

@@ -16,10 +16,10 @@ import numpy as np
 
 from asmr.embed.models import scripts_of
 from asmr.text.facts import missing_facts
-from asmr.text.scripts import ALL_SCRIPTS, READ_FOR_COSINE, readable_share
+from asmr.text.scripts import ALL_SCRIPTS, READ_FOR_COSINE
 
 from .claims import core_claim
-from .support import COSINE_FEATURES, EVIDENCE_CHARS, FEATURES, pair_features
+from .support import COSINE_FEATURES, FEATURES, pair_features, pair_readable
 
 DEFAULT_MODEL_PATH = Path(__file__).with_name("support_model.json")
 _READABLE = FEATURES.index("readable")
@@ -166,8 +166,7 @@ class SupportModel:
         """Which pairs this model's embedder cannot read (the ``unread`` part's, where there is one): less
         than ``READ_FOR_COSINE`` of the claim's or the evidence's words in its scripts."""
         scripts = scripts_of(self.embedder)
-        return np.fromiter((min(readable_share(core_claim(c), scripts),
-                                readable_share(e[:EVIDENCE_CHARS], scripts)) < READ_FOR_COSINE
+        return np.fromiter((pair_readable(core_claim(c), e, scripts) < READ_FOR_COSINE
                             for c, e in zip(claims, evidences)), bool, len(claims))
 
     def features_of(self, claims: Sequence[str], evidences: Sequence[str], *, claim_vecs=None,
