@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from asmr.units.chunk import chunk_text
 from asmr.units.model import UNIT_KINDS
+from asmr.text.cjk import text_size
 from asmr.text.sentences import sentence_ends
 
 SENTENCE_MARKS = (".", "。", "！", "？", "!", "?")
@@ -325,6 +326,22 @@ def test_long_chinese_paragraph_splits_only_at_sentence_ends():
     assert len(groups) >= 4
     assert all(g.content[-1] in ends and g.content.startswith("第") for g in groups)
     assert "".join(g.content for g in groups) == para
+
+
+def test_chinese_paragraph_is_sized_by_what_it_says_not_its_characters():
+    # 500 characters: far under 1200, but as much text as an English paragraph of about 1500 (a CJK
+    # character counts 3), so it gets sentence children as that one would, of about 133 characters.
+    ends = "。！？"
+    para = "".join(f"第{i:02d}句说明仓库的温度要求和出入库记录的保存期限" + ends[i % 3] for i in range(20))
+    assert 400 < len(para) < 1200 < text_size(para)
+    text = "# 标题\n\n" + para + "\n"
+    chunks = check_chunks(text, chunk_text(text, "markdown"))
+    groups = [c for c in chunks if c.kind == "sentence"]
+    assert len(groups) >= 3 and all(text_size(g.content) <= 400 for g in groups)
+    assert "".join(g.content for g in groups) == para
+    # the same number of characters in Latin script stays one unit
+    latin = " ".join(f"Sentence {i:02d} sets the storage rule here." for i in range(12))[:len(para)]
+    assert kinds(check_chunks(latin, chunk_text(latin, "text"))) == ["paragraph"]
 
 
 def test_crlf_spans_are_exact_and_structure_matches_lf():

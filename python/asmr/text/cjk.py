@@ -17,6 +17,18 @@ CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 # Scripts written without spaces between words or sentences (kana and ideographs; hangul has spaces):
 # a citation marker or the next sentence follows their text directly.
 SPACELESS_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# What one CJK character holds, in characters of a Latin-script text: units are sized by what they say,
+# so a Chinese paragraph is split where an English one saying as much is. Measured on the shared data
+# with multilingual-e5-small's tokenizer, the model that reads both: 4.10 characters a token in the
+# HotpotQA passages, 1.36 in the CMRC paragraphs (3.0 to 1; by words, 6.0 and 1.66 jieba, 3.6 to 1).
+CJK_CHAR_SIZE = 3
+
+
+def text_size(text: str, start: int = 0, end: int | None = None) -> int:
+    """The size of ``text[start:end]`` in Latin-script characters: each CJK character counts
+    ``CJK_CHAR_SIZE``, any other character one."""
+    end = len(text) if end is None else end
+    return end - start + (CJK_CHAR_SIZE - 1) * len(CJK_CHAR.findall(text, start, end))
 
 
 # Han ideographs that OpenCC's Traditional -> Simplified table may map (the BMP blocks of CJK_CLASS).

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from .cjk import text_size
 from .tables import cells
 
 _CLOSERS = "\"')\\]」』）〕】”’"
@@ -96,7 +97,9 @@ def cut_long(text: str, start: int, end: int, hard_max: int,
 
 def sentence_groups(text: str, start: int, end: int, target: int,
                     hard_max: int) -> list[tuple[int, int, str]]:
-    """Consecutive whole sentences of ``text[start:end]`` grouped to about ``target`` characters.
+    """Consecutive whole sentences of ``text[start:end]`` grouped to about ``target`` characters, a
+    CJK character counting as ``cjk.CJK_CHAR_SIZE`` (``cjk.text_size``: a group holds about as much
+    in either script).
 
     A group grows while it stays within ``target``; a sentence longer than ``target`` is a
     group of its own, and one longer than ``hard_max`` is cut by :func:`cut_long`. Returns
@@ -120,7 +123,7 @@ def sentence_groups(text: str, start: int, end: int, target: int,
             groups.extend(cut_long(text, prev, cut, hard_max))
             group = prev = cut
             continue
-        if cut - group > target and prev > group:
+        if text_size(text, group, cut) > target and prev > group:
             close(group, prev)
             group = prev
         prev = cut

@@ -15,6 +15,10 @@ children (groups of whole sentences), and one longer than ``hard_max_chars`` is 
 by them; lists and tables longer than that lose their own chunk but keep their items and
 rows. A sentence is only ever cut when it alone is longer than ``hard_max_chars`` (a huge
 line with no sentence end); a fenced code block is only cut, at line ends, when it is.
+``max_unit_chars`` and ``target_sentence_chars`` measure what a text says: a CJK character counts as
+``text.cjk.CJK_CHAR_SIZE`` characters (``text_size``), so a Chinese paragraph gets children where an
+English one as long in the embedder's tokens does (a whole paragraph's vector blurs the sentence a
+question matches). ``hard_max_chars`` bounds a span's characters.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from .model import Chunk, Chunked, Link
+from ..text.cjk import text_size
 from ..text.sentences import cut_long, sentence_groups, trim
 from ..text.tables import TABLE_RULE
 
@@ -125,7 +130,7 @@ class _Chunker:
         Returns the unit's index, or None when it was too long to emit whole.
         """
         content = span if content is None else content
-        if end - start <= self.max_unit:
+        if text_size(self.text, start, end) <= self.max_unit:
             index = self.add(kind, start, end, content, parent)
             self.find_links(index, span)
             return index
@@ -360,7 +365,7 @@ class _Chunker:
         text = self.text
         lead_in = self.pending
         self.pending = None
-        if lead_in is not None and (not lead_in[2].endswith((":", "：")) or len(lead_in[2]) > self.max_unit):
+        if lead_in is not None and (not lead_in[2].endswith((":", "：")) or text_size(lead_in[2]) > self.max_unit):
             self.paragraph(lead_in)
             lead_in = None
         first_item = offs[i] + len(lines[i]) - len(lines[i].lstrip())

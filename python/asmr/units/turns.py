@@ -30,7 +30,8 @@ from .model import Chunk, Chunked, Link
 # citation points at exactly what was said.
 SHORT_TURN_WORDS = 12
 # A joined unit stays under this many characters, stamps included: a few short turns, far under the
-# chunker's unit size (1200), so it never gets sentence children, and within the embedder's window.
+# chunker's unit size (1200, which 400 CJK characters, counting 3 each, just reach), so it never gets
+# sentence children, and within the embedder's window.
 JOINED_MAX_CHARS = 400
 # Turns stamped further apart than this are separate utterances, not one statement typed in parts.
 JOIN_GAP_MINUTES = 10
