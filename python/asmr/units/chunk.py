@@ -365,7 +365,8 @@ class _Chunker:
         text = self.text
         lead_in = self.pending
         self.pending = None
-        if lead_in is not None and (not lead_in[2].endswith((":", "：")) or text_size(lead_in[2]) > self.max_unit):
+        if lead_in is not None and (not lead_in[2].endswith((":", "："))
+                                    or text_size(lead_in[2]) > self.max_unit):
             self.paragraph(lead_in)
             lead_in = None
         first_item = offs[i] + len(lines[i]) - len(lines[i].lstrip())
