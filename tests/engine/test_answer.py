@@ -13,6 +13,7 @@ from asmr.verify.verifier import DROPPED
 from asmr.retrieve import RetrieveConfig
 from asmr.store.memory import Memory
 from asmr.store.writer import ingest
+from asmr.units.model import Document
 from asmr.units.read import read_path
 from asmr.verify.allowlist import Conversation
 
@@ -185,6 +186,26 @@ def test_citation_recall_leaves_out_questions_whose_gold_units_do_not_resolve(ha
     m = ev.run(queries, ["hybrid_rag"], redundancy_variants=False)["methods"]["hybrid_rag"]
     assert m["citation_recall"] == 1.0 and m["citation_recall_questions"] == 1
     assert m["memory_accuracy"] == 0.5  # the second question is still scored for accuracy
+
+
+def test_citing_a_sentence_group_cites_the_paragraph_statement_it_is_part_of(tmp_path):
+    # A paragraph over the chunker's unit size is stored whole and as sentence groups: both hold the
+    # answer, and an answer citing the group that states it has cited the statement.
+    filler = " ".join(f"Rule {i} keeps the night shift log tidy and dated." for i in range(40))
+    text = "# Ops\n\n" + filler + " The API server listens on port 9090 in production.\n"
+    ingest(tmp_path, [Document("ops", text, "markdown")], embedder="hash-256", progress=False)
+    with Memory(tmp_path) as memory:
+        holding = [u for u in memory.units_of("kb", "ops") if "port 9090" in u.content]
+        assert sorted(u.kind for u in holding) == ["paragraph", "sentence"]
+        child = next(u.id for u in holding if u.kind == "sentence")
+        port = "Which port does the API server listen on?"
+        gen = ScriptedGenerator({port: f"The API server listens on port 9090 [cite:{child}]."})
+        ev = AnswerEval(memory, gen, embedder=get_embedder(memory.embed_model),
+                        baseline_thresholds={"dense": 0.0, "hybrid": 0.0})
+        query = AnswerQuery("port", port, "single", (("9090",),), ("ops",), ("port 9090",))
+        assert len(ev.gold_units(query)) == 2 and len(ev.gold_statements(query)) == 1
+        m = ev.run([query], ["hybrid_rag"], redundancy_variants=False)["methods"]["hybrid_rag"]
+    assert m["citation_recall"] == 1.0
 
 
 def test_full_redundancy_passes_a_paraphrase_from_the_generator_once_per_unit(handbook):

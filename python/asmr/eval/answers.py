@@ -42,7 +42,9 @@ Metrics, fractions in [0, 1]:
 - ``citation_precision``: of all citations in answers (not refusals) to answerable questions,
   the share whose unit holds the answer (a gold unit, or a unit stating a key fact);
 - ``citation_recall``: per answerable question whose gold units resolve in the memory, the
-  share of them cited, averaged (questions whose gold units do not resolve are left out;
+  share of the statements they make cited (a unit within another's span, a paragraph's sentence
+  group, states what its parent does: citing either counts), averaged (questions whose gold units do
+  not resolve are left out;
   ``citation_recall_questions`` says how many were scored);
 - ``key_fact_recall``: per answerable question, the share of its key facts stated, averaged;
 - ``p50_ms`` / ``p95_ms``: latency per question, retrieval to verified answer.
@@ -218,6 +220,7 @@ class AnswerEval:
                                         if baseline_thresholds is None else baseline_thresholds)
         self._unit_text: dict[str, str] = {}
         self._gold_units: dict[str, set[str]] = {}
+        self._gold_statements: dict[str, list[set[str]]] = {}
 
     def _answerer(self, *, verify: bool, refuse: bool, redundancy: str) -> Answerer:
         cfg = AnswerConfig(redundancy=redundancy, verify=verify, refuse=refuse, max_sources=self.max_sources)
@@ -251,6 +254,24 @@ class AnswerEval:
                         found.add(u.id)
             self._gold_units[q.qid] = found
         return self._gold_units[q.qid]
+
+    def gold_statements(self, q: AnswerQuery) -> list[set[str]]:
+        """The gold units grouped by what they state: a unit whose span lies within another's (a
+        paragraph's sentence group, a list's item) states what its parent does, so citing either
+        cites that statement."""
+        if q.qid not in self._gold_statements:
+            units = sorted((u for u in (self.memory.unit(uid) for uid in self.gold_units(q)) if u is not None),
+                           key=lambda u: (u.doc_id, u.offset_start, -u.offset_end))
+            groups: list[tuple[object, set[str]]] = []  # (the outermost unit, the ids of its statement)
+            for u in units:
+                within = next((ids for o, ids in groups if o.doc_id == u.doc_id
+                               and o.offset_start <= u.offset_start and u.offset_end <= o.offset_end), None)
+                if within is None:
+                    groups.append((u, {u.id}))
+                else:
+                    within.add(u.id)
+            self._gold_statements[q.qid] = [ids for _, ids in groups]
+        return self._gold_statements[q.qid]
 
     def _holds(self, q: AnswerQuery, uid: str) -> bool:
         return uid in self.gold_units(q) or any(states(self._text(uid), forms) for forms in q.key_facts)
@@ -313,10 +334,10 @@ class AnswerEval:
     def _outcome(self, q: AnswerQuery, name: str, ans, seconds: float, pat) -> _Outcome:
         cited = [next(g for g in m.groups() if g) for m in pat.finditer(ans.text)]
         plain = pat.sub("", ans.text)
-        gold = self.gold_units(q)
+        gold = self.gold_statements(q)
         return _Outcome(q.qid, name, ans.refused, [states(plain, forms) for forms in q.key_facts],
                         any(states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
-                        len(gold & set(cited)) / len(gold) if gold else None, seconds, ans.text,
+                        sum(bool(g & set(cited)) for g in gold) / len(gold) if gold else None, seconds, ans.text,
                         len(getattr(ans, "disagreement", ())) >= 2)
 
 
