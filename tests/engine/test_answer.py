@@ -208,6 +208,31 @@ def test_citing_a_sentence_group_cites_the_paragraph_statement_it_is_part_of(tmp
     assert m["citation_recall"] == 1.0
 
 
+def test_a_sentence_group_that_states_part_of_a_two_sentence_answer_holds_it(tmp_path):
+    # Groups of three sentences (about 400 characters, the target): the answer's two sentences end one
+    # group and start the next, so neither group holds the whole answer, only the paragraph.
+    pad = "and every entry is signed by the engineer on duty before the morning handover begins"
+    said = [f"Rule {i} keeps the night shift log tidy, dated {pad}." for i in range(12)]
+    said[2] = f"The API server listens on port 9090 in production, {pad}."
+    said[3] = f"The staging server listens on port 9191 instead, {pad}."
+    ingest(tmp_path, [Document("ops", "# Ops\n\n" + " ".join(said) + "\n", "markdown")], embedder="hash-256",
+           progress=False)
+    answer = said[2] + " " + said[3]
+    with Memory(tmp_path) as memory:
+        groups = [u for u in memory.units_of("kb", "ops") if u.kind == "sentence"]
+        parts = [u.id for u in groups if said[2] in u.content or said[3] in u.content]
+        assert len(parts) == 2 and not any(answer in u.content for u in groups)
+        port = "Which ports do the servers listen on?"
+        # each sentence quoted and cited to the group that states it; the key fact is the whole answer (as
+        # a reading-comprehension answer is), which neither group states alone
+        gen = ScriptedGenerator({port: f"{said[2]}[cite:{parts[0]}] {said[3]}[cite:{parts[1]}]"})
+        ev = AnswerEval(memory, gen, embedder=get_embedder(memory.embed_model),
+                        baseline_thresholds={"dense": 0.0, "hybrid": 0.0})
+        query = AnswerQuery("ports", port, "single", ((answer,),), ("ops",), (answer,))
+        m = ev.run([query], ["hybrid_rag"], redundancy_variants=False)["methods"]["hybrid_rag"]
+    assert m["citation_precision"] == 1.0 and m["memory_accuracy"] == 1.0
+
+
 def test_full_redundancy_passes_a_paraphrase_from_the_generator_once_per_unit(handbook):
     port = "Which port does the API server listen on?"
     gen = ScriptedGenerator({}, paraphrase="By default the API server uses port 9090.")

@@ -40,7 +40,8 @@ Metrics, fractions in [0, 1]:
 - ``refusal_rate_answerable`` / ``refusal_rate_unanswerable``: share refused among answerable /
   unanswerable questions;
 - ``citation_precision``: of all citations in answers (not refusals) to answerable questions,
-  the share whose unit holds the answer (a gold unit, or a unit stating a key fact);
+  the share whose unit holds the answer (a gold unit, a unit stating a key fact, or one spanning part
+  of a gold text: a sentence group of the paragraph whose two sentences answer);
 - ``citation_recall``: per answerable question whose gold units resolve in the memory, the
   share of the statements they make cited (a unit within another's span, a paragraph's sentence
   group, states what its parent does: citing either counts), averaged (questions whose gold units do
@@ -221,6 +222,7 @@ class AnswerEval:
         self._unit_text: dict[str, str] = {}
         self._gold_units: dict[str, set[str]] = {}
         self._gold_statements: dict[str, list[set[str]]] = {}
+        self._gold_spans: dict[str, set[tuple[str, int, int]]] = {}
 
     def _answerer(self, *, verify: bool, refuse: bool, redundancy: str) -> Answerer:
         cfg = AnswerConfig(redundancy=redundancy, verify=verify, refuse=refuse, max_sources=self.max_sources)
@@ -247,13 +249,26 @@ class AnswerEval:
         """Active units of the gold documents that hold a gold text."""
         if q.qid not in self._gold_units:
             found: set[str] = set()
+            spans: set[tuple[str, int, int]] = set()  # (document, start, end) of each gold text
             for doc, text in zip(q.gold_docs, q.gold_texts or [""] * len(q.gold_docs)):
+                text = text.strip()
                 for u in self.memory.units_of(self.kb, doc):
-                    if (text and text.strip() in u.content) or (not text and q.key_facts and any(
+                    if (text and text in u.content) or (not text and q.key_facts and any(
                             states(u.content, forms) for forms in q.key_facts)):
                         found.add(u.id)
-            self._gold_units[q.qid] = found
+                        if text and u.kind != "table_row":  # a row's content is not its span
+                            start = u.offset_start + u.content.index(text)
+                            spans.add((u.doc_id, start, start + len(text)))
+            self._gold_units[q.qid], self._gold_spans[q.qid] = found, spans
         return self._gold_units[q.qid]
+
+    def _states_part(self, q: AnswerQuery, uid: str) -> bool:
+        """Whether the unit ``uid`` spans part of a gold text: a sentence group of the paragraph that
+        holds an answer of two sentences states one of them."""
+        self.gold_units(q)
+        u = self.memory.unit(uid) if self._gold_spans[q.qid] else None
+        return u is not None and any(doc == u.doc_id and start < u.offset_end and u.offset_start < end
+                                     for doc, start, end in self._gold_spans[q.qid])
 
     def gold_statements(self, q: AnswerQuery) -> list[set[str]]:
         """The gold units grouped by what they state: a unit whose span lies within another's (a
@@ -274,7 +289,8 @@ class AnswerEval:
         return self._gold_statements[q.qid]
 
     def _holds(self, q: AnswerQuery, uid: str) -> bool:
-        return uid in self.gold_units(q) or any(states(self._text(uid), forms) for forms in q.key_facts)
+        return uid in self.gold_units(q) or any(states(self._text(uid), forms) for forms in q.key_facts) \
+            or self._states_part(q, uid)
 
     def run(self, queries: Sequence[AnswerQuery], methods: Sequence[str] = METHODS, *,
             redundancy_variants: bool | None = None, redundancy_mode: str = "list",
