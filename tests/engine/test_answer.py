@@ -230,7 +230,7 @@ def test_a_sentence_group_that_states_part_of_a_two_sentence_answer_holds_it(tmp
                         baseline_thresholds={"dense": 0.0, "hybrid": 0.0})
         query = AnswerQuery("ports", port, "single", ((answer,),), ("ops",), (answer,))
         m = ev.run([query], ["hybrid_rag"], redundancy_variants=False)["methods"]["hybrid_rag"]
-    assert m["citation_precision"] == 1.0 and m["memory_accuracy"] == 1.0
+    assert m["citation_precision"] == 1.0 and m["memory_accuracy"] == 1.0 and m["citation_recall"] == 1.0
 
 
 def test_full_redundancy_passes_a_paraphrase_from_the_generator_once_per_unit(handbook):

@@ -272,8 +272,9 @@ class AnswerEval:
 
     def gold_statements(self, q: AnswerQuery) -> list[set[str]]:
         """The gold units grouped by what they state: a unit whose span lies within another's (a
-        paragraph's sentence group, a list's item) states what its parent does, so citing either
-        cites that statement."""
+        paragraph's sentence group, a list's item) states what its parent does, and one of them that
+        spans part of a gold text (``_states_part``) a part of it, so citing any of them cites that
+        statement."""
         if q.qid not in self._gold_statements:
             units = sorted((u for u in (self.memory.unit(uid) for uid in self.gold_units(q)) if u is not None),
                            key=lambda u: (u.doc_id, u.offset_start, -u.offset_end))
@@ -285,6 +286,10 @@ class AnswerEval:
                     groups.append((u, {u.id}))
                 else:
                     within.add(u.id)
+            for outer, ids in groups:
+                ids.update(u.id for u in self.memory.units_of(self.kb, outer.doc_id)
+                           if outer.offset_start <= u.offset_start and u.offset_end <= outer.offset_end
+                           and self._states_part(q, u.id))
             self._gold_statements[q.qid] = [ids for _, ids in groups]
         return self._gold_statements[q.qid]
 
