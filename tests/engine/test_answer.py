@@ -208,7 +208,8 @@ def test_citing_a_sentence_group_cites_the_paragraph_statement_it_is_part_of(tmp
     assert m["citation_recall"] == 1.0
 
 
-def test_a_sentence_group_that_states_part_of_a_two_sentence_answer_holds_it(tmp_path):
+@pytest.mark.parametrize("gold_text", [True, False], ids=["gold text", "answer only"])
+def test_a_sentence_group_that_states_part_of_a_two_sentence_answer_holds_it(tmp_path, gold_text):
     # Groups of three sentences (about 400 characters, the target): the answer's two sentences end one
     # group and start the next, so neither group holds the whole answer, only the paragraph.
     pad = "and every entry is signed by the engineer on duty before the morning handover begins"
@@ -228,7 +229,8 @@ def test_a_sentence_group_that_states_part_of_a_two_sentence_answer_holds_it(tmp
         gen = ScriptedGenerator({port: f"{said[2]}[cite:{parts[0]}] {said[3]}[cite:{parts[1]}]"})
         ev = AnswerEval(memory, gen, embedder=get_embedder(memory.embed_model),
                         baseline_thresholds={"dense": 0.0, "hybrid": 0.0})
-        query = AnswerQuery("ports", port, "single", ((answer,),), ("ops",), (answer,))
+        # with the gold passage's text (a generated source), or only the answer (``queries_from_corpus``)
+        query = AnswerQuery("ports", port, "single", ((answer,),), ("ops",), (answer,) if gold_text else ())
         m = ev.run([query], ["hybrid_rag"], redundancy_variants=False)["methods"]["hybrid_rag"]
     assert m["citation_precision"] == 1.0 and m["memory_accuracy"] == 1.0 and m["citation_recall"] == 1.0
 

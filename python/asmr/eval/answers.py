@@ -249,22 +249,25 @@ class AnswerEval:
         """Active units of the gold documents that hold a gold text."""
         if q.qid not in self._gold_units:
             found: set[str] = set()
-            spans: set[tuple[str, int, int]] = set()  # (document, start, end) of each gold text
+            spans: set[tuple[str, int, int]] = set()  # (document, start, end) of each gold text or answer
             for doc, text in zip(q.gold_docs, q.gold_texts or [""] * len(q.gold_docs)):
                 text = text.strip()
                 for u in self.memory.units_of(self.kb, doc):
                     if (text and text in u.content) or (not text and q.key_facts and any(
                             states(u.content, forms) for forms in q.key_facts)):
                         found.add(u.id)
-                        if text and u.kind != "table_row":  # a row's content is not its span
-                            start = u.offset_start + u.content.index(text)
-                            spans.add((u.doc_id, start, start + len(text)))
+                        if u.kind == "table_row":  # a row's content is not its span
+                            continue
+                        # the gold text, or an answer as the unit writes it (a key fact's form)
+                        for said in [text] if text else [f for forms in q.key_facts for f in forms]:
+                            if (start := u.content.find(said)) >= 0:
+                                spans.add((u.doc_id, u.offset_start + start, u.offset_start + start + len(said)))
             self._gold_units[q.qid], self._gold_spans[q.qid] = found, spans
         return self._gold_units[q.qid]
 
     def _states_part(self, q: AnswerQuery, uid: str) -> bool:
-        """Whether the unit ``uid`` spans part of a gold text: a sentence group of the paragraph that
-        holds an answer of two sentences states one of them."""
+        """Whether the unit ``uid`` spans part of a gold text, or of an answer as a gold unit writes it:
+        a sentence group of the paragraph that holds an answer of two sentences states one of them."""
         self.gold_units(q)
         u = self.memory.unit(uid) if self._gold_spans[q.qid] else None
         return u is not None and any(doc == u.doc_id and start < u.offset_end and u.offset_start < end
