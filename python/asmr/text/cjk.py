@@ -12,7 +12,8 @@ import numpy as np
 
 from ..paths import marshalled
 
-CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # body of a [...] class
+CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
+CJK_CLASS = "".join(rf"\u{lo:04x}-\u{hi:04x}" for lo, hi in CJK_RANGES)  # body of a [...] class
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 # Scripts written without spaces between words or sentences (kana and ideographs; hangul has spaces):
 # a citation marker or the next sentence follows their text directly.
@@ -29,6 +30,25 @@ def text_size(text: str, start: int = 0, end: int | None = None) -> int:
     ``CJK_CHAR_SIZE``, any other character one."""
     end = len(text) if end is None else end
     return end - start + (CJK_CHAR_SIZE - 1) * len(CJK_CHAR.findall(text, start, end))
+
+
+class TextSizes:
+    """``text_size`` of any span of one text in constant time: its CJK characters are counted once (the
+    chunker asks for many spans of a document, each sentence end of a paragraph's groups)."""
+
+    def __init__(self, text: str):
+        self._cjk = None  # CJK characters before each offset; None for a text without any
+        if not text.isascii() and CJK_CHAR.search(text):
+            codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
+            cjk = np.zeros(len(codes), bool)
+            for lo, hi in CJK_RANGES:
+                cjk |= (codes >= lo) & (codes <= hi)
+            self._cjk = np.concatenate(([0], np.cumsum(cjk)))
+
+    def __call__(self, start: int, end: int) -> int:
+        if self._cjk is None:
+            return end - start
+        return end - start + (CJK_CHAR_SIZE - 1) * int(self._cjk[end] - self._cjk[start])
 
 
 # Han ideographs that OpenCC's Traditional -> Simplified table may map (the BMP blocks of CJK_CLASS).

@@ -12,6 +12,7 @@ A ``.`` does not end a sentence after a one-letter word ("J. Smith"), a dotted a
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from .cjk import text_size
 from .tables import cells
@@ -95,16 +96,17 @@ def cut_long(text: str, start: int, end: int, hard_max: int,
     return pieces
 
 
-def sentence_groups(text: str, start: int, end: int, target: int,
-                    hard_max: int) -> list[tuple[int, int, str]]:
+def sentence_groups(text: str, start: int, end: int, target: int, hard_max: int,
+                    size: Callable[[int, int], int] | None = None) -> list[tuple[int, int, str]]:
     """Consecutive whole sentences of ``text[start:end]`` grouped to about ``target`` characters, a
     CJK character counting as ``cjk.CJK_CHAR_SIZE`` (``cjk.text_size``: a group holds about as much
-    in either script).
+    in either script; ``size``, a ``cjk.TextSizes`` of ``text``, measures spans without reading them).
 
     A group grows while it stays within ``target``; a sentence longer than ``target`` is a
     group of its own, and one longer than ``hard_max`` is cut by :func:`cut_long`. Returns
     trimmed ``(start, end, content)`` spans in order.
     """
+    size = size or (lambda a, b: text_size(text, a, b))
     groups: list[tuple[int, int, str]] = []
 
     def close(a: int, b: int) -> None:
@@ -123,7 +125,7 @@ def sentence_groups(text: str, start: int, end: int, target: int,
             groups.extend(cut_long(text, prev, cut, hard_max))
             group = prev = cut
             continue
-        if text_size(text, group, cut) > target and prev > group:
+        if size(group, cut) > target and prev > group:
             close(group, prev)
             group = prev
         prev = cut

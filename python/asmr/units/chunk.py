@@ -16,7 +16,7 @@ by them; lists and tables longer than that lose their own chunk but keep their i
 rows. A sentence is only ever cut when it alone is longer than ``hard_max_chars`` (a huge
 line with no sentence end); a fenced code block is only cut, at line ends, when it is.
 ``max_unit_chars`` and ``target_sentence_chars`` measure what a text says: a CJK character counts as
-``text.cjk.CJK_CHAR_SIZE`` characters (``text_size``), so a Chinese paragraph gets children where an
+``text.cjk.CJK_CHAR_SIZE`` characters (``text.cjk.TextSizes``), so a Chinese paragraph gets children where an
 English one as long in the embedder's tokens does (a whole paragraph's vector blurs the sentence a
 question matches). ``hard_max_chars`` bounds a span's characters.
 """
@@ -27,7 +27,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from .model import Chunk, Chunked, Link
-from ..text.cjk import text_size
+from ..text.cjk import TextSizes
 from ..text.sentences import cut_long, sentence_groups, trim
 from ..text.tables import TABLE_RULE
 
@@ -98,6 +98,7 @@ class _Chunker:
         self.max_unit = max_unit
         self.target = target
         self.hard_max = hard_max
+        self.size = TextSizes(text)  # a span's size against max_unit and target (CJK characters count more)
         self.chunks: list[Chunk] = []
         self.links: list[Link] = []
         self.headings: list[tuple[int, int, str]] = []  # (level, chunk index, title), outer first
@@ -130,11 +131,11 @@ class _Chunker:
         Returns the unit's index, or None when it was too long to emit whole.
         """
         content = span if content is None else content
-        if text_size(self.text, start, end) <= self.max_unit:
+        if self.size(start, end) <= self.max_unit:
             index = self.add(kind, start, end, content, parent)
             self.find_links(index, span)
             return index
-        groups = sentence_groups(self.text, start, end, self.target, self.hard_max)
+        groups = sentence_groups(self.text, start, end, self.target, self.hard_max, self.size)
         index = None
         if end - start <= self.hard_max:
             index = self.add(kind, start, end, content, parent)
@@ -366,7 +367,7 @@ class _Chunker:
         lead_in = self.pending
         self.pending = None
         if lead_in is not None and (not lead_in[2].endswith((":", "："))
-                                    or text_size(lead_in[2]) > self.max_unit):
+                                    or self.size(lead_in[0], lead_in[1]) > self.max_unit):
             self.paragraph(lead_in)
             lead_in = None
         first_item = offs[i] + len(lines[i]) - len(lines[i].lstrip())
