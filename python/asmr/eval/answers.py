@@ -261,7 +261,8 @@ class AnswerEval:
                         # the gold text, or an answer as the unit writes it (a key fact's form)
                         for said in [text] if text else [f for forms in q.key_facts for f in forms]:
                             if (start := u.content.find(said)) >= 0:
-                                spans.add((u.doc_id, u.offset_start + start, u.offset_start + start + len(said)))
+                                at = u.offset_start + start
+                                spans.add((u.doc_id, at, at + len(said)))
             self._gold_units[q.qid], self._gold_spans[q.qid] = found, spans
         return self._gold_units[q.qid]
 
@@ -279,7 +280,8 @@ class AnswerEval:
         spans part of a gold text (``_states_part``) a part of it, so citing any of them cites that
         statement."""
         if q.qid not in self._gold_statements:
-            units = sorted((u for u in (self.memory.unit(uid) for uid in self.gold_units(q)) if u is not None),
+            gold = (self.memory.unit(uid) for uid in self.gold_units(q))
+            units = sorted((u for u in gold if u is not None),
                            key=lambda u: (u.doc_id, u.offset_start, -u.offset_end))
             groups: list[tuple[object, set[str]]] = []  # (the outermost unit, the ids of its statement)
             for u in units:
@@ -361,8 +363,8 @@ class AnswerEval:
         gold = self.gold_statements(q)
         return _Outcome(q.qid, name, ans.refused, [states(plain, forms) for forms in q.key_facts],
                         any(states(plain, [s]) for s in q.stale), cited, [self._holds(q, c) for c in cited],
-                        sum(bool(g & set(cited)) for g in gold) / len(gold) if gold else None, seconds, ans.text,
-                        len(getattr(ans, "disagreement", ())) >= 2)
+                        sum(bool(g & set(cited)) for g in gold) / len(gold) if gold else None, seconds,
+                        ans.text, len(getattr(ans, "disagreement", ())) >= 2)
 
 
 def _correct(r: _Outcome, q: AnswerQuery) -> bool:
