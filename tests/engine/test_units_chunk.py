@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from asmr.units.chunk import chunk_text
 from asmr.units.model import UNIT_KINDS
-from asmr.text.cjk import text_size
+from asmr.text.cjk import TextSizes, text_size
 from asmr.text.sentences import sentence_ends
 
 SENTENCE_MARKS = (".", "。", "！", "？", "!", "?")
@@ -342,6 +342,15 @@ def test_chinese_paragraph_is_sized_by_what_it_says_not_its_characters():
     # the same number of characters in Latin script stays one unit
     latin = " ".join(f"Sentence {i:02d} sets the storage rule here." for i in range(12))[:len(para)]
     assert kinds(check_chunks(latin, chunk_text(latin, "text"))) == ["paragraph"]
+
+
+def test_text_sizes_match_text_size_on_every_span_and_take_a_lone_surrogate():
+    # a JSON corpus may hold a lone surrogate ("\\ud800"): sizing must not fail on it
+    text = "Kit 中文字 — 한국어 かな\ud800。" + "更多" * 3
+    sizes = TextSizes(text)
+    assert all(sizes(a, b) == text_size(text, a, b) for a in range(len(text) + 1) for b in range(a, len(text) + 1))
+    long = "中文字" * 500 + "\ud800。" + "更多" * 10
+    assert kinds(check_chunks(long, chunk_text(long, "text"))) == ["paragraph", "sentence", "sentence"]
 
 
 def test_crlf_spans_are_exact_and_structure_matches_lf():

@@ -39,7 +39,7 @@ class TextSizes:
     def __init__(self, text: str):
         self._cjk = None  # CJK characters before each offset; None for a text without any
         if not text.isascii() and CJK_CHAR.search(text):
-            codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
+            codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)  # one a character
             cjk = np.zeros(len(codes), bool)
             for lo, hi in CJK_RANGES:
                 cjk |= (codes >= lo) & (codes <= hi)
