@@ -348,7 +348,8 @@ def test_text_sizes_match_text_size_on_every_span_and_take_a_lone_surrogate():
     # a JSON corpus may hold a lone surrogate ("\\ud800"): sizing must not fail on it
     text = "Kit 中文字 — 한국어 かな\ud800。" + "更多" * 3
     sizes = TextSizes(text)
-    assert all(sizes(a, b) == text_size(text, a, b) for a in range(len(text) + 1) for b in range(a, len(text) + 1))
+    spans = [(a, b) for a in range(len(text) + 1) for b in range(a, len(text) + 1)]
+    assert all(sizes(a, b) == text_size(text, a, b) for a, b in spans)
     long = "中文字" * 500 + "\ud800。" + "更多" * 10
     assert kinds(check_chunks(long, chunk_text(long, "text"))) == ["paragraph", "sentence", "sentence"]
 
