@@ -43,7 +43,7 @@ class TextSizes:
             cjk = np.zeros(len(codes), bool)
             for lo, hi in CJK_RANGES:
                 cjk |= (codes >= lo) & (codes <= hi)
-            self._cjk = np.concatenate(([0], np.cumsum(cjk)))
+            self._cjk = np.concatenate((np.zeros(1, np.int32), np.cumsum(cjk, dtype=np.int32)))
 
     def __call__(self, start: int, end: int) -> int:
         if self._cjk is None:
