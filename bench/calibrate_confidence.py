@@ -65,9 +65,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, signs: tuple[
     return signed_logistic(a, y, np.full(a.shape[1], l2), sign_bounds((0, *signs)), weight)
 
 
-def source_rows(name: str, spec: str, work: Path, embedder: str, seed: int, k: int,
-                reuse: bool = False) -> dict:
-    """Features and baseline scores of one source's questions, and which of them have no answer."""
+def source_questions(name: str, spec: str, seed: int) -> tuple[list, set[str], list]:
+    """A ``--source`` NAME=CORPUS,QUERIES[,MODE]: its questions, the qids without an answer, and the
+    documents its memory holds (MODE's construction applied: ``asmr.eval.unanswerable``, 30 %)."""
     parts = spec.split(",")
     if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] not in MODES):
         raise SystemExit(f"--source {name}={spec}: want CORPUS,QUERIES[,{'|'.join(MODES)}]")
@@ -76,17 +76,26 @@ def source_rows(name: str, spec: str, work: Path, embedder: str, seed: int, k: i
     natural = {q.qid for q in queries if not q.answerable}
     if len(parts) == 3:
         built = make(parts[2], queries, docs, 0.3, seed)
-        queries, unanswerable, docs = list(built.queries), set(built.qids) | natural, list(built.documents(docs))
-    else:
-        unanswerable = natural
-    memory = work / name
+        return list(built.queries), set(built.qids) | natural, list(built.documents(docs))
+    return queries, natural, docs
+
+
+def source_memory(name: str, docs: list, work: Path, embedder: str) -> Path:
+    """The source's memory under ``work``, built on first use (an ingest skips unchanged documents)."""
+    with Writer(work / name, embedder=embedder, progress=False) as w:
+        w.ingest(docs, kb="eval")
+    return work / name
+
+
+def source_rows(name: str, spec: str, work: Path, embedder: str, seed: int, k: int,
+                reuse: bool = False) -> dict:
+    """Features and baseline scores of one source's questions, and which of them have no answer."""
+    queries, unanswerable, docs = source_questions(name, spec, seed)
     cached = work / f"{name}.rows.json"  # --reuse-rows: the features of an earlier run, to refit only
     if reuse and cached.exists():
         rows = json.loads(cached.read_text())
         return {"rows": rows, "y": np.array([r["qid"] not in unanswerable for r in rows], float)}
-    with Writer(memory, embedder=embedder, progress=False) as w:
-        w.ingest(docs, kb="eval")
-    with Memory(memory) as m:
+    with Memory(source_memory(name, docs, work, embedder)) as m:
         rows = refusal_features(m, get_embedder(m.embed_model), queries, RetrieveConfig(),
                                 baselines=("dense", "hybrid"), baseline_k=k)
     cached.write_text(json.dumps(rows))

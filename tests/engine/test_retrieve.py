@@ -1907,3 +1907,36 @@ def test_a_question_in_another_script_than_its_best_unit_is_read_on_that_scripts
                 _, features = r.recall(question, qvec, 5)
                 best = float(np.max(m.vectors @ qvec))  # every unit of so small a memory is reached
                 assert features["top_similarity"] == pytest.approx(best + shift, abs=1e-6), (model, question)
+
+
+def test_recall_margin_reports_asmr_over_the_better_baseline_read_and_never_read_apart(tmp_path):
+    import subprocess
+    import sys
+
+    docs = [{"pid": "port", "title": "Ports", "text": "The API server listens on port 9090 in production."},
+            {"pid": "logs", "title": "Logs", "text": "Logs are kept for 14 days in the log directory."},
+            {"pid": "backup", "title": "Backups", "text": "Backups run every night at two o'clock."}]
+    questions = [{"qid": "q1", "question": "Which port does the API server listen on?",
+                  "gold_pids": ["port"]},
+                 {"qid": "q2", "question": "How long are logs kept?", "gold_pids": ["logs"]},
+                 {"qid": "q3", "question": "Who painted the lobby portrait?", "gold_pids": []}]
+    corpus, queries = tmp_path / "corpus.jsonl", tmp_path / "queries.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    queries.write_text("".join(json.dumps(q) + "\n" for q in questions))
+    script = Path(__file__).resolve().parents[2] / "bench" / "recall_margin.py"
+    spec = f"{corpus},{queries}"
+    run = [sys.executable, str(script), "--work", str(tmp_path / "work"), "--embedder", "hash-256",
+           "--source", f"a={spec}", "--source", f"b={spec}", "--read", "a",
+           "--json", str(tmp_path / "out.json")]
+    done = subprocess.run(run, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = json.loads((tmp_path / "out.json").read_text())
+    rows = {r["source"]: r for r in out["rows"]}
+    assert rows["a"]["status"] == "read" and rows["b"]["status"] == "never read"
+    assert rows["a"]["questions"] == 2  # the question without an answer is not one recall is measured on
+    recall = rows["b"]["recall@5"]
+    assert rows["b"]["margin"] == pytest.approx(recall["asmr"] - max(recall["dense"], recall["hybrid"]))
+    assert out["summary"]["never read"] == {"sources": 1, "mean_margin": rows["b"]["margin"],
+                                            "at_goal": int(rows["b"]["margin"] >= 0.05)}
+    bad = subprocess.run(run[:-2] + ["--read", "c"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--read ['c']: no such --source" in bad.stderr
