@@ -50,7 +50,7 @@ from asmr.eval.retrieval import load_queries, refusal_features, roc_auc
 from asmr.eval.unanswerable import MODES, make
 from asmr.retrieve import RetrieveConfig
 from asmr.retrieve.confidence import FEATURES, MODEL_PATH, SIGNS
-from asmr.store import Memory, Writer
+from asmr.store import Memory, MemoryStateError, Writer
 from asmr.units.read import iter_jsonl
 
 METHODS = {"asmr": "confidence", "dense": "dense_score", "hybrid": "hybrid_score"}
@@ -81,9 +81,14 @@ def source_questions(name: str, spec: str, seed: int) -> tuple[list, set[str], l
 
 
 def source_memory(name: str, docs: list, work: Path, embedder: str) -> Path:
-    """The source's memory under ``work``, built on first use (an ingest skips unchanged documents)."""
-    with Writer(work / name, embedder=embedder, progress=False) as w:
-        w.ingest(docs, kb="eval")
+    """The source's memory under ``work``, built on first use (an ingest skips unchanged documents); a
+    memory there of another embedder is refused in one line (exit 2)."""
+    try:
+        with Writer(work / name, embedder=embedder, progress=False) as w:
+            w.ingest(docs, kb="eval")
+    except MemoryStateError as exc:
+        print(f"--source {name}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     return work / name
 
 

@@ -54,8 +54,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("calibration-memories"),
                     help="where the memories are built")
     ap.add_argument("--embedder", default=DEFAULT_EMBEDDER,
-                    help=f"the model of the memories built (default {DEFAULT_EMBEDDER}); a memory already "
-                         "under --work keeps its own")
+                    help=f"the model of the memories built (default {DEFAULT_EMBEDDER}); memories already "
+                         "under --work must be of it")
     ap.add_argument("--seed", type=int, default=0, help="which questions the constructions pick (default 0)")
     ap.add_argument("--goal", type=float, default=0.05, help="the margin counted as met (default 0.05)")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows and the summary here")

@@ -1940,3 +1940,7 @@ def test_recall_margin_reports_asmr_over_the_better_baseline_read_and_never_read
                                             "at_goal": int(rows["b"]["margin"] >= 0.05)}
     bad = subprocess.run(run[:-2] + ["--read", "c"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--read ['c']: no such --source" in bad.stderr
+    # the memories under --work are hash-256's: another embedder is refused in one line, nothing written
+    other = subprocess.run([*run[:5], "hash-384", *run[6:]], capture_output=True, text=True)
+    assert other.returncode == 2 and other.stderr.strip().startswith("--source a: memory ")
+    assert "hash-256" in other.stderr and "Traceback" not in other.stderr
