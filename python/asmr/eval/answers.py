@@ -266,13 +266,12 @@ class AnswerEval:
             self._gold_units[q.qid], self._gold_spans[q.qid] = found, spans
         return self._gold_units[q.qid]
 
-    def _states_part(self, q: AnswerQuery, uid: str) -> bool:
-        """Whether the unit ``uid`` spans part of a gold text, or of an answer as a gold unit writes it:
-        a sentence group of the paragraph that holds an answer of two sentences states one of them."""
+    def _states_part(self, q: AnswerQuery, u) -> bool:
+        """Whether the unit ``u`` spans part of a gold text, or of an answer as a gold unit writes it: a
+        sentence group of the paragraph that holds an answer of two sentences states one of them."""
         self.gold_units(q)
-        u = self.memory.unit(uid) if self._gold_spans[q.qid] else None
-        return u is not None and any(doc == u.doc_id and start < u.offset_end and u.offset_start < end
-                                     for doc, start, end in self._gold_spans[q.qid])
+        return any(doc == u.doc_id and start < u.offset_end and u.offset_start < end
+                   for doc, start, end in self._gold_spans[q.qid])
 
     def gold_statements(self, q: AnswerQuery) -> list[set[str]]:
         """The gold units grouped by what they state: a unit whose span lies within another's (a
@@ -294,13 +293,15 @@ class AnswerEval:
             for outer, ids in groups:
                 ids.update(u.id for u in self.memory.units_of(self.kb, outer.doc_id)
                            if outer.offset_start <= u.offset_start and u.offset_end <= outer.offset_end
-                           and self._states_part(q, u.id))
+                           and self._states_part(q, u))
             self._gold_statements[q.qid] = [ids for _, ids in groups]
         return self._gold_statements[q.qid]
 
     def _holds(self, q: AnswerQuery, uid: str) -> bool:
-        return uid in self.gold_units(q) or any(states(self._text(uid), forms) for forms in q.key_facts) \
-            or self._states_part(q, uid)
+        if uid in self.gold_units(q) or any(states(self._text(uid), forms) for forms in q.key_facts):
+            return True
+        u = self.memory.unit(uid) if self._gold_spans[q.qid] else None
+        return u is not None and self._states_part(q, u)
 
     def run(self, queries: Sequence[AnswerQuery], methods: Sequence[str] = METHODS, *,
             redundancy_variants: bool | None = None, redundancy_mode: str = "list",
