@@ -1709,3 +1709,78 @@ def test_the_unread_part_round_trips_and_must_read_every_script(model, tmp_path)
     path.write_text(json.dumps(d))
     with pytest.raises(ValueError, match=r"model\.json: the unread part's embedder must read every script"):
         SupportModel.load(path)
+
+
+def test_a_negation_counts_over_what_it_stands_over(model, hashed):
+    """A sentence's negation counted against any claim that restated the sentence without one, though it
+    negated something the claim does not say ("no customer data was lost" beside the outages a claim
+    restates): true claims lost their citations. It counts where it stands over a word of the claim, or
+    over no word of its own ("but paper tickets are not"); a claim's own negation counts as before."""
+    emb, col = hashed, FEATURES.index("flip_negation")
+    unit = ("Weekly review: two P3 outages last month, both caused by the payment gateway; no customer data "
+            "was lost.")
+    restated = ["Both of last month's P3 outages were caused by the payment gateway."]
+    assert pair_features(restated, [unit], embedder=emb)[0, col] == 0.0
+    assert (model.score(restated, [unit], embedder=emb) >= model.hard).all()
+    lies = ["The payment gateway caused no P3 outages last month.",
+            "Paper tickets are accepted on night buses."]
+    units = [unit, "Day passes are accepted on night buses, but paper tickets are not."]
+    assert (cue_of_dropped(model, emb, lies, units, "flip_negation") > 0.5).all()
+
+
+def test_a_negation_stands_over_its_own_clause(model, hashed):
+    """A negation's four words ran on into the next clause ("do not carry change, so riders …" negated the
+    riders), and stopped short of its own clause's end ("do not apply to the express" left the service
+    out): a claim that negates the same clause in other words lost its citation. A negation now stands
+    over its clause, and a clause negated once more or once less than the one it restates ("not no late
+    entry", "who should be" for "who shouldn't be") conflicts with it."""
+    emb, col = hashed, FEATURES.index("flip_negation")
+    units = ["Drivers do not carry change, so riders paying in cash need the exact fare.",
+             "Discounts do not apply to the express service X2."]
+    restated = ["Riders paying in cash need the exact fare, since drivers do not carry change.",
+                "The discount does not cover the express service X2."]
+    x = pair_features(restated, units, embedder=emb)
+    assert (x[:, col] == 0.0).all()
+    lies = ["Drivers carry change, so riders paying in cash need the exact fare.",
+            "There is not no late entry once the show has started.",
+            "If you find someone in the building who should be there, do not confront them."]
+    units = [units[0], "There is no late entry once the show has started.",
+             "If you find someone in the building who shouldn't be there, do not confront them."]
+    assert (cue_of_dropped(model, emb, lies, units, "flip_negation") > 0.5).all()
+
+
+def test_how_often_is_no_quantifier_and_weekdays_are_monday_to_friday(model, hashed):
+    """"every month" read as "all" of a group the sentence narrows ("per calendar month, up to 20 days a
+    year"), and "weekdays" as a day that "Monday to Friday" does not name: both dropped true claims. A
+    frequency the sentence states in the same unit of time is no quantifier, and "weekdays" and
+    "weekends" name their days; "weekdays only" for "every day" and "weekends" for "Monday to Friday"
+    still lose their citations."""
+    emb = hashed
+    claims = ["Full-time staff accrue two days of leave every month.",
+              "Phone support is open on weekdays from 8 am to 6 pm."]
+    units = ["Full-time staff accrue 2 days of leave per calendar month, up to 20 days a year.",
+             "Phone support is open Monday to Friday, 08:00-18:00."]
+    x = pair_features(claims, units, embedder=emb)
+    for feature in ("flip_opposite", "flip_quantifier"):
+        assert (x[:, FEATURES.index(feature)] == 0.0).all()
+    lies = ["The service answers calls from 7 am to 11 pm on weekdays only.",
+            "Phone support is open at weekends from 8 am to 6 pm."]
+    units = ["The service answers calls from 7 am to 11 pm every day.", units[1]]
+    assert (model.score(lies, units, embedder=emb) < model.hard).all()
+
+
+def test_will_or_must_put_for_may_before_the_same_verb_is_an_opposite(model, hashed):
+    """"will be refunded" cited to "may be refunded", and "are required to wear" to "may wear", kept their
+    citations where the words between differ (the one-word swap of "must" for "may" was read already);
+    "will" for "can" says the same often enough to stay kept, and so does "need to" for "must"."""
+    emb, col = hashed, FEATURES.index("flip_opposite")
+    units = ["Customers who cancel within a week of booking may be refunded in full by the agency.",
+             "Visitors to the workshop floor may wear their own safety boots."]
+    lies = ["Customers who cancel in the first week after booking will be refunded in full by the agency.",
+            "Visitors to the workshop floor are required to wear their own safety boots."]
+    assert (cue_of_dropped(model, emb, lies, units) > 0.5).all()
+    units = ["A larger battery can power the lamp for ten hours.",
+             "Drivers must report to the gatehouse first."]
+    restated = ["A larger battery will power the lamp for ten hours.",
+                "Drivers need to report to the gatehouse first."]
+    assert (pair_features(restated, units, embedder=emb)[:, col] == 0.0).all()

@@ -430,24 +430,86 @@ NEGATION_SCOPE = 4  # words after a negation that it covers
 
 def _negated_stems(words: list[str]) -> set[str]:
     """Content stems within NEGATION_SCOPE words after a negation ("not able to benefit" → able, benefit)."""
-    out: set[str] = set()
-    for i, w in enumerate(words):
+    return set().union(*_negation_scopes(words))
+
+
+def _negation_scopes(words: list[str]) -> list[set[str]]:
+    """Per negation of ``words``, the content stems within NEGATION_SCOPE words after it, up to where a
+    clause opens ("drivers do not carry change so passengers must …": not "passengers")."""
+    out = []
+    for i in range(len(words)):
         if _negating(words, i):
+            scope = set()
             for v in words[i + 1:i + 1 + NEGATION_SCOPE]:
+                if v in _CLAUSE_OPENERS:
+                    break
                 if v not in CLAIM_STOP_WORDS:
-                    out.add(light_stem(v))
+                    scope.add(light_stem(v))
+            out.append(scope)
     return out
 
 
 def _negation_conflicts(claim: _Claim, sentence: str) -> int:
-    """Shared content words negated on one side only: "X will not benefit" against "X could benefit"."""
+    """Shared content words negated on one side only: "X will not benefit" against "X could benefit". In
+    words, a word a negation stands over on one side conflicts unless a negation of the other side's clause
+    comes before it ("not on the Airport Express X1" restates "Discounts do not apply to the Airport
+    Express route X1", though the two negations stand before other words), and every shared word
+    conflicts where a clause negates once more or once less than the clause it restates."""
     words = _words(sentence)
-    ev_stems = {light_stem(w) for w in words}
-    claim_stems = set(claim.content)
-    shared = claim_stems & ev_stems
+    shared = set(claim.content) & {light_stem(w) for w in words}
     if not shared:
         return 0
-    return len((_negated_stems(claim.words) ^ _negated_stems(words)) & shared)
+    if CJK_CHAR.search(claim.core) or CJK_CHAR.search(sentence):
+        return len((_negated_stems(claim.words) ^ _negated_stems(words)) & shared)
+    if _negations_differ(claim.core, sentence):
+        return len(shared)
+    (mine, mine_to_end), (theirs, theirs_to_end) = _clause_negations(claim.core), _clause_negations(sentence)
+    return len(((mine - theirs_to_end) | (theirs - mine_to_end)) & shared)
+
+
+# Where a clause ends, for what a negation may stand over: punctuation and the words that open a clause
+_CLAUSE_BOUNDARY = re.compile(r"[;:,()]|\b(?:but|while|whereas|although|though|because|since|so|unless|until|"
+                              r"which|who|when|if)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _clause_words(text: str) -> tuple[tuple[tuple[str, ...], tuple[bool, ...]], ...]:
+    """Each clause of ``text`` (split at _CLAUSE_BOUNDARY) as its words and which of them negate; kept,
+    since the sentences of a unit are read for every claim that cites it."""
+    out = []
+    for piece in _CLAUSE_BOUNDARY.split(text):
+        words = _words(piece)
+        out.append((tuple(words), tuple(_negating(words, i) for i in range(len(words)))))
+    return tuple(out)
+
+
+def _clause_negations(text: str) -> tuple[set[str], set[str]]:
+    """What the negations of ``text`` stand over, each clause alone: the stems within NEGATION_SCOPE words
+    after each (:func:`_negated_stems`), and the stems after each to its clause's end."""
+    covered: set[str] = set()
+    to_end: set[str] = set()
+    for words, negating in _clause_words(text):
+        if any(negating):
+            covered.update(*_negation_scopes(list(words)))
+            to_end.update(light_stem(w) for w in words[negating.index(True) + 1:])
+    return covered, to_end
+
+
+def _negations_differ(claim: str, sentence: str) -> bool:
+    """Whether a clause of the claim negates once more or once less than the clause of the sentence it
+    restates (that shares most of its other words, each holding half the other's at least): "who should
+    be" for "who shouldn't be", "is not held" beside "after the failed attempt" for "is held"."""
+    def clauses(text: str) -> list[tuple[set[str], int]]:
+        return [({light_stem(w) for w, n in zip(words, negating) if not n}, sum(negating))
+                for words, negating in _clause_words(text)]
+
+    theirs = clauses(sentence)
+    for stems, count in clauses(claim):
+        shared, their_stems, their_count = max(((len(stems & s), s, c) for s, c in theirs),
+                                               key=lambda x: x[0])
+        if 2 * shared >= max(len(stems), len(their_stems), 1) and (count - their_count) % 2:
+            return True
+    return False
 
 
 _QUANTIFIERS = frozenset("all every each no none never always only few many most some any nobody nothing everyone "
@@ -466,9 +528,39 @@ def _counted(words: list[str]) -> bool:
                for i, w in enumerate(words))
 
 
-def _quantifiers(words, text: str) -> set[str]:
-    """The quantifiers a text uses, those that say "all" as one."""
+# A unit of time: "every" or "each" before one says how often ("every month", "each 8 hours")
+_TIME_UNITS = ("second", "minute", "hour", "day", "night", "morning", "afternoon", "evening", "week",
+               "weekend", "weekday", "fortnight", "month", "quarter", "year", "term", "season", *WEEKDAYS)
+_EVERY_SO_OFTEN = re.compile(r"\b(?:every|each)\s+(?:(?:\d+|other|two|three|four|five|six|few)\s+)?("
+                             + "|".join(_TIME_UNITS) + r")s?\b", re.IGNORECASE)
+_EVERY = re.compile(r"\b(?:every|each)\b", re.IGNORECASE)
+_LETTERS = re.compile(r"[a-z]+")
+
+
+@lru_cache(maxsize=4096)
+def _frequency_units(text: str) -> frozenset[str] | None:
+    """The units of time of a text's "every" and "each" where each of them says how often ("every month",
+    "each 8 hours"); None where one of them quantifies a group."""
+    units = _EVERY_SO_OFTEN.findall(text)
+    return frozenset(u.lower() for u in units) if len(units) == len(_EVERY.findall(text)) else None
+
+
+@lru_cache(maxsize=4096)
+def _letter_words(text: str) -> frozenset[str]:
+    """A text's runs of letters, in lower case, plurals also as their one ("months" as "month")."""
+    words = _LETTERS.findall(text.lower())
+    return frozenset(words).union(w[:-1] for w in words if w.endswith("s"))
+
+
+def _quantifiers(words, text: str, other: str = "") -> set[str]:
+    """The quantifiers a text uses, those that say "all" as one. "every" and "each" do not count where
+    each says how often in a unit of time that the ``other`` text also names: "every month" restates
+    "per calendar month"."""
     out = set(_QUANTIFIERS.intersection(words))
+    if other and not out.isdisjoint(("every", "each")):
+        units = _frequency_units(text)
+        if units is not None and units <= _letter_words(other):
+            out -= {"every", "each"}
     if not text.isascii():
         out.update(q for q in _CJK_QUANTIFIERS if q in text)
     return {_QUANTIFIER_OF.get(q, q) for q in out}
@@ -588,6 +680,48 @@ def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int
     if pair.isdisjoint(_OBLIGED) or pair.isdisjoint(_ALLOWED):
         return False
     return mine[a1:a1 + 1] != ["not"] and theirs[b1:b1 + 1] != ["not"]
+
+
+# What will or must be, and what may be, before a verb: "will be discharged" says more than "may be
+# discharged", "are required to drink" other than "may drink"; "will" and "can" say one thing often enough
+# ("a lower rate can deliver" what "will deliver"). The words of an obligation that need "to" ("have to",
+# "required to") count only with it ("have completed" is no obligation).
+_MODAL_KIND = {"will": "will", "must": "must", "shall": "must", "may": "may", "might": "may", "can": "can",
+               "could": "can"}
+_MUST_BEFORE_TO = frozenset({"have", "has", "need", "needs", "required", "obliged"})
+_MODALS_TURNED = frozenset({("will", "may"), ("must", "may"), ("must", "can")})
+_BEFORE_VERB = frozenset({"be", "to", "also", "still", "then", "just", "only"})
+_MODAL_WORDS = frozenset(_MODAL_KIND).union(_MUST_BEFORE_TO)
+
+
+def _modal_of(words: list[str], i: int) -> str | None:
+    """The kind of modal the verb ``words[i]`` stands under within three words before it (will, must, may,
+    can); None under none, or under a negation (that "may not" and "must not" both forbid is the
+    negation's to read)."""
+    for k in range(i - 1, max(-1, i - 4), -1):
+        w = words[k]
+        if w in _MODAL_KIND:
+            return _MODAL_KIND[w]
+        if w in _MUST_BEFORE_TO and words[k + 1] == "to":
+            return "must"
+        if w not in _BEFORE_VERB:
+            return None
+    return None
+
+
+def _modal_turned(mine: list[str], theirs: list[str]) -> bool:
+    """Whether a verb both say stands under "will" or "must" on one side and "may" (or "can", against
+    "must") on the other."""
+    if _MODAL_WORDS.isdisjoint(mine) or _MODAL_WORDS.isdisjoint(theirs) or "only" in mine or "only" in theirs:
+        return False  # "only one person may enter" is what "everyone must enter one at a time" says
+    at = {light_stem(w): j for j, w in enumerate(theirs) if w not in CLAIM_STOP_WORDS}
+    for i, w in enumerate(mine):
+        j = at.get(light_stem(w)) if w not in CLAIM_STOP_WORDS else None
+        if j is not None and not _negating(mine, i):  # "may not" and "must not" both forbid
+            pair = (_modal_of(mine, i), _modal_of(theirs, j))
+            if pair in _MODALS_TURNED or pair[::-1] in _MODALS_TURNED:
+                return True
+    return False
 
 
 # A sentence that may join two statements ("open on weekdays and closed on Sundays", "Gate A opens at
@@ -802,6 +936,15 @@ def _days(text: str, words: list[str]) -> frozenset[str]:
     return frozenset(days)
 
 
+# The days "weekday" and "weekend" name: "on weekdays" says "Monday to Friday", no other day
+_DAYS_OF = {"weekday": frozenset(WEEKDAYS[:5]), "weekend": frozenset(WEEKDAYS[5:])}
+
+
+def _spanned_days(days: frozenset[str]) -> frozenset[str]:
+    """``days`` with the days each of "weekday" and "weekend" names."""
+    return days.union(*(_DAYS_OF[d] for d in days if d in _DAYS_OF))
+
+
 _DURATIONS = frozenset(("s", "min", "h", "day", "week", "month", "year"))  # one kind: "one hour", "two days"
 
 
@@ -849,7 +992,7 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
     if not rest or len(rest - stated) > VALUE_PUT_UNSTATED or len(rest & stated) < min(2, len(rest)):
         return False
     their_days = _days(sentence, words)
-    if days and their_days and days.isdisjoint(their_days):
+    if days and their_days and _spanned_days(days).isdisjoint(_spanned_days(their_days)):
         return True
     if not numbers:
         return False
@@ -1225,7 +1368,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     placed += _roles_swapped(claim.words, sequence,
                              [w for part in claim.capitals for w in part if w not in CLAIM_STOP_WORDS])
     cue_words += sum(t in told for t in measured) + flips + int(crossed)
-    quantified = ours_q, theirs_q = _quantifiers(claim.words, claim.core), _quantifiers(words, sentence)
+    quantified = ours_q, theirs_q = (_quantifiers(claim.words, claim.core, sentence),
+                                          _quantifiers(words, sentence, claim.core))
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
         cue_words += sum(_QUANTIFIER_OF.get(w, w) in ours_q - theirs_q and light_stem(w) in told
@@ -1240,6 +1384,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
           and _NOT_ALWAYS.isdisjoint(claim.words) and _MODALS_OF_CHANCE.isdisjoint(claim.words)):
         # "late patients are always turned away" for "may be asked to rebook"; "always late" for "often late"
         opposites += 1
+        cue_words += 1
+    elif _modal_turned(claim.words, sequence):
+        opposites += 1  # "will be discharged" for "may be discharged", "required to drink" for "may drink"
         cue_words += 1
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
@@ -1305,6 +1452,8 @@ def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
         if w not in _ALL_WORDS:
             continue
         for k in range(i + 1, min(i + 3, len(claim_words))):
+            if claim_words[k].rstrip("s") in _TIME_UNITS:
+                break  # "every month" says how often: of no group
             noun = light_stem(claim_words[k])
             if k + 1 < len(claim_words) and claim_words[k + 1] in _RELATIVES:
                 break  # the claim narrows the group itself ("every patient who asks")
@@ -1527,9 +1676,16 @@ def _amount(words: list[str]) -> float | None:
 
 
 def _negation_flipped(claim: _Claim, negated: bool, sentence: str) -> float:
-    """A negation on one side only, or over different words ("not fine" against "no more than")."""
+    """A negation on one side only, or over different words ("not fine" against "no more than"). In
+    words, the sentence's negation of a claim without one counts where it stands over words of the
+    claim, or over none of its own ("… but paper tickets are not"): "no P1s" in a sentence that a claim
+    restates for what it says of the P2 incidents negates nothing the claim says."""
     if claim.neg != negated:
-        return 1.0
+        if claim.neg or CJK_CHAR.search(claim.core) or CJK_CHAR.search(sentence):
+            return 1.0
+        words = _words(sentence)
+        return float(any(not scope or not scope.isdisjoint(claim.content)
+                         for scope in _negation_scopes(words)))
     return float(claim.neg and _negation_conflicts(claim, sentence) > 0)
 
 
