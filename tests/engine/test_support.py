@@ -1784,3 +1784,21 @@ def test_will_or_must_put_for_may_before_the_same_verb_is_an_opposite(model, has
     restated = ["A larger battery will power the lamp for ten hours.",
                 "Drivers need to report to the gatehouse first."]
     assert (pair_features(restated, units, embedder=emb)[:, col] == 0.0).all()
+
+
+def test_three_words_put_for_others_are_a_rewording_not_a_swap(model, hashed):
+    """A claim that says a sentence in its own words puts several of them for the sentence's ("pick" for
+    "choose", "hit" for "press", "bring … back" for "recover"), and each counted as one thing put for
+    another: the more it reworded, the stronger the cue. Three or more such places are a rewording; one
+    word put for another is still a swap."""
+    emb, col = hashed, FEATURES.index("flip_swap")
+    claims = ["To bring a deleted note back, open the Trash in the side menu, pick the note and hit Restore.",
+              "Replacement coaches will leave every 15 minutes and are likely to make trips roughly 30 minutes "
+              "longer."]
+    units = ["To recover a deleted note, open the Trash from the side menu, choose the note, and press Restore.",
+             "Replacement coaches will run every 15 minutes and are expected to add around 30 minutes to trip "
+             "times."]
+    assert (pair_features(claims, units, embedder=emb)[:, col] == 0.0).all()
+    x = pair_features(["The backup job deletes the archive at midnight."],
+                      ["The backup job copies the archive at midnight."], embedder=emb)
+    assert x[0, col] > 0.5
