@@ -19,7 +19,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   (WordNet's antonyms, in any inflected form, a short table of stems and Chinese words, and
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
-  ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round; "to"
+  ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round, and
+  "will" or "must" for "may" before the same verb where the words between differ; "to"
   for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); "is" for "was" of
   a state the sentence says has ended ("was the coordinator until March"), or the reverse; or
   another unit of time or measure, "immediately" for an amount of time among them; another value in
@@ -31,7 +32,9 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   "does not open on Sundays" for "is closed on Sundays", as does an opposite at another statement's
   time: "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
   place (``flip_swap``; not a synonym, WordNet's or a verb of change in the same direction, "rose" for
-  "increased"), or a clause the evidence does not state beside one it states word for word.
+  "increased", nor words put for the sentence's in REWORDED_SWAPS places, a rewording), or a clause the
+  evidence does not state beside one it states word for word. In English a negation stands over its own
+  clause, and the sentence's negation of words the claim does not say is no flip.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
@@ -1369,7 +1372,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
                              [w for part in claim.capitals for w in part if w not in CLAIM_STOP_WORDS])
     cue_words += sum(t in told for t in measured) + flips + int(crossed)
     quantified = ours_q, theirs_q = (_quantifiers(claim.words, claim.core, sentence),
-                                          _quantifiers(words, sentence, claim.core))
+                                     _quantifiers(words, sentence, claim.core))
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
         cue_words += sum(_QUANTIFIER_OF.get(w, w) in ours_q - theirs_q and light_stem(w) in told
