@@ -1802,3 +1802,23 @@ def test_three_words_put_for_others_are_a_rewording_not_a_swap(model, hashed):
     x = pair_features(["The backup job deletes the archive at midnight."],
                       ["The backup job copies the archive at midnight."], embedder=emb)
     assert x[0, col] > 0.5
+
+
+def test_a_comparison_of_two_amounts_the_unit_states_is_read_against_them(model, hashed):
+    """"Adult passes cost less than student passes" kept its citation to a unit that prices them at $40 and
+    $25: no word of the claim is put for another, and the comparative's opposite is nowhere. The two
+    amounts are read from the unit's statements that tell the two sides apart; the true comparison, a
+    bound on an amount ("more than 20 guests") and a side the unit does not price stay as they were."""
+    emb, col = hashed, FEATURES.index("flip_opposite")
+    passes = "Adult passes are $40 a month, and student passes cost $25. Passes are sold at the front desk."
+    loans = "Resident members may borrow books for 28 days, and non-resident members for 14 days."
+    lies = ["Adult passes cost less than student passes.",
+            "Non-resident members may borrow books for longer than resident members."]
+    assert (cue_of_dropped(model, emb, lies, [passes, loans]) > 0.5).all()
+    true = ["Student passes cost less than adult passes.",
+            "Resident members may borrow books for longer than non-resident members.",
+            "Orders for more than 20 guests need a week's notice.",
+            "Adult passes cost more than a day ticket."]
+    units = [passes, loans, "Orders for more than 20 guests need a week's notice and a deposit of $50.",
+             passes]
+    assert (pair_features(true, units, embedder=emb)[:, col] == 0.0).all()

@@ -20,7 +20,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
   ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round, and
-  "will" or "must" for "may" before the same verb where the words between differ; "to"
+  "will" or "must" for "may" before the same verb where the words between differ; a comparison of two
+  amounts the unit states the other way round ("costs less than" $99 for $299); "to"
   for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); "is" for "was" of
   a state the sentence says has ended ("was the coordinator until March"), or the reverse; or
   another unit of time or measure, "immediately" for an amount of time among them; another value in
@@ -1005,6 +1006,81 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
                for unit, facts in numbers.items())
 
 
+# A comparison of two amounts a unit states: "costs less than", "takes longer than"
+_MORE = frozenset("more greater higher longer larger bigger heavier taller wider costlier pricier dearer"
+                  .split())
+_LESS = frozenset("less fewer lower shorter smaller lighter cheaper".split())
+# "a longer period of fully paid parental leave than": the comparative may stand this far before "than"
+AMOUNT_REACH = 7
+_IN_DAYS = {"s": 1 / 86400, "min": 1 / 1440, "h": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.4,
+            "year": 365.0}
+
+
+def _amounts(clause: str) -> dict[str, float]:
+    """The amounts a clause states, one per kind ("usd", "%", a duration in days), where it states one
+    of that kind; bare numbers are not read (a day of the month, a count of anything)."""
+    out: dict[str, float] = {}
+    for unit, facts in _numbers(clause).items():
+        if unit and len(facts) == 1:
+            value, _, per = facts[0].norm.partition(" ")
+            try:
+                out[unit] = float(value) * _IN_DAYS.get(per, 1.0) if unit == "duration" else float(value)
+            except ValueError:
+                continue
+    return out
+
+
+def _amounts_contradict(claim_words: list[str], sentences: Sequence[str]) -> bool:
+    """Whether the claim compares two amounts that the unit states the other way round: "early-bird
+    tickets cost less than student tickets" where the unit gives $299 and $99, "non-birthing parents get a
+    longer leave than birthing parents" where it gives 8 weeks and 16.
+
+    The unit's statements (clauses) that state one amount of a kind are paired; each pair's words that
+    only one of the two holds tell them apart. The claim's side after "than" (its first three content
+    words) must hold some of the words of its statement and none of the other's, and the side before the
+    comparison, read by the words that set it apart from the second (:data:`mine` below), some of its own
+    statement's and, where the second names nothing of its own, none of the other's. Exactly one such
+    pairing is read; none where it is unclear."""
+    for t, w in enumerate(claim_words):
+        if w != "than" or any(number_word(v) or v.rstrip("s") in _TIME_UNITS
+                              for v in claim_words[t + 1:t + 3]):
+            continue  # "more than 50 people", "more than an hour": a bound on an amount, no comparison
+        at = next((i for i in range(t - 1, max(-1, t - 1 - AMOUNT_REACH), -1)
+                   if claim_words[i] in _MORE or claim_words[i] in _LESS), None)
+        if at is None:
+            continue
+        theirs = set(list(dict.fromkeys(light_stem(v) for v in claim_words[t + 1:]
+                                        if v not in CLAIM_STOP_WORDS))[:3])
+        left = [light_stem(v) for v in claim_words[:at] if v not in CLAIM_STOP_WORDS]
+        # mine: the first side's words before those it shares with the second ("non" of "non-resident members"
+        # against "resident members", "Business" of "Business plans"): what tells the two apart, not the
+        # verb and object the statements leave to their sentence's head; all of it where it shares none
+        mine = {s for s, after in zip(left, left[1:]) if s not in theirs and after in theirs}
+        mine = mine or set(left) - theirs
+        if not mine or not theirs:
+            continue
+        own = theirs - set(left)  # what the side after "than" names that the first does not
+        stated = [(frozenset(map(light_stem, _words(c))), _amounts(c)) for s in sentences
+                  for c in _STATEMENT_SPLIT.split(s)]
+        verdicts = []
+        for i, (si, ai) in enumerate(stated):
+            for j, (sj, aj) in enumerate(stated):
+                if i == j:
+                    continue
+                for unit in ai.keys() & aj.keys():
+                    if ai[unit] == aj[unit]:
+                        continue
+                    di, dj = si - sj, sj - si
+                    if not mine & di or theirs & di:
+                        continue
+                    if (own and not theirs & dj) or (not own and mine & dj):
+                        continue
+                    verdicts.append((ai[unit] > aj[unit]) != (claim_words[at] in _MORE))
+        if len(verdicts) == 1 and verdicts[0]:
+            return True
+    return False
+
+
 def _value_of_another_statement(word: str, claim_words: list[str], sequence: list[str]) -> bool:
     """Whether the claim's opposite word says what happens at a value the sentence gives another statement:
     "closes at 6:30 pm" for "is open from 8:00 am to 6:30 pm", "closes at 9 pm" for "opens at 6 am and is
@@ -1390,6 +1466,9 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         cue_words += 1
     elif _modal_turned(claim.words, sequence):
         opposites += 1  # "will be discharged" for "may be discharged", "required to drink" for "may drink"
+        cue_words += 1
+    if " than " in claim.core and _amounts_contradict(claim_words(claim.core), ev.sentences):
+        opposites += 1  # "costs less than student tickets" where the unit gives $299 and $99
         cue_words += 1
     # the flipped words themselves are not stated, by definition: they count as restated
     # and so do the names put for other words
