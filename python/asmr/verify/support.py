@@ -1037,8 +1037,9 @@ def _amounts_contradict(claim_words: list[str], sentences: Sequence[str]) -> boo
 
     The unit's statements (clauses) that state one amount of a kind are paired; each pair's words that
     only one of the two holds tell them apart. The claim's side after "than" (its first three content
-    words) must hold some of the words of its statement and none of the other's, and the side before the
-    comparison, read by the words that set it apart from the second (:data:`mine` below), some of its own
+    words) must hold none of the other statement's words, and some of its own where it names something the
+    first side does not; the side before the comparison, read by the words that set it apart from the
+    second ("non" of "non-resident members" against "resident members"), must hold some of its own
     statement's and, where the second names nothing of its own, none of the other's. Exactly one such
     pairing is read; none where it is unclear."""
     for t, w in enumerate(claim_words):
