@@ -1793,11 +1793,12 @@ def test_three_words_put_for_others_are_a_rewording_not_a_swap(model, hashed):
     word put for another is still a swap."""
     emb, col = hashed, FEATURES.index("flip_swap")
     claims = ["To bring a deleted note back, open the Trash in the side menu, pick the note and hit Restore.",
-              "Replacement coaches will leave every 15 minutes and are likely to make trips roughly 30 minutes "
-              "longer."]
-    units = ["To recover a deleted note, open the Trash from the side menu, choose the note, and press Restore.",
-             "Replacement coaches will run every 15 minutes and are expected to add around 30 minutes to trip "
-             "times."]
+              "Replacement coaches will leave every 15 minutes and are likely to make trips roughly "
+              "30 minutes longer."]
+    units = ["To recover a deleted note, open the Trash from the side menu, choose the note, and press "
+             "Restore.",
+             "Replacement coaches will run every 15 minutes and are expected to add around 30 minutes "
+             "to trip times."]
     assert (pair_features(claims, units, embedder=emb)[:, col] == 0.0).all()
     x = pair_features(["The backup job deletes the archive at midnight."],
                       ["The backup job copies the archive at midnight."], embedder=emb)
