@@ -789,12 +789,20 @@ _MONTHS_IN = {"month": 1.0, "year": 12.0, "decade": 120.0, "century": 1200.0}
 _CALENDAR = tuple(_MONTHS_IN)
 
 
-def _time_key(value: float, unit: str) -> tuple[str, str] | None:
-    """A span of time comparable across units: "2 week", "14 day" and "336 h" share one, and so do
-    "1 year" and "12 month"; None for a unit that is not of time."""
+def time_span(value: float, unit: str) -> tuple[str, float] | None:
+    """A span of time in its family's base unit: seconds for "2 week", "14 day" and "336 h", months for
+    "1 year" and "12 month" (the two families are never converted into each other); None for a unit
+    that is not of time."""
     if unit in _SECONDS:
-        return "s", f"{value * _SECONDS[unit]:.6g}"
-    return ("month", f"{value * _MONTHS_IN[unit]:.6g}") if unit in _MONTHS_IN else None
+        return "s", value * _SECONDS[unit]
+    return ("month", value * _MONTHS_IN[unit]) if unit in _MONTHS_IN else None
+
+
+def _time_key(value: float, unit: str) -> tuple[str, str] | None:
+    """A span of time comparable across units (:func:`time_span`) as a key: "2 week" and "14 day" share
+    one."""
+    span = time_span(value, unit)
+    return (span[0], f"{span[1]:.6g}") if span else None
 
 
 def _frequency_key(norm: str) -> tuple[str, str] | None:

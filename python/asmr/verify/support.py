@@ -82,6 +82,7 @@ from asmr.text.facts import (
     number_value,
     number_word,
     numeral_value,
+    time_span,
     time_word,
 )
 from asmr.text.relative_time import WEEKDAYS
@@ -532,21 +533,20 @@ def _counted(words: list[str]) -> bool:
                for i, w in enumerate(words))
 
 
-# A unit of time: "every" or "each" before one says how often ("every month", "each 8 hours")
-_TIME_UNITS = ("second", "minute", "hour", "day", "night", "morning", "afternoon", "evening", "week",
-               "weekend", "weekday", "fortnight", "month", "quarter", "year", "term", "season", *WEEKDAYS)
-_EVERY_SO_OFTEN = re.compile(r"\b(?:every|each)\s+(?:(?:\d+|other|two|three|four|five|six|few)\s+)?("
-                             + "|".join(_TIME_UNITS) + r")s?\b", re.IGNORECASE)
 _EVERY = re.compile(r"\b(?:every|each)\b", re.IGNORECASE)
 _LETTERS = re.compile(r"[a-z]+")
 
 
 @lru_cache(maxsize=4096)
 def _frequency_units(text: str) -> frozenset[str] | None:
-    """The units of time of a text's "every" and "each" where each of them says how often ("every month",
-    "each 8 hours"); None where one of them quantifies a group."""
-    units = _EVERY_SO_OFTEN.findall(text)
-    return frozenset(u.lower() for u in units) if len(units) == len(_EVERY.findall(text)) else None
+    """The units of time of a text's "every" and "each" where each of them says how often (a frequency
+    of ``text.facts.key_facts``: "every month", "each 8 hours", "every night"); None where one of them
+    quantifies a group."""
+    units = [f.text.split()[-1].lower() for f in key_facts(text)
+             if f.norm.startswith("every ") and f.text[:5].lower() in ("every", "each ")]
+    if len(units) != len(_EVERY.findall(text)):
+        return None
+    return frozenset(u[:-1] if u.endswith("s") else u for u in units)
 
 
 @lru_cache(maxsize=4096)
@@ -1012,21 +1012,24 @@ _MORE = frozenset("more greater higher longer larger bigger heavier taller wider
 _LESS = frozenset("less fewer lower shorter smaller lighter cheaper".split())
 # "a longer period of fully paid parental leave than": the comparative may stand this far before "than"
 AMOUNT_REACH = 7
-_IN_DAYS = {"s": 1 / 86400, "min": 1 / 1440, "h": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.4,
-            "year": 365.0}
 
 
 def _amounts(clause: str) -> dict[str, float]:
-    """The amounts a clause states, one per kind ("usd", "%", a duration in days), where it states one
-    of that kind; bare numbers are not read (a day of the month, a count of anything)."""
+    """The amounts a clause states, one per kind ("usd", "%", a span of time in its family's base unit,
+    ``text.facts.time_span``), where it states one of that kind; bare numbers are not read (a day of the
+    month, a count of anything)."""
     out: dict[str, float] = {}
     for unit, facts in _numbers(clause).items():
         if unit and len(facts) == 1:
             value, _, per = facts[0].norm.partition(" ")
             try:
-                out[unit] = float(value) * _IN_DAYS.get(per, 1.0) if unit == "duration" else float(value)
+                amount = float(value)
             except ValueError:
                 continue
+            if unit != "duration":
+                out[unit] = amount
+            elif span := time_span(amount, per):
+                out[f"duration {span[0]}"] = span[1]
     return out
 
 
@@ -1043,8 +1046,7 @@ def _amounts_contradict(claim_words: list[str], sentences: Sequence[str]) -> boo
     statement's and, where the second names nothing of its own, none of the other's. Exactly one such
     pairing is read; none where it is unclear."""
     for t, w in enumerate(claim_words):
-        if w != "than" or any(number_word(v) or v.rstrip("s") in _TIME_UNITS
-                              for v in claim_words[t + 1:t + 3]):
+        if w != "than" or any(number_word(v) or time_word(v) for v in claim_words[t + 1:t + 3]):
             continue  # "more than 50 people", "more than an hour": a bound on an amount, no comparison
         at = next((i for i in range(t - 1, max(-1, t - 1 - AMOUNT_REACH), -1)
                    if claim_words[i] in _MORE or claim_words[i] in _LESS), None)
@@ -1535,7 +1537,7 @@ def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
         if w not in _ALL_WORDS:
             continue
         for k in range(i + 1, min(i + 3, len(claim_words))):
-            if claim_words[k].rstrip("s") in _TIME_UNITS:
+            if time_word(claim_words[k]):
                 break  # "every month" says how often: of no group
             noun = light_stem(claim_words[k])
             if k + 1 < len(claim_words) and claim_words[k + 1] in _RELATIVES:
