@@ -19,9 +19,9 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   (WordNet's antonyms, in any inflected form, a short table of stems and Chinese words, and
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
-  ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or the other way round, and
-  "will" or "must" for "may" before the same verb where the words between differ; a comparison of two
-  amounts the unit states the other way round ("costs less than" $99 for $299); "to"
+  ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or "will" for "may", before the
+  same verb, either way; a comparison of two amounts the unit states the other way round ("costs less
+  than" $99 for $299); "to"
   for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); "is" for "was" of
   a state the sentence says has ended ("was the coordinator until March"), or the reverse; or
   another unit of time or measure, "immediately" for an amount of time among them; another value in
@@ -669,27 +669,11 @@ def _ended_as_present(mine: list[str], a0: int, a1: int, theirs: list[str], b0: 
     return not _ENDED.isdisjoint(past[verb + 1:])
 
 
-# What must be done put for what may be, either way ("Visitors may sign in" for "Visitors must sign in").
-# Exact words, not stems (the stem table would pair every word beginning "can" with "must"), one put for
-# the other alone, and not before a negation: "may not" and "cannot" forbid as "must not" does.
-_OBLIGED, _ALLOWED = frozenset({"must", "shall"}), frozenset({"may", "can"})
-
-
-def _modal_flipped(mine: list[str], a0: int, a1: int, theirs: list[str], b0: int, b1: int) -> bool:
-    """Whether the claim's ``mine[a0:a1]`` puts an obligation for a permission of ``theirs[b0:b1]``, or
-    the other way round."""
-    if a1 - a0 != 1 or b1 - b0 != 1:
-        return False
-    pair = {mine[a0], theirs[b0]}
-    if pair.isdisjoint(_OBLIGED) or pair.isdisjoint(_ALLOWED):
-        return False
-    return mine[a1:a1 + 1] != ["not"] and theirs[b1:b1 + 1] != ["not"]
-
-
-# What will or must be, and what may be, before a verb: "will be discharged" says more than "may be
-# discharged", "are required to drink" other than "may drink"; "will" and "can" say one thing often enough
-# ("a lower rate can deliver" what "will deliver"). The words of an obligation that need "to" ("have to",
-# "required to") count only with it ("have completed" is no obligation).
+# What will or must be, and what may be, before a verb, either way: "Visitors may sign in" for "must sign
+# in", "will be discharged" for "may be discharged", "are required to drink" for "may drink" (exact words,
+# not stems: the stem table would pair every word beginning "can" with "must"); "will" and "can" say one
+# thing often enough ("a lower rate can deliver" what "will deliver"). The words of an obligation that
+# need "to" ("have to", "required to") count only with it ("have completed" is no obligation).
 _MODAL_KIND = {"will": "will", "must": "must", "shall": "must", "may": "may", "might": "may", "can": "can",
                "could": "can"}
 _MUST_BEFORE_TO = frozenset({"have", "has", "need", "needs", "required", "obliged"})
@@ -1695,7 +1679,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
                 measures += 1
                 measured.extend(t for w, t in zip(mine[a0:a1], a[a0:a1]) if number_word(w))
             continue
-        if (_modal_flipped(mine, a0, a1, theirs, b0, b1) or _level_for_change(mine, a0, a1, theirs, b0, b1)
+        if (_level_for_change(mine, a0, a1, theirs, b0, b1)
                 or _ended_as_present(mine, a0, a1, theirs, b0, b1)) or any(
                 w not in opposites and w not in conversed and _opposite(w, u)
                 for w in mine[a0:a1] for u in theirs[b0:b1]):
