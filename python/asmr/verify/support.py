@@ -2557,9 +2557,7 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
             f["flip_clause"] = 0.0
         features.append(f)
     for f, (_, pairs) in zip(features, aligned):
-        if f["flip_swap"] and len(pairs) >= REWORDED_SWAPS:
-            f["flip_swap"] = 0.0
-        elif f["flip_swap"]:
+        if f["flip_swap"]:
             f["flip_swap"] *= _swap_weight(f, pairs, word_vecs, word_at)
     return np.array([_feature_row(f) for f in features], np.float64)
 
@@ -2582,7 +2580,9 @@ def _swap_weight(f: dict[str, float], pairs: list[tuple[str, str]], word_vecs: n
     """How much a claim's swaps count: each as far as it moves the claim's meaning (SWAP_SHIFT,
     WORD_OTHER, WORD_SAME), and in full as far as the embedder cannot read the pair (Chinese for MiniLM:
     synonyms are Cilin's there; a Chinese claim's swaps are runs of characters, read by the sentence's
-    cosine only)."""
+    cosine only); not at all in REWORDED_SWAPS places or more, a rewording."""
+    if len(pairs) >= REWORDED_SWAPS:
+        return 0.0
     counted = min(max((1.0 - f["cos_max"]) / SWAP_SHIFT, 0.0), 1.0)
     if pairs:
         alone = np.array([_read_alone(pair) for pair in pairs])
