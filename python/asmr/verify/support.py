@@ -431,6 +431,9 @@ def _lexical(claim: _Claim, ev: _Evidence, best_cos_sent: int, per_sent: list[in
 
 
 NEGATION_SCOPE = 4  # words after a negation that it covers
+# Words that open a clause: a negation's reach ends there ("a door that does not lock while the alarm is off")
+_CLAUSE_OPENERS = frozenset("while because when whenever which that who whom whose if unless although "
+                            "though since so but or whereas after before until".split())
 
 
 def _negated_stems(words: list[str]) -> set[str]:
@@ -473,8 +476,7 @@ def _negation_conflicts(claim: _Claim, sentence: str) -> int:
 
 
 # Where a clause ends, for what a negation may stand over: punctuation and the words that open a clause
-_CLAUSE_BOUNDARY = re.compile(r"[;:,()]|\b(?:but|while|whereas|although|though|because|since|so|unless|until|"
-                              r"which|who|when|if)\b", re.IGNORECASE)
+_CLAUSE_BOUNDARY = re.compile(r"[;:,()]|\b(?:" + "|".join(sorted(_CLAUSE_OPENERS)) + r")\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -1283,8 +1285,6 @@ def _negates_verb(word: str) -> bool:
 # the clause's end bounds it and the object's head may stand after its modifiers ("not include the new
 # audio guide")
 NEGATED_OBJECT_WORDS = 6
-_CLAUSE_OPENERS = frozenset("while because when whenever which that who whom whose if unless although "
-                            "though since so but or whereas after before until".split())
 
 
 def _negated_scope(seq: list[str], at: int) -> list[str]:
