@@ -12,12 +12,20 @@ import numpy as np
 
 from ..paths import marshalled
 
-CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
-CJK_CLASS = "".join(rf"\u{lo:04x}-\u{hi:04x}" for lo, hi in CJK_RANGES)  # body of a [...] class
+HANGUL = (0xAC00, 0xD7AF)
+CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), HANGUL, (0xF900, 0xFAFF))
+
+
+def _char_class(ranges) -> str:
+    """The body of a regular expression's [...] class of code point ranges."""
+    return "".join(rf"\u{lo:04x}-\u{hi:04x}" for lo, hi in ranges)
+
+
+CJK_CLASS = _char_class(CJK_RANGES)  # body of a [...] class
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 # Scripts written without spaces between words or sentences (kana and ideographs; hangul has spaces):
 # a citation marker or the next sentence follows their text directly.
-SPACELESS_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+SPACELESS_CHAR = re.compile(f"[{_char_class(r for r in CJK_RANGES if r != HANGUL)}]")
 # What one CJK character holds, in characters of a Latin-script text: units are sized by what they say,
 # so a Chinese paragraph is split where an English one saying as much is. Measured on the shared data
 # with multilingual-e5-small's tokenizer, the model that reads both: 4.10 characters a token in the
