@@ -1462,8 +1462,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     placed_words = sum(t in new_names for t in claim_only)
     share = min(1.0, share + (cue_words + placed_words) / len(told)) if told else share
     # another unit of one scale ("hourly" for "weekly") is an opposite: neither can be reworded as the other
-    out = _alignment(0.0 if doubled else _negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence),
-                     claim.words, claim.core, words, sentence, share, replaced, added, names,
+    negation = 0.0 if doubled else _negation_flipped(claim, any(ev.sent_neg[lo:hi]), sentence, sequence)
+    out = _alignment(negation, claim.words, claim.core, words, sentence, share, replaced, added, names,
                      opposites + measures, len(swaps), restated, placed, quantified)
     if not claim.neg and not out["flip_negation"]:
         out["flip_negation"] = _negated_elsewhere(claim, told, stated, ev, lo, hi)
@@ -1744,17 +1744,17 @@ def _amount(words: list[str]) -> float | None:
     return total
 
 
-def _negation_flipped(claim: _Claim, negated: bool, sentence: str) -> float:
+def _negation_flipped(claim: _Claim, negated: bool, sentence: str, words: list[str] | None = None) -> float:
     """A negation on one side only, or over different words ("not fine" against "no more than"). In
     words, the sentence's negation of a claim without one counts where it stands over words of the
     claim, or over none of its own ("… but paper tickets are not"): "no P1s" in a sentence that a claim
-    restates for what it says of the P2 incidents negates nothing the claim says."""
+    restates for what it says of the P2 incidents negates nothing the claim says. ``words``: the
+    sentence's words where the caller has them."""
     if claim.neg != negated:
         if claim.neg or CJK_CHAR.search(claim.core) or CJK_CHAR.search(sentence):
             return 1.0
-        words = _words(sentence)
         return float(any(not scope or not scope.isdisjoint(claim.content)
-                         for scope in _negation_scopes(words)))
+                         for scope in _negation_scopes(_words(sentence) if words is None else words)))
     return float(claim.neg and _negation_conflicts(claim, sentence) > 0)
 
 
@@ -2394,7 +2394,7 @@ def _part_negated(part: _Claim, ev: _Evidence, per_sent: list[int]) -> float:
         return 0.0
     told = _told(part)
     share = len(told & ev.sent_tokens[j]) / len(told) if told else 0.0
-    return _negation_flipped(part, ev.sent_neg[j], ev.sentences[j]) * _closeness(share)
+    return _negation_flipped(part, ev.sent_neg[j], ev.sentences[j], ev.sent_seq[j]) * _closeness(share)
 
 
 def _clause_best(cl: list[_Claim], counts: list[int], offsets: list[int], clause_vecs: np.ndarray,
