@@ -337,7 +337,7 @@ bool version_before(const Text& t, int64_t pos, int64_t endpos) {
 
 // ---- what follows a number: _AFTER (IGNORECASE) ------------------------------------------
 // (?:\s?(?P<scale>thousand|million|billion|trillion|bn)(?![A-Za-z])|(?P<short>[kKM])(?![A-Za-z]))?
-// (?:\s?(?P<unit>UNITS)(?![A-Za-z])|(?P<letter>[gmswvhcfx])(?![A-Za-z]))?
+// (?:[\s-]?(?P<unit>UNITS)(?![A-Za-z])|(?P<letter>[gmswvhcfx])(?![A-Za-z]))?
 
 struct After {
     int64_t end;
@@ -399,7 +399,7 @@ After after_number(const Text& t, int64_t e) {
             p += 1;
         }
     }
-    const int64_t r = is_space(t.at(p)) ? p + 1 : p;
+    const int64_t r = is_space(t.at(p)) || t.at(p) == '-' ? p + 1 : p;  // [\s-]?: "a 14-day supply"
     const int64_t u = unit_end(t, r);
     if (u >= 0) {
         a.unit_start = r;

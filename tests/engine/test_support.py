@@ -175,6 +175,15 @@ def test_durations_and_frequencies_compare_across_forms():
     # a value in words with a unit no longer stands for the bare value
     assert [f.norm for f in missing_facts("It lasts 14 weeks.", "It lasts fourteen days.")] == ["14 week"]
     assert missing_facts("It lasts 14 days.", "Fourteen days, it lasts.") == []
+    # a unit joined to its number by a hyphen is the number's: "a 14-day supply" states two weeks, and
+    # no 14 weeks; "per calendar month" is monthly; "seven nights a week" is every night
+    assert missing_facts("They are given two weeks' worth.", "They receive a 14-day supply.") == []
+    assert [f.norm for f in missing_facts("It lasts 14 weeks.", "They receive a 14-day supply.")] == ["14 week"]
+    assert missing_facts("Staff earn 1.5 days every month.", "Staff accrue 1.5 days per calendar month.") == []
+    assert missing_facts("Night buses run every night.", "Night buses run seven nights a week.") == []
+    assert missing_facts("The desk is staffed every day.", "The desk is staffed 7 days a week.") == []
+    assert [f.norm for f in missing_facts("Buses run every week.", "Buses run seven nights a week.")] == [
+        "every 1 week"]
     # "forever" only as another word for forever
     assert missing_facts("Logs are kept forever.", "Logs are kept permanently.") == []
     assert [f.norm for f in missing_facts("Logs are kept forever.", "Logs are kept.")] == ["inf duration"]

@@ -37,6 +37,7 @@ EDGE_CASES = [
     "Windows XP Service Pack 2 and C++ 17 and Version\n3.2 and Release \n2.1 and Mayday 3 2021.",
     "\x1c12 June\x1f2021 and 5\x0bkm and 3\tMarch\t2021 \n",
     "Staffed 9:00-17:30, shipped in 3-5 days, not the 19 of COVID-19 or ab-12.",
+    "A 14-day supply, a 30-minute walk, a 2-mm gap, 10-K, 5-m, 3-times, a 12- month, 7-%, 4-hourly.",
     "",
     "no facts at all here",
     "9" * 300 + " trillion and " + "1" * 298 + ".5 kg",  # inf, and a float of many digits

@@ -85,8 +85,9 @@ _UNITS = (r"%|percent|per\s*cent|percentage\s+points?|kg|mg|lbs?|pounds?|tons?|t
 _AFTER = re.compile(
     rf"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|百万|千万|万|亿|千)(?![A-Za-z])"
     rf"|(?P<short>[kKM])(?![A-Za-z]))?"
-    rf"(?:\s?(?P<unit>{_UNITS})(?![A-Za-z])|(?P<letter>[gmswvhcfx])(?![A-Za-z]))?",
-    re.IGNORECASE)  # one-letter units only written against the number: "5m", "80g", "3x"
+    rf"(?:[\s-]?(?P<unit>{_UNITS})(?![A-Za-z])|(?P<letter>[gmswvhcfx])(?![A-Za-z]))?",
+    re.IGNORECASE)  # one-letter units only written against the number: "5m", "80g", "3x"; a unit after a
+# hyphen is the number's too: "a 14-day supply" states 14 days
 _CURRENCY = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
 _WORD_NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -812,14 +813,14 @@ def _frequency_key(norm: str) -> tuple[str, str] | None:
 
 
 # How evidence may state a frequency beyond what key_facts reads in a claim: adjectives ("daily
-# backups"), "a day" after any noun, "/day".
+# backups"), "a day" after any noun ("per calendar month" too), "/day", and "seven days a week" (daily).
 _LOOSE_RATE = re.compile(
     r"(?:(?<![a-z])(?:(daily|nightly|weekly|fortnightly|hourly|monthly|yearly|annually|annual)|(?:an?|per|each|every)"
-    r"\s+(second|minute|hour|day|week|fortnight|month|year|annum))|/(sec|s|min|hr|h|day|d|week|wk|month|yr|year))"
-    r"(?![a-z])")
+    r"\s+(?:calendar\s+)?(second|minute|hour|day|week|fortnight|month|year|annum))|/(sec|s|min|hr|h|day|d|week|wk|"
+    r"month|yr|year)|(?:seven|7)\s+(day|night)s\s+(?:a|per|each|every)\s+week)(?![a-z])")
 _LOOSE_UNITS = {"daily": "day", "nightly": "day", "weekly": "week", "fortnightly": "fortnight", "hourly": "h",
                 "monthly": "month", "yearly": "year", "annually": "year", "annual": "year", "d": "day",
-                "wk": "week", "yr": "year", "hr": "h"}
+                "wk": "week", "yr": "year", "hr": "h", "night": "day"}
 
 
 class _EvidenceFacts:
