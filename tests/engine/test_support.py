@@ -1832,3 +1832,21 @@ def test_a_comparison_of_two_amounts_the_unit_states_is_read_against_them(model,
     units = [passes, loans, "Orders for more than 20 guests need a week's notice and a deposit of $50.",
              passes]
     assert (pair_features(true, units, embedder=emb)[:, col] == 0.0).all()
+
+
+def test_a_name_in_the_place_of_the_pronoun_that_refers_to_it(hashed):
+    """A claim that names what a sentence calls "it" (the name given in the sentence before) read as a
+    name put for the words before the pronoun, and lost its citation. The first name of the nearest
+    sentence before, standing where the sentence has a pronoun, is what the pronoun refers to; another
+    name of the unit in the same place is still a name put for another, and one the unit lacks is still
+    a missing key fact."""
+    emb, col = hashed, FEATURES.index("flip_names")
+    unit = ("The Marlow Lighthouse was built in 1871 beside the Gull Rock beacon. Like most lights on this "
+            "coast, it flashes white every ten seconds and can be seen from 20 miles away.")
+    true = ["Because Marlow Lighthouse flashes white every ten seconds, it can be seen from 20 miles away.",
+            "The Marlow Lighthouse flashes white every ten seconds and can be seen from 20 miles away."]
+    assert (pair_features(true, [unit] * 2, embedder=emb)[:, col] == 0.0).all()
+    other = "Because the Gull Rock beacon flashes white every ten seconds, it can be seen from 20 miles away."
+    assert pair_features([other], [unit], embedder=emb)[0, col] > 0.5
+    absent = "Because the Harbour Light flashes white every ten seconds, it can be seen from 20 miles away."
+    assert [f.kind for f in missing_facts(absent, unit)] == ["entity"]

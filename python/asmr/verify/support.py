@@ -1428,8 +1428,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed = _rows_crossed(_cjk_plain(claim.core).lower(), set(claim.stems), ev.rows)
         if crossed and told:  # its words are the table's, one row's key with another's value: no one line's
             share = max(share, len(told & ev.tokens) / len(told))
+    referent = (_referent(ev.sentences, lo) if new_names and lo and not _PRONOUNS.isdisjoint(sequence)
+                else frozenset())
     swaps, restated, measures, measured, placed, flips = _swaps(
-        claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed, ev.columns)
+        claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed, ev.columns,
+        referent)
     opposites += flips + int(crossed)  # a statement's value put with the other's, a comparison turned round
     placed += _roles_swapped(claim.words, sequence,
                              [w for part in claim.capitals for w in part if w not in CLAIM_STOP_WORDS])
@@ -1472,6 +1475,22 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     if restated_opposites:
         out[OPPOSITES_RESTATED] = float(restated_opposites)
     return out, swaps
+
+
+_PRONOUNS = frozenset("it its he his him she her they their them".split())
+_CAPITAL_RUN = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+
+
+def _referent(sentences: list[str], j: int) -> frozenset[str]:
+    """The stems of the name a pronoun opening into sentence ``j`` refers to: the first run of capitalised
+    words of the nearest sentence before it that holds one, less its stop words ("Venus" of "Venus rotates
+    once every 243 Earth days" for the "it" of "it spins the other way")."""
+    for k in range(j - 1, -1, -1):
+        for m in _CAPITAL_RUN.finditer(sentences[k]):
+            stems = frozenset(light_stem(w) for w in _words(m.group(0)) if w not in CLAIM_STOP_WORDS)
+            if stems:
+                return stems
+    return frozenset()
 
 
 def _best_without_values(claim: _Claim, ev: _Evidence, j: int, unstated: list[str]) -> int:
@@ -1585,8 +1604,8 @@ def _stems(words: list[str]) -> set[str]:
 
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str],
            opening: set[str] = frozenset(), their_names: set[str] = frozenset(),
-           conversed: frozenset[str] = frozenset(), columns: frozenset[str] = frozenset()
-           ) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
+           conversed: frozenset[str] = frozenset(), columns: frozenset[str] = frozenset(),
+           referent: frozenset[str] = frozenset()) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
     The claim's words and the sentence's are aligned (longest matching blocks, by stem); a run of at
@@ -1598,7 +1617,8 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
     whose two sides both name a unit of time or measure that differs ("hourly" for
     "weekly", "minutes" for "hours"), or another amount ("five servers" for "three servers"), is a
     ``measure`` instead; an opposite in the place of a word is a ``flip`` even where the sentence
-    holds that word elsewhere.
+    holds that word elsewhere. A name of ``referent`` (:func:`_referent`) in the place of a pronoun is
+    what the pronoun refers to, not a name put for another ("Venus spins" for "it spins").
 
     ``names``: the claim's names the sentence lacks; ``opening``: its capitalised opening words the unit
     lacks, names only where they stand for one of ``their_names`` (the sentence's capitalised words
@@ -1637,7 +1657,9 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         # "North Eugene High School"); a capitalised word opening the claim is a name where it stands
         # alone for one inside the sentence ("Turkey has" for "West Bengal has", not "Despite this, he"
         # for "For many, Che")
-        named = any(t in names for t in a[a0:a1]) or (
+        # the name a pronoun refers to, standing where the pronoun stands (both end their runs)
+        referred = bool(referent) and theirs[b1 - 1] in _PRONOUNS and a[a1 - 1] in referent
+        named = any(t in names and not (referred and t in referent) for t in a[a0:a1]) or (
             any(t in opening for t in a[a0:a1])
             and all(t in opening or w in _ARTICLES for w, t in zip(mine[a0:a1], a[a0:a1]))
             and any(u in their_names for u in b[b0:b1]))
