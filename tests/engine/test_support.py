@@ -1850,3 +1850,25 @@ def test_a_name_in_the_place_of_the_pronoun_that_refers_to_it(hashed):
     assert pair_features([other], [unit], embedder=emb)[0, col] > 0.5
     absent = "Because the Harbour Light flashes white every ten seconds, it can be seen from 20 miles away."
     assert [f.kind for f in missing_facts(absent, unit)] == ["entity"]
+
+
+def test_a_negation_that_one_word_of_the_other_side_says_alone(hashed):
+    """"at no cost" restating "free", and "as long as no one has" restating "unless someone has", each read
+    as a negation on one side only (and "if" as the opposite of "unless"), and the true claims lost their
+    citations. A negation over a word of cost is what "free" says; a negation inside a condition is what
+    "unless" says. "not free", and a condition that drops the negation, are still opposites."""
+    emb = hashed
+    neg, opp = FEATURES.index("flip_negation"), FEATURES.index("flip_opposite")
+    parking = "Members park free in the north car park, and visitors pay 3 euros an hour."
+    renewals = "Books can be renewed twice online unless another reader has reserved them."
+    true = ["Members can park at no cost in the north car park.",
+            "Members can park in the north car park without paying.",
+            "Books can be renewed twice online as long as no other reader has reserved them.",
+            "Books can be renewed twice online if no other reader has reserved them."]
+    x = pair_features(true, [parking, parking, renewals, renewals], embedder=emb)
+    assert (x[:, neg] == 0.0).all() and (x[:, opp] == 0.0).all()
+    lies = ["Members cannot park free in the north car park.",
+            "Parking in the north car park is not free of charge for members.",
+            "Books can be renewed twice online if another reader has reserved them."]
+    x = pair_features(lies, [parking, parking, renewals], embedder=emb)
+    assert (x[:, neg] + x[:, opp] > 0.0).all()

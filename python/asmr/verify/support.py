@@ -1363,6 +1363,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         stems = set(claim.stems)
         theirs = {b for b in words.difference(claim.words) if light_stem(b) not in stems}
         flipped = [a for a in mine_only if any(_opposite(a, b) for b in theirs)]
+        if flipped and _CONDITIONALS.intersection(flipped) and claim.neg != any(ev.sent_neg[lo:hi]) and (
+                _negation_absorbed(*((claim.words, sequence) if claim.neg else (sequence, claim.words)))):
+            conversed |= _CONDITIONALS.intersection(flipped)  # "if no one has" says "unless someone has"
+            flipped = [a for a in flipped if a not in _CONDITIONALS]
         if flipped and claim.neg == any(ev.sent_neg[lo:hi]):
             # "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm": another statement's time (a negated
             # claim's opposite is read with its negation, below)
@@ -1770,14 +1774,48 @@ def _negation_flipped(claim: _Claim, negated: bool, sentence: str, words: list[s
     """A negation on one side only, or over different words ("not fine" against "no more than"). In
     words, the sentence's negation of a claim without one counts where it stands over words of the
     claim, or over none of its own ("… but paper tickets are not"): "no P1s" in a sentence that a claim
-    restates for what it says of the P2 incidents negates nothing the claim says. ``words``: the
+    restates for what it says of the P2 incidents negates nothing the claim says. A negation that a word of
+    the other side says alone ("at no cost" for "free", :func:`_negation_absorbed`) is none. ``words``: the
     sentence's words where the caller has them."""
     if claim.neg != negated:
-        if claim.neg or CJK_CHAR.search(claim.core) or CJK_CHAR.search(sentence):
+        if CJK_CHAR.search(claim.core) or CJK_CHAR.search(sentence):
             return 1.0
-        return float(any(not scope or not scope.isdisjoint(claim.content)
-                         for scope in _negation_scopes(_words(sentence) if words is None else words)))
+        words = _words(sentence) if words is None else words
+        if claim.neg:
+            return float(not _negation_absorbed(claim.words, words))
+        return float(not _negation_absorbed(words, claim.words) and any(
+            not scope or not scope.isdisjoint(claim.content) for scope in _negation_scopes(words)))
     return float(claim.neg and _negation_conflicts(claim, sentence) > 0)
+
+
+# Words that say a negation of their own: "free" is at no cost, "unless" is if not
+_CONDITIONALS = frozenset(("if", "unless"))
+_COST_STEMS = frozenset(map(light_stem, "cost charge fee pay paying payment price charged paid extra"
+                                          .split()))
+_CONDITION_REACH = 6  # words before a negation within which "if" or "as long as" makes it a condition's
+
+
+def _negation_absorbed(negated: list[str], other: list[str]) -> bool:
+    """Whether every negation of ``negated`` says what a word of ``other`` says alone: "no cost" or "without
+    paying" for "free" (the negation stands over a word of cost), "as long as no one" or "if it is not"
+    for "unless" (a condition opens within _CONDITION_REACH words before it)."""
+    free, unless = "free" in other, "unless" in other
+    if not (free or unless):
+        return False
+    found = False
+    for i in range(len(negated)):
+        if not _negating(negated, i):
+            continue
+        found = True
+        after = negated[i + 1:i + 1 + NEGATION_SCOPE]
+        before = negated[max(0, i - _CONDITION_REACH):i]
+        if free and "free" not in after and not _COST_STEMS.isdisjoint(map(light_stem, after)):
+            continue  # "no charge" for "free"; not "not free of charge"
+        if unless and "unless" not in negated and ("if" in before or "provided" in before
+                       or any(a == "long" and b == "as" for a, b in zip(before, before[1:]))):
+            continue
+        return False
+    return found
 
 
 _CJK_PUNCT = re.compile(r"[\s，。！？、；：“”‘’（）《》【】「」『』,.!?;:()\[\]\"']+")
