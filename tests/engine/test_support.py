@@ -1872,3 +1872,19 @@ def test_a_negation_that_one_word_of_the_other_side_says_alone(hashed):
             "Books can be renewed twice online if another reader has reserved them."]
     x = pair_features(lies, [parking, parking, renewals], embedder=emb)
     assert (x[:, neg] + x[:, opp] > 0.0).all()
+
+
+def test_any_or_every_for_a_rule_with_an_exception_the_claim_leaves_out(hashed):
+    """A claim that makes a rule universal ("any late request is refused") where the sentence gives the
+    rule with an exception ("… unless the organiser cancelled") kept its citation: "any" was no
+    quantifier of all, and only a relative clause or a bound narrowed a group. The exception the claim
+    leaves out now narrows the group too; the claim that keeps it does not."""
+    emb, col = hashed, FEATURES.index("flip_opposite")
+    unit = ("Refunds are paid within ten days. After the second week, a refund request is refused unless "
+            "the organiser cancelled the event.")
+    lies = ["Any refund request after the second week is refused.",
+            "Every refund request after the second week is refused."]
+    assert (pair_features(lies, [unit] * 2, embedder=emb)[:, col] > 0.5).all()
+    true = ["After the second week, any refund request is refused unless the organiser cancelled the event.",
+            "After the second week, a refund request is refused unless the organiser cancelled the event."]
+    assert (pair_features(true, [unit] * 2, embedder=emb)[:, col] == 0.0).all()

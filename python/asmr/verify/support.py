@@ -1450,7 +1450,8 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         if ("only" in ours_q - theirs_q and "all" in theirs_q - ours_q and claim_only
                 and not _counted(claim.words)):
             cue_words += 1  # "Only students get it" for "Everyone gets it": the group is put for everyone
-    if "all" in ours_q and not theirs_q and _restriction_dropped(claim.words, sequence):
+    universal = "all" in ours_q or "any" in ours_q and _universal_any(claim.words)
+    if universal and not theirs_q and _restriction_dropped(claim.words, sequence):
         opposites += 1  # "available to all patients" for "for patients who are housebound"
         cue_words += 1
     elif (not ours_q.isdisjoint(("all", "always")) and not theirs_q and not _NOT_ALWAYS.isdisjoint(words)
@@ -1532,14 +1533,23 @@ _MODALS_OF_CHANCE = frozenset(("can", "could", "sometimes", "often", "usually"))
 _NOT_ALWAYS = _MAYBE | frozenset(("often", "usually", "sometimes", "generally", "typically", "frequently",
                                   "occasionally", "rarely", "seldom", "mostly", "normally", "commonly"))
 _RELATIVES = frozenset(("who", "whose", "that", "which"))
+_EXCEPTIONS = frozenset(("unless", "except", "excluding"))  # what a rule's own exception opens with
 _NARROWING = _RELATIVES | {LOWER_BOUND, UPPER_BOUND}  # "invoices over 5,000 euros", "children under 12"
+
+
+def _universal_any(words: list[str]) -> bool:
+    """Whether "any" says "every" here: no negation before it ("any withdrawal is a fail", not "does not
+    apply to any route")."""
+    i = words.index("any") if "any" in words else -1
+    return i >= 0 and not any(_negating(words, k) for k in range(i))
 
 
 def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
     """Whether the claim says "all" of a group the sentence narrows by a relative clause: "available to
     all patients" for "for patients who are housebound". The claim's noun (a word or two after its
     quantifier) stands in the sentence before "who", "that" or "which", or a bound on an amount ("invoices
-    over 5,000 euros"), and the claim narrows it by none."""
+    over 5,000 euros"), or in a sentence that makes an exception ("unless", "except") the claim leaves
+    out, and the claim narrows it by none."""
     for i, w in enumerate(claim_words):
         if w not in _ALL_WORDS:
             continue
@@ -1552,6 +1562,9 @@ def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
             if any(light_stem(v) == noun and n + 1 < len(sequence) and sequence[n + 1] in _NARROWING
                    for n, v in enumerate(sequence)):
                 return True
+            if (not _EXCEPTIONS.isdisjoint(sequence) and _EXCEPTIONS.isdisjoint(claim_words)
+                    and any(light_stem(v) == noun for v in sequence)):
+                return True  # "any withdrawal is a fail" for "a withdrawal is a fail unless …"
     return False
 
 
