@@ -1888,3 +1888,42 @@ def test_any_or_every_for_a_rule_with_an_exception_the_claim_leaves_out(hashed):
     true = ["After the second week, any refund request is refused unless the organiser cancelled the event.",
             "After the second week, a refund request is refused unless the organiser cancelled the event."]
     assert (pair_features(true, [unit] * 2, embedder=emb)[:, col] == 0.0).all()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("据3月15日的纪要，4月至10月延长开放，3月份盘点。", [("date", "--03-15"), ("date", "--04"), ("date", "--10"),
+                                               ("date", "--03")]),
+    ("三个月后，13月", [("number", "13 month"), ("number", "3 month")]),  # months counted; no month 13
+    ("第二天早上，第三年，五月七日", []),  # ordinals and a date's day count nothing
+    ("七日内退货，在一米五深的水里", [("number", "7 day"), ("number", "1.5 m")]),
+    ("招生540名，12岁，3000位", [("number", "540 people"), ("number", "12 year of age"), ("number", "3000 people")]),
+])
+def test_chinese_months_ordinals_and_measure_words(text, expected):
+    """A month written "3月" read as three months, "第二天" (the next day) as two days, "540名" as a unit
+    of its own beside "540人", "12岁" beside "十二岁", and "七日" (seven days) and "一米五" (1.5 m) not at
+    all: true claims lost their citations to facts the unit states in other words."""
+    assert [(f.kind, f.norm) for f in key_facts(text) if f.kind != "entity"] == expected
+
+
+@pytest.mark.parametrize("claim, evidence, missing", [
+    ("列车每8分钟发一班。", "开通初期行车间隔为8分钟。", []),
+    ("列车每10分钟发一班。", "开通初期行车间隔为8分钟。", ["每10分钟"]),
+    ("大约需要七十分钟。", "约需1小时10分钟。", []),
+    ("大约需要八十分钟。", "约需1小时10分钟。", ["八十分钟"]),
+    ("It takes 70 minutes.", "It takes 1 hour 10 minutes.", []),
+    ("每张副卡每月收10元。", "每张副卡月功能费10元。", []),
+    ("每张副卡每年收10元。", "每张副卡月功能费10元。", ["每年"]),
+    ("利息按每日万分之五计算。", "按日利率万分之五计收利息。", []),
+    ("会议在3月15日举行。", "2024年3月15日部门例会。", []),
+    ("会议在4月15日举行。", "2024年3月15日部门例会。", ["4月15日"]),
+    ("The meeting is on March 15.", "The meeting was held on 15 March 2024.", []),
+    ("验收会改到周四14:00。", "验收会改到周四下午两点。", []),
+    ("验收会改到周四14:30。", "验收会改到周四下午两点。", ["30"]),
+    ("The meeting is at 18:00.", "The meeting is at 6 p.m.", []),
+    ("The meeting is at 18:00.", "The meeting is at 6:30 p.m.", ["00"]),
+])
+def test_values_chinese_and_english_units_state_in_other_forms(claim, evidence, missing):
+    """An interval (间隔为8分钟) states a frequency, and so does a fee or rate of a period (月功能费, 日利率);
+    hours and minutes state their sum; a month and day of no year are those of a dated unit, a day said
+    alone is the day of its date; a time on the hour states the minutes of "14:00"."""
+    assert [f.text for f in missing_facts(claim, evidence)] == missing

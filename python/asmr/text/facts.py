@@ -101,13 +101,16 @@ _CJK_NUMERAL_RUN = re.compile(f"[{_CJK_DIGITS}十百千万亿]+(?:点[{_CJK_DIGI
 # A number in Chinese numerals is a key fact with a unit of measure, time or money after it ("三十天",
 # "一百二十元"); bare numerals are too often parts of words. Not 月 alone: "五月" is May.
 _CJK_NUMBER = re.compile(f"({_CJK_NUMERAL_RUN.pattern})个?(月|小时|星期)|({_CJK_NUMERAL_RUN.pattern})(分钟|公里|千米|"
-                         f"千克|公斤|天|周|年|秒|元|块钱|米|克|吨|倍|岁)")
+                         f"千克|公斤|天|日|周|年|秒|元|块钱|米|克|吨|倍|岁)")
 _NOT_A_COUNT = frozenset("哪这那每同第某任唯统")
+_ORDINAL_OR_DATE = frozenset("第月号")  # before a number of days: an ordinal (第二天) or a date (五月七日)
+# what may follow the numeral after 米 for it to be a tenth ("一米五深"), not the next number ("一米五十厘米")
+_CJK_NUMBER_GOES_ON = re.compile(f"[{_CJK_DIGITS}十百千万亿点个米厘分毫]")
 # A number of counted things, in Chinese numerals before the measure word that counts them ("二十本",
 # "十二人"), is a key fact too, a plain number whatever the measure word (十二名 and 十二位 say the same
 # count); 一 before one is "a", not a count, and is left out.
 _CJK_COUNT = re.compile(f"({_CJK_NUMERAL_RUN.pattern})[{''.join(sorted(CJK_COUNTED))}]")
-_CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", "岁": "year of age"}
+_CJK_UNITS = {"月": "month", "星期": "week", "周": "week", "块钱": "cny", "岁": "year of age", "日": "day"}
 # A time of day in Chinese numerals ("上午十点", "十点三十分"): its hour and its minutes are plain numbers,
 # as the digits of "10点30分" are. 点 before a numeral without 分 is a decimal point ("评分三点五"), and 一点
 # is "a little" ("快一点", "这一点") unless a part of the day comes before it ("中午一点").
@@ -135,7 +138,7 @@ _CJK_ORG = re.compile(
 _CJK_LEAD = re.compile(r"^[在于位的是和与从到向被由对将把给为以及或及了而其这那该此各每]+")
 # The words a name ends at on its left: the span before a suffix can run back over a verb and its
 # preposition ("坐落于杭州市", "离开了公司"); the name starts after the last of these.
-_CJK_INNER = re.compile(r"^.*(?:于|在|是|的|了|由)")
+_CJK_INNER = re.compile(r"^.*(?:于|在|是|的|了|由|从)")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]{3,}")
 _PUNCT = re.compile(r"[^\w\s]+")
 _SPACES = re.compile(r"\s+")
@@ -223,6 +226,21 @@ def _number_norm(run: str, after: re.Match, currency: str | None) -> tuple[str, 
     return _fmt(value) + (f" {u}" if u else ""), value
 
 
+_DAY_OF_MONTH = re.compile(r"\s*([0-3]?\d)\s*[日号]")
+
+
+def _month_day(text: str, run: str, after: re.Match) -> tuple[str, int] | None:
+    """A month written "3月" (not "3个月"), and its day where one follows ("3月15日"), as a date of no stated
+    year: its norm ("--03", "--03-15") and where it ends; None where the number is no month."""
+    if not run.isdigit() or not 1 <= int(run) <= 12:
+        return None
+    norm, end = f"--{int(run):02d}", after.end()
+    d = _DAY_OF_MONTH.match(text, end)
+    if d is not None and 1 <= int(d.group(1)) <= 31:
+        norm, end = f"{norm}-{int(d.group(1)):02d}", d.end()
+    return norm, end
+
+
 def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
     """Dates, versions and numbers, from the digit runs of ``text``."""
     end_taken = -1
@@ -279,8 +297,12 @@ def _numeric(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
                 cur = prev if prev in _CURRENCY else (text[s - 2] if s > 1 and prev == " "
                                                       and text[s - 2] in _CURRENCY else None)
                 start = s - (1 if prev in _CURRENCY else 2 if cur else 0)
-                norm, _ = _number_norm(run, after, cur)
-                fact, span = Fact("number", text[start:after.end()].strip(), norm), (start, after.end())
+                month_day = _month_day(text, run, after) if after.group("unit") == "月" else None
+                if month_day is not None:
+                    fact, span = Fact("date", text[s:month_day[1]], month_day[0]), (s, month_day[1])
+                else:
+                    norm, _ = _number_norm(run, after, cur)
+                    fact, span = Fact("number", text[start:after.end()].strip(), norm), (start, after.end())
         out.append(fact)
         taken.append(span)
         end_taken = span[1]
@@ -292,7 +314,7 @@ _UNITS_ALIAS = {"dollar": "usd", "euro": "eur", "yuan": "cny", "rmb": "cny", "�
                 "hr": "h", "hrs": "h", "小时": "h", "个小时": "h", "个月": "month", "个星期": "week", "分钟": "min", "秒": "s", "day": "day", "天": "day",
                 "year": "year", "年": "year", "month": "month", "月": "month", "week": "week", "克": "g",
                 "千克": "kg", "公斤": "kg", "吨": "ton", "tonne": "ton", "倍": "times", "x": "times",
-                "人": "people", "person": "people", "time": "times", "°c": "c", "°f": "f", "degree": "deg"}
+                "人": "people", "名": "people", "位": "people", "岁": "year of age", "person": "people", "time": "times", "°c": "c", "°f": "f", "degree": "deg"}
 
 
 def _codes(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
@@ -458,16 +480,24 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
             continue  # "哪一年", "这一天": which, this, each; not one
         if unit == "月" and "个" not in m.group(0):
             continue  # "五月" is May
+        if m.start() and text[m.start() - 1] in _ORDINAL_OR_DATE and (unit == "日" or text[m.start() - 1] == "第"):
+            continue  # "第二天", "第三年": the next day, the third year; "五月七日": a date's day
         value = _cjk_value(run)
         if value is None:
             continue
+        end = m.end()
+        if (unit == "米" and end < len(text) and text[end] in _CJK_DIGITS
+                and not _CJK_NUMBER_GOES_ON.match(text, end + 1)):
+            digit = _cjk_value(text[end])  # "一米五": 1.5 metres, as it is said
+            if digit is not None:
+                value, end = value + digit / 10, end + 1
         if unit == "年" and not any(c in run for c in "十百千万亿点") and len(run) == 4:
             fact = Fact("date", m.group(0), _fmt(value))
         else:
             unit = _CJK_UNITS.get(unit) or _unit_norm(_UNITS_ALIAS.get(unit, unit))
-            fact = Fact("number", m.group(0), f"{_fmt(value)} {unit}")
+            fact = Fact("number", text[m.start():end], f"{_fmt(value)} {unit}")
         found.append((m.start(), fact))
-        taken.append(m.span())
+        taken.append((m.start(), end))
     for m in _CJK_CLOCK.finditer(text):
         part, hour, minutes = m.groups()
         after = text[m.end():m.end() + 1]
@@ -823,12 +853,28 @@ _LOOSE_UNITS = {"daily": "day", "nightly": "day", "weekly": "week", "fortnightly
                 "wk": "week", "yr": "year", "hr": "h", "night": "day"}
 
 
+# How Chinese evidence states a frequency beyond 每: an interval ("行车间隔为8分钟": every 8 minutes) and a
+# fee, rent, pay or rate of a period ("月功能费", "日利率": monthly, daily); not after a numeral (三日), 每, or
+# the words a day names (节日, 生日, 假日, 工作日).
+_CJK_LOOSE_RATE = re.compile(
+    rf"间隔(?:为|是)?\s*({_CJK_NUM})\s*个?\s*(天|日|周|星期|月|年|小时|分钟|秒)|"
+    rf"(?<![{_CJK_DIGITS}十百千\d每节生假作次当])(日|月|年|周)(?:利率|利息|功能费|服务费|管理费|租金|费|租|薪)")
+# A span of hours and minutes: "1小时10分钟", "1 hour 10 minutes", "2 hrs and 5 mins"
+_HOURS_AND_MINUTES = re.compile(
+    rf"({_CJK_NUM})\s*(?:个\s*)?(?:小时|钟头|hours?|hrs?)\s*(?:and\s+)?({_CJK_NUM})\s*(?:分钟|分(?!之)|minutes?|mins?)(?![a-z])",
+    re.IGNORECASE)
+# A time of day on the hour: "2 p.m.", "2pm", "noon", "midnight", "two o'clock", 下午两点 (no minutes after)
+_ON_THE_HOUR = re.compile(
+    rf"(?<![\d:])\d{{1,2}}\s?[ap]\.?\s?m\b|\b(?:noon|midday|midnight|o['’]clock)\b|"
+    rf"[\d{_CJK_DIGITS}十]点(?![\d{_CJK_DIGITS}十半钟分]|钟[\d{_CJK_DIGITS}十半])", re.IGNORECASE)
+
+
 class _EvidenceFacts:
     """What an evidence text states, indexed for the checks of missing_facts. The values written in
     words and the evidence's words are read on first use: most checks end before either is needed."""
 
     __slots__ = ("norms", "_units", "_worded", "dates", "_words", "lower", "durations", "_rates", "_frequencies",
-                 "_text")
+                 "_text", "_on_the_hour")
 
     def __init__(self, evidence: str):
         facts = _key_facts(evidence)
@@ -855,6 +901,18 @@ class _EvidenceFacts:
         self.lower = evidence.lower()
         for hour in _other_clock_hours(evidence):  # "6 p.m." states the 18 of "18:00", and the other way
             self._units.setdefault(hour, set()).add("")
+        for m in _HOURS_AND_MINUTES.finditer(evidence):  # "1小时10分钟" states 70 minutes
+            hours, minutes = _cjk_count(m.group(1)), _cjk_count(m.group(2))
+            if hours is not None and minutes is not None:
+                self.durations.add(_time_key(hours * 60 + minutes, "min"))
+        self._on_the_hour: bool | None = None
+
+    @property
+    def on_the_hour(self) -> bool:
+        """Whether the evidence gives a time of day on the hour ("2 p.m.", 下午两点, "noon")."""
+        if self._on_the_hour is None:
+            self._on_the_hour = _ON_THE_HOUR.search(self._text) is not None
+        return self._on_the_hour
 
     @property
     def units(self) -> dict[str, set[str]]:
@@ -880,6 +938,12 @@ class _EvidenceFacts:
                 word = next(g for g in m.groups() if g)
                 factor, unit = _time_unit(_LOOSE_UNITS.get(word, word))
                 self._rates.add(_time_key(factor, unit))
+            if not self._text.isascii():
+                for m in _CJK_LOOSE_RATE.finditer(self._text):
+                    count = _cjk_count(m.group(1)) if m.group(1) else 1.0
+                    unit = _CJK_TIME[m.group(2) or m.group(3)]
+                    if count is not None:
+                        self._rates.add(_time_key(count, unit))
         return self._rates
 
 
@@ -917,6 +981,11 @@ def _evidence(evidence: str) -> _EvidenceFacts:
     return _EvidenceFacts(fold_han(evidence))  # as the claim's facts were read (_key_facts)
 
 
+def _month_and_day(date: str) -> str:
+    """The month and day of a date norm, as "-03-15" (of "2024-03-15" and "--03-15"); "" of a year alone."""
+    return date[1:] if date.startswith("--") else date[4:]
+
+
 def _present(f: Fact, ev: _EvidenceFacts) -> bool:
     if f.norm in ev.norms:
         return True
@@ -934,8 +1003,16 @@ def _present(f: Fact, ev: _EvidenceFacts) -> bool:
             # bare mention ("一直", "one of") does not excuse a unit the evidence puts with it elsewhere
             # ("一小时" where the evidence says "一年")
             return not unit or unit in units or units == {""}
-        return value in ev.dates  # "in 2021" counted as a plain number
+        if value in ev.dates:  # "in 2021" counted as a plain number
+            return True
+        if f.text == "00":  # the minutes of "14:00": a time on the hour states them (下午两点, "2 p.m.")
+            return ev.on_the_hour
+        # the day of a date ("March 15" for "15 March 2024")
+        return not unit and value.isdigit() and any(_month_and_day(d).endswith(f"-{int(value):02d}")
+                                                     for d in ev.dates)
     if f.kind == "date":
+        if f.norm.startswith("--"):  # a month, or a day of it, of no stated year ("3月15日")
+            return any(_month_and_day(d).startswith(f.norm[1:]) for d in ev.dates)
         return any(d.startswith(f.norm) for d in ev.dates) or f.norm in ev.units
     if f.kind == "version":
         return f.norm in ev.units or f.norm in ev.lower

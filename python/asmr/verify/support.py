@@ -987,7 +987,9 @@ def _value_put(claim: _Claim, content_stems: frozenset[str], unstated: list[str]
     if not numbers:
         return False
     theirs, mine, sentences = _numbers(sentence), _comparable(claim.core), _comparable(sentence)
-    return any(unit in theirs and missing_from(facts, sentences)
+    # the minutes of a time on the hour ("8:00") are no value of their own: "12 pm" states them too
+    theirs = {unit: [f for f in facts if f.text != "00"] for unit, facts in theirs.items()}
+    return any(theirs.get(unit) and missing_from(facts, sentences)
                and len(missing_from(theirs[unit], mine)) == len(theirs[unit])
                for unit, facts in numbers.items())
 
