@@ -314,7 +314,8 @@ _UNITS_ALIAS = {"dollar": "usd", "euro": "eur", "yuan": "cny", "rmb": "cny", "�
                 "hr": "h", "hrs": "h", "小时": "h", "个小时": "h", "个月": "month", "个星期": "week", "分钟": "min", "秒": "s", "day": "day", "天": "day",
                 "year": "year", "年": "year", "month": "month", "月": "month", "week": "week", "克": "g",
                 "千克": "kg", "公斤": "kg", "吨": "ton", "tonne": "ton", "倍": "times", "x": "times",
-                "人": "people", "名": "people", "位": "people", "岁": "year of age", "person": "people", "time": "times", "°c": "c", "°f": "f", "degree": "deg"}
+                "人": "people", "名": "people", "位": "people", "岁": "year of age", "person": "people",
+                "time": "times", "°c": "c", "°f": "f", "degree": "deg"}
 
 
 def _codes(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> None:
@@ -480,7 +481,8 @@ def _cjk_numbers(text: str, taken: list[tuple[int, int]], out: list[Fact]) -> No
             continue  # "哪一年", "这一天": which, this, each; not one
         if unit == "月" and "个" not in m.group(0):
             continue  # "五月" is May
-        if m.start() and text[m.start() - 1] in _ORDINAL_OR_DATE and (unit == "日" or text[m.start() - 1] == "第"):
+        before = text[m.start() - 1] if m.start() else ""
+        if before and before in _ORDINAL_OR_DATE and (unit == "日" or before == "第"):
             continue  # "第二天", "第三年": the next day, the third year; "五月七日": a date's day
         value = _cjk_value(run)
         if value is None:
@@ -846,8 +848,9 @@ def _frequency_key(norm: str) -> tuple[str, str] | None:
 # backups"), "a day" after any noun ("per calendar month" too), "/day", and "seven days a week" (daily).
 _LOOSE_RATE = re.compile(
     r"(?:(?<![a-z])(?:(daily|nightly|weekly|fortnightly|hourly|monthly|yearly|annually|annual)|(?:an?|per|each|every)"
-    r"\s+(?:calendar\s+)?(second|minute|hour|day|week|fortnight|month|year|annum))|/(sec|s|min|hr|h|day|d|week|wk|"
-    r"month|yr|year)|(?:seven|7)\s+(day|night)s\s+(?:a|per|each|every)\s+week)(?![a-z])")
+    r"\s+(?:calendar\s+)?(second|minute|hour|day|week|fortnight|month|year|annum))|"
+    r"/(sec|s|min|hr|h|day|d|week|wk|month|yr|year)|"
+    r"(?:seven|7)\s+(day|night)s\s+(?:a|per|each|every)\s+week)(?![a-z])")
 _LOOSE_UNITS = {"daily": "day", "nightly": "day", "weekly": "week", "fortnightly": "fortnight", "hourly": "h",
                 "monthly": "month", "yearly": "year", "annually": "year", "annual": "year", "d": "day",
                 "wk": "week", "yr": "year", "hr": "h", "night": "day"}
@@ -861,7 +864,8 @@ _CJK_LOOSE_RATE = re.compile(
     rf"(?<![{_CJK_DIGITS}十百千\d每节生假作次当])(日|月|年|周)(?:利率|利息|功能费|服务费|管理费|租金|费|租|薪)")
 # A span of hours and minutes: "1小时10分钟", "1 hour 10 minutes", "2 hrs and 5 mins"
 _HOURS_AND_MINUTES = re.compile(
-    rf"({_CJK_NUM})\s*(?:个\s*)?(?:小时|钟头|hours?|hrs?)\s*(?:and\s+)?({_CJK_NUM})\s*(?:分钟|分(?!之)|minutes?|mins?)(?![a-z])",
+    rf"({_CJK_NUM})\s*(?:个\s*)?(?:小时|钟头|hours?|hrs?)\s*(?:and\s+)?({_CJK_NUM})\s*"
+    rf"(?:分钟|分(?!之)|minutes?|mins?)(?![a-z])",
     re.IGNORECASE)
 # A time of day on the hour: "2 p.m.", "2pm", "noon", "midnight", "two o'clock", 下午两点 (no minutes after)
 _ON_THE_HOUR = re.compile(

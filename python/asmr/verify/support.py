@@ -1624,7 +1624,8 @@ def _stems(words: list[str]) -> set[str]:
 def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[str],
            opening: set[str] = frozenset(), their_names: set[str] = frozenset(),
            conversed: frozenset[str] = frozenset(), columns: frozenset[str] = frozenset(),
-           referent: frozenset[str] = frozenset()) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
+           referent: frozenset[str] = frozenset()
+           ) -> tuple[list[tuple[str, str]], float, int, list[str], int, int]:
     """Places where the claim puts one thing for another in a sentence it otherwise restates.
 
     The claim's words and the sentence's are aligned (longest matching blocks, by stem); a run of at
