@@ -1928,3 +1928,25 @@ def test_values_chinese_and_english_units_state_in_other_forms(claim, evidence, 
     hours and minutes state their sum; a month and day of no year are those of a dated unit, a day said
     alone is the day of its date; a time on the hour states the minutes of "14:00"."""
     assert [f.text for f in missing_facts(claim, evidence)] == missing
+
+
+def test_a_chinese_negation_counts_over_what_it_stands_over_or_as_a_word_says_it(hashed):
+    """A Chinese sentence's negation counted against any claim without one ("…仍未恢复" beside what the
+    claim restates of the alarm), and a claim's negation against any sentence without one, though the
+    sentence's own word says it ("不用买票" for "免票", "不得进入" for "禁止…进入"). A negation now counts
+    over the characters it stands over within its clause, and one that such a word of the sentence says
+    over the same words is none; a negation dropped or added where the sentence says otherwise still
+    counts."""
+    emb, cols = hashed, [FEATURES.index("flip_negation"), FEATURES.index("neg_mismatch")]
+    alarm = "当CPU使用率连续5分钟超过85%时，系统会向值班群发送告警；如果持续15分钟仍未恢复，将电话通知工程师。"
+    tickets = "景区门票四十元，身高1.2米以下儿童免票。每日22:00至次日6:00禁止外来车辆进入。"
+    true = [("当CPU使用率连续五分钟高于85%时，系统会向值班群发送告警。", alarm),
+            ("身高不到1.2米的儿童不用买票。", tickets),
+            ("每日22:00至次日6:00外来车辆不得进入。", tickets)]
+    x = pair_features(*map(list, zip(*true)), embedder=emb)
+    assert (x[:, cols] == 0.0).all()
+    lies = [("如果持续15分钟已经恢复，将电话通知工程师。", alarm),
+            ("每日22:00至次日6:00外来车辆不得停放。", tickets),
+            ("身高1.2米以下儿童不免票。", tickets)]
+    x = pair_features(*map(list, zip(*lies)), embedder=emb)
+    assert (x[:, cols[0]] > 0.0).all()

@@ -1795,7 +1795,9 @@ def _negation_flipped(claim: _Claim, negated: bool, sentence: str, words: list[s
     sentence's words where the caller has them."""
     if claim.neg != negated:
         if CJK_CHAR.search(claim.core) or CJK_CHAR.search(sentence):
-            return 1.0
+            if claim.neg:
+                return float(not _cjk_negation_absorbed(claim.core, sentence))
+            return float(_cjk_negation_reaches(sentence, claim.core))
         words = _words(sentence) if words is None else words
         if claim.neg:
             return float(not _negation_absorbed(claim.words, words))
@@ -2125,12 +2127,15 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                   for m in re.finditer(re.escape(_cjk_plain(f.text)), mine) if f.text]
     replaced = added = names = opposites = swaps = measures = cue_chars = swapped = negated = 0
     unit_plain = "".join(plain)  # where a run put for another may stand elsewhere (_put_for_another)
+    # the claim's negations said by words of the sentence without one ("不得进入" for "禁止进入")
+    absorbed = claim.neg and not ev.sent_neg[j] and _cjk_negation_absorbed(claim.core, ev.sentences[j])
     for op, a0, a1, b0, b1 in sm.get_opcodes():
         if op == "equal":
             continue
         if op == "replace" and any(mine[a0:a1] in own and theirs[b0:b1] in other for own, other in openings):
             continue
-        if max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and _cjk_negates(mine, a0, a1) != _cjk_negates(theirs, b0, b1):
+        if (max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not absorbed
+                and _cjk_negates(mine, a0, a1) != _cjk_negates(theirs, b0, b1)):
             # a negation added, dropped or put for another word ("不能" for "可以"), where the rest is restated;
             # the negation characters of both sentences as a whole say nothing when another word holds one
             negated = 1
@@ -2281,6 +2286,60 @@ def _cjk_negates(text: str, i: int, j: int) -> bool:
         if text[k:k + 2] not in _CJK_NOT_NEGATIONS and text[max(0, k - 1):k + 1] not in _CJK_NOT_NEGATIONS:
             return True
     return False
+
+
+CJK_NEGATION_SCOPE = 8  # characters after a Chinese negation that it stands over, within its clause
+_CJK_CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?()（）\s]")
+
+
+def _cjk_negation_reaches(sentence: str, claim: str) -> bool:
+    """Whether a negation of ``sentence`` stands over what ``claim`` says: the characters after it (up to
+    CJK_NEGATION_SCOPE, within its clause) share a character pair with the claim, or are none ("…，但不共享
+    短信" says nothing of a claim about the fee). A sentence negated in words only (no Chinese negation) is
+    read as negated whole."""
+    found = False
+    pairs = {c for c in _cjk_pairs(_cjk_plain(claim))}
+    for m in _CJK_NEGATION.finditer(sentence):
+        k = m.start()
+        if sentence[k:k + 2] in _CJK_NOT_NEGATIONS or sentence[max(0, k - 1):k + 1] in _CJK_NOT_NEGATIONS:
+            continue
+        found = True
+        end = _CJK_CLAUSE_END.search(sentence, k + 1)
+        stop = min(end.start() if end else len(sentence), k + 1 + CJK_NEGATION_SCOPE)
+        scope = _cjk_plain(sentence[k + 1:stop])
+        if len(scope) < 2 or not pairs.isdisjoint(_cjk_pairs(scope)):
+            return True
+    return not found
+
+
+def _cjk_pairs(text: str) -> set[str]:
+    return {text[i:i + 2] for i in range(len(text) - 1)}
+
+
+# A Chinese negation that a word without one says, where the sentence's word stands over what the claim's
+# negation does: "不用买票", "不收钱" for "免票", "免费"; "不得进入" for "禁止外来车辆进入"; "不到1.2米" for
+# "1.2米以下". Each: the claim's words, and what the sentence must hold, built from the claim's match.
+_CJK_ABSORBED = (
+    (re.compile(r"(?:不用|不需要?|不必|无需|不收|不要)[^，。；]{0,3}?[票费钱]"), lambda m: r"免[收付交缴]?[^，。；]{0,3}?[票费钱]"),
+    (re.compile(r"不(?:得|准|许|允许|能|可以?)([^，。；\s]{2})"), lambda m: rf"禁止?[^，。；]{{0,6}}{re.escape(m.group(1))}"),
+    (re.compile(rf"不(?:到|足|满)\s*([0-9.]+|[{_CJK_NUMERALS}]+)"),
+     lambda m: rf"{re.escape(m.group(1))}[^，。；]{{0,3}}(?:以下|以内|之内)|(?:低于|少于){re.escape(m.group(1))}"),
+)
+
+
+def _cjk_negation_absorbed(claim: str, sentence: str) -> bool:
+    """Whether every Chinese negation of ``claim`` says what a word of ``sentence`` says without one, over
+    the same words (``_CJK_ABSORBED``)."""
+    found = False
+    for m in _CJK_NEGATION.finditer(claim):
+        k = m.start()
+        if claim[k:k + 2] in _CJK_NOT_NEGATIONS or claim[max(0, k - 1):k + 1] in _CJK_NOT_NEGATIONS:
+            continue
+        found = True
+        if not any((said := pattern.match(claim, k)) and re.search(word(said), sentence)
+                   for pattern, word in _CJK_ABSORBED):
+            return False
+    return found
 
 
 def _numeral_around(text: str, i: int, j: int) -> float | None:
@@ -2611,7 +2670,10 @@ def pair_features(claims: Sequence[str], evidences: Sequence[str], *, embedder=N
         f.update(aligned[i][0])
         for k, v in clause_flips[i].items():
             f[k] = max(f[k], v)
-        f["neg_mismatch"] = float(c.neg != ev.sent_neg[best])
+        # a negation on one side that stands over nothing the other says, or that a word of the other
+        # side says alone ("不收钱" for "免费"), is no mismatch
+        f["neg_mismatch"] = float(c.neg != ev.sent_neg[best]
+                                  and _negation_flipped(c, ev.sent_neg[best], ev.sentences[best]) > 0)
         f["negation_conflicts"] = (float(_negation_conflicts(c, ev.sentences[best]))
                                    if c.neg or ev.sent_neg[best] else 0.0)
         if f.pop(DOUBLED, 0.0):  # the negation and the opposite cancel: neither is a cue against support
