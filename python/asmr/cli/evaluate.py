@@ -54,6 +54,7 @@ def add_eval(sub) -> None:
                          "confidence, whether it was refused and the terms no recalled unit holds")
     retrieve_args(pe)
     pe.add_argument("--json", action="store_true", help="print one JSON object")
+    pe.add_argument("--no-progress", action="store_true", help="no progress bar")
     pe.set_defaults(handler=cmd_eval_retrieval)
     pv = esub.add_parser("verifier", help="citation faults injected into real answers, and the support check on "
                                           "AttributionBench",
@@ -191,7 +192,7 @@ def cmd_eval_retrieval(args) -> int:
     except (ValueError, OSError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
-    with Writer(memory, embedder=args.embedder, progress=None if not args.json else False) as w:
+    with Writer(memory, embedder=args.embedder, progress=False if args.json or args.no_progress else None) as w:
         w.ingest(documents, kb=CORPUS_KB)
     shown: dict = {}  # qid -> method -> first documents, for --per-question
     with Memory(memory) as m:
