@@ -620,7 +620,7 @@ def test_a_fit_the_line_search_gave_up_on_at_its_optimum_is_kept(monkeypatch):
 def test_eval_retrieval_takes_no_progress_as_eval_answers_does(tmp_path, capsys):
     """`asmr eval answers --no-progress` ran, and the same flag on `eval retrieval` was an error of usage."""
     c, q = write(tmp_path)
-    code = main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory", str(tmp_path / "m"),
-                 "--embedder", "hash-64", "--methods", "bm25", "--no-progress"])
+    code = main(["eval", "retrieval", "--corpus", str(c), "--queries", str(q), "--memory",
+                 str(tmp_path / "m"), "--embedder", "hash-64", "--methods", "bm25", "--no-progress"])
     captured = capsys.readouterr()
     assert code == 0 and "R@5" in captured.out and captured.err == ""

@@ -192,7 +192,8 @@ def cmd_eval_retrieval(args) -> int:
     except (ValueError, OSError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     memory = args.memory or Path(f"asmr-eval-{args.corpus.stem}")
-    with Writer(memory, embedder=args.embedder, progress=False if args.json or args.no_progress else None) as w:
+    quiet = args.json or args.no_progress
+    with Writer(memory, embedder=args.embedder, progress=False if quiet else None) as w:
         w.ingest(documents, kb=CORPUS_KB)
     shown: dict = {}  # qid -> method -> first documents, for --per-question
     with Memory(memory) as m:
