@@ -878,7 +878,7 @@ class _EvidenceFacts:
     words and the evidence's words are read on first use: most checks end before either is needed."""
 
     __slots__ = ("norms", "_units", "_worded", "dates", "_words", "lower", "durations", "_rates", "_frequencies",
-                 "_text", "_on_the_hour")
+                 "_text", "_on_the_hour", "_spans")
 
     def __init__(self, evidence: str):
         facts = _key_facts(evidence)
@@ -905,11 +905,19 @@ class _EvidenceFacts:
         self.lower = evidence.lower()
         for hour in _other_clock_hours(evidence):  # "6 p.m." states the 18 of "18:00", and the other way
             self._units.setdefault(hour, set()).add("")
-        for m in _HOURS_AND_MINUTES.finditer(evidence):  # "1小时10分钟" states 70 minutes
-            hours, minutes = _cjk_count(m.group(1)), _cjk_count(m.group(2))
-            if hours is not None and minutes is not None:
-                self.durations.add(_time_key(hours * 60 + minutes, "min"))
+        self._spans: set[tuple[str, str]] | None = None
         self._on_the_hour: bool | None = None
+
+    @property
+    def spans(self) -> set[tuple[str, str]]:
+        """Spans of time stated as hours and minutes ("1小时10分钟" states 70 minutes), read on first use."""
+        if self._spans is None:
+            self._spans = set()
+            for m in _HOURS_AND_MINUTES.finditer(self._text):
+                hours, minutes = _cjk_count(m.group(1)), _cjk_count(m.group(2))
+                if hours is not None and minutes is not None:
+                    self._spans.add(_time_key(hours * 60 + minutes, "min"))
+        return self._spans
 
     @property
     def on_the_hour(self) -> bool:
@@ -999,8 +1007,10 @@ def _present(f: Fact, ev: _EvidenceFacts) -> bool:
         if f.norm.startswith("every "):
             return _frequency_key(f.norm) in ev.rates()
         value, _, unit = f.norm.partition(" ")
-        if (unit in _SECONDS or unit in _CALENDAR) and _time_key(float(value), unit) in ev.durations:
-            return True  # "two weeks" is "14 days"
+        if unit in _SECONDS or unit in _CALENDAR:
+            key = _time_key(float(value), unit)
+            if key in ev.durations or key in ev.spans:
+                return True  # "two weeks" is "14 days", "70 minutes" "1 hour 10 minutes"
         units = ev.units.get(value)
         if units is not None:
             # the value is stated; a unit conflicts when the evidence gives it only other ones, and a
