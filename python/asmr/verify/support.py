@@ -27,7 +27,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   another unit of time or measure, "immediately" for an amount of time among them; another value in
   the place of the sentence's own, a time, an amount or a day, "opens at 9 am" for "from 8:00 am", also
   where the unit states that value in another sentence; "all" of a group the sentence narrows, "all
-  patients" for "patients who are housebound"; "always" or "all" for what the sentence says "may"
+  patients" for "patients who are housebound", or "any" or "every" for a rule the sentence gives with an
+  exception ("unless") the claim leaves out; "always" or "all" for what the sentence says "may"
   happen; two events put the other way round by the same "before" or "after"), a quantifier or a
   name flipped in a claim that otherwise restates the sentence (a negation over an opposite restates it:
   "does not open on Sundays" for "is closed on Sundays", as does an opposite at another statement's
@@ -35,7 +36,10 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   place (``flip_swap``; not a synonym, WordNet's or a verb of change in the same direction, "rose" for
   "increased", nor words put for the sentence's in REWORDED_SWAPS places, a rewording), or a clause the
   evidence does not state beside one it states word for word. In English a negation stands over its own
-  clause, and the sentence's negation of words the claim does not say is no flip.
+  clause, and the sentence's negation of words the claim does not say is no flip; in Chinese it stands
+  over the characters after it within its clause. A negation that a word of the other side says alone is
+  no flip ("at no cost" for "free", "as long as no one" for "unless", 不得进入 for 禁止进入), nor is the
+  name of the sentence before put in the place of the pronoun that refers to it.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
