@@ -60,7 +60,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate, combinations, permutations
-from typing import NamedTuple, Sequence
+from typing import Iterator, NamedTuple, Sequence
 
 import numpy as np
 from cydifflib import SequenceMatcher
@@ -2283,13 +2283,18 @@ def _cjk_reworded(mine: str, a0: int, a1: int, theirs: str, b0: int, b1: int) ->
     return any(cjk_synonyms(x, y) for x in ours for y in other)
 
 
-def _cjk_negates(text: str, i: int, j: int) -> bool:
-    """Whether ``text[i:j]`` holds a negation character that is not part of a word that negates nothing."""
-    for m in _CJK_NEGATION.finditer(text, i, j):
+def _cjk_negations(text: str, i: int = 0, j: int | None = None) -> Iterator[int]:
+    """Where ``text[i:j]`` holds a negation character that is not part of a word that negates nothing
+    (_CJK_NOT_NEGATIONS: 非常, 无论, 未来 …)."""
+    for m in _CJK_NEGATION.finditer(text, i, len(text) if j is None else j):
         k = m.start()
         if text[k:k + 2] not in _CJK_NOT_NEGATIONS and text[max(0, k - 1):k + 1] not in _CJK_NOT_NEGATIONS:
-            return True
-    return False
+            yield k
+
+
+def _cjk_negates(text: str, i: int, j: int) -> bool:
+    """Whether ``text[i:j]`` holds a negation character that is not part of a word that negates nothing."""
+    return next(_cjk_negations(text, i, j), None) is not None
 
 
 CJK_NEGATION_SCOPE = 8  # characters after a Chinese negation that it stands over, within its clause
@@ -2302,11 +2307,8 @@ def _cjk_negation_reaches(sentence: str, claim: str) -> bool:
     短信" says nothing of a claim about the fee). A sentence negated in words only (no Chinese negation) is
     read as negated whole."""
     found = False
-    pairs = {c for c in _cjk_pairs(_cjk_plain(claim))}
-    for m in _CJK_NEGATION.finditer(sentence):
-        k = m.start()
-        if sentence[k:k + 2] in _CJK_NOT_NEGATIONS or sentence[max(0, k - 1):k + 1] in _CJK_NOT_NEGATIONS:
-            continue
+    pairs = _cjk_pairs(_cjk_plain(claim))
+    for k in _cjk_negations(sentence):
         found = True
         end = _CJK_CLAUSE_END.search(sentence, k + 1)
         stop = min(end.start() if end else len(sentence), k + 1 + CJK_NEGATION_SCOPE)
@@ -2335,10 +2337,7 @@ def _cjk_negation_absorbed(claim: str, sentence: str) -> bool:
     """Whether every Chinese negation of ``claim`` says what a word of ``sentence`` says without one, over
     the same words (``_CJK_ABSORBED``)."""
     found = False
-    for m in _CJK_NEGATION.finditer(claim):
-        k = m.start()
-        if claim[k:k + 2] in _CJK_NOT_NEGATIONS or claim[max(0, k - 1):k + 1] in _CJK_NOT_NEGATIONS:
-            continue
+    for k in _cjk_negations(claim):
         found = True
         if not any((said := pattern.match(claim, k)) and re.search(word(said), sentence)
                    for pattern, word in _CJK_ABSORBED):
