@@ -14,7 +14,8 @@ two texts can be compared by:
   "twice a week" → ``every 0.5 week``; "every 3 hours" → ``every 3 h``) and unbounded
   durations ("forever", "indefinitely", "permanently", "never expires", "永久" →
   ``inf duration``);
-- date: ISO, as precise as the text (``2021-03-03``, ``2021-03``, ``2021``);
+- date: ISO, as precise as the text (``2021-03-03``, ``2021-03``, ``2021``); a month (and day) of no
+  stated year written in Chinese digits as ``--03`` (``--03-15`` for 3月15日);
 - version: without a leading "v" (``1.2.3``);
 - code: upper case without separators (``ERR42``, ``SKU1234``);
 - entity: lower case, punctuation dropped, no leading "the"; a Chinese day of the week in English
