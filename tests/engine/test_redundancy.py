@@ -65,6 +65,8 @@ def test_hypothetical_questions_per_fact_kind_and_in_chinese():
     assert ask("Error ERR_42 means the disk is full.") == "Error which code means the disk is full?"
     assert ask("部署窗口持续30分钟。") == "部署窗口持续多少分钟？"
     assert ask("该政策于2021年3月生效。") == "该政策于哪个月生效？"
+    assert ask("盘点在3月进行。") == "盘点在哪个月进行？"  # a month of no stated year
+    assert ask("会议定于3月15日召开。") == "会议定于哪一天召开？"
     # numbers written in words ask by what they measure
     assert ask("Logs are kept for fourteen days.") == "Logs are kept for how long?"
     assert ask("Backups run daily.") == "Backups run how often?"

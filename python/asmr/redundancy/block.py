@@ -129,7 +129,7 @@ def _asks_for(fact: Fact, cjk: bool, after: str) -> str:
         # "12 regions" asks "how many regions"; "port 9090" asks "what number"
         return "how many" if re.match(r"\s+[A-Za-z]+s\b", after) else "what number"
     if fact.kind == "date":
-        precision = fact.norm.count("-")
+        precision = fact.norm.count("-") - fact.norm.startswith("--")  # "--03": a month of no stated year
         if cjk:
             return ("哪一年", "哪个月", "哪一天")[min(precision, 2)]
         return ("what year", "what month", "what date")[min(precision, 2)]
