@@ -1950,3 +1950,18 @@ def test_a_chinese_negation_counts_over_what_it_stands_over_or_as_a_word_says_it
             ("身高1.2米以下儿童不免票。", tickets)]
     x = pair_features(*map(list, zip(*lies)), embedder=emb)
     assert (x[:, cols[0]] > 0.0).all()
+
+
+def test_a_negative_quantifier_over_nothing_the_claim_says_is_no_other_quantifier(hashed):
+    """"Every one of the four P3 tickets …" for "4 P3 tickets …, all about the old login page; no P2s" lost
+    its citation: the sentence's "no", which stands over the P2 tickets alone, read as a quantifier put for
+    the claim's "every". A negative quantifier whose negation stands over no word of the claim is none;
+    one over the claim's words still is."""
+    emb, col = hashed, FEATURES.index("flip_quantifier")
+    unit = "Weekly review: 4 P3 tickets last week, all about the old login page; no P2s."
+    x = pair_features(["Every one of last week's four P3 tickets was about the old login page."], [unit],
+                      embedder=emb)
+    assert x[0, col] == 0.0
+    x = pair_features(["Every P3 ticket last week was about the old login page."],
+                      ["Weekly review: no P3 ticket last week was about the old login page."], embedder=emb)
+    assert x[0, col] > 0.0

@@ -523,6 +523,7 @@ def _negations_differ(claim: str, sentence: str) -> bool:
     return False
 
 
+_NEGATIVE_QUANTIFIERS = frozenset(("no", "none", "never", "nobody", "nothing"))
 _QUANTIFIERS = frozenset("all every each no none never always only few many most some any nobody nothing everyone "
                          "everything".split())
 _CJK_QUANTIFIERS = ("所有", "每", "没有", "从不", "总是", "只", "全部", "部分", "大多数", "少数", "任何")
@@ -1447,8 +1448,14 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     placed += _roles_swapped(claim.words, sequence,
                              [w for part in claim.capitals for w in part if w not in CLAIM_STOP_WORDS])
     cue_words += sum(t in told for t in measured) + flips + int(crossed)
-    quantified = ours_q, theirs_q = (_quantifiers(claim.words, claim.core, sentence),
-                                     _quantifiers(words, sentence, claim.core))
+    ours_q = _quantifiers(claim.words, claim.core, sentence)
+    theirs_q = _quantifiers(words, sentence, claim.core)
+    if (not claim.neg and not _NEGATIVE_QUANTIFIERS.isdisjoint(theirs_q)
+            and _NEGATIVE_QUANTIFIERS.isdisjoint(ours_q) and not any(
+                not scope or not scope.isdisjoint(claim.content) for scope in _negation_scopes(sequence))):
+        # "…; no P1s" says nothing of the P2 incidents a claim restates from the same sentence
+        theirs_q = theirs_q - _NEGATIVE_QUANTIFIERS
+    quantified = ours_q, theirs_q
     if ours_q and theirs_q and ours_q != theirs_q:
         # as a negation is, a quantifier put for another is the cue, not a word the sentence should state
         cue_words += sum(_QUANTIFIER_OF.get(w, w) in ours_q - theirs_q and light_stem(w) in told
