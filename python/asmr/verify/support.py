@@ -39,7 +39,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   clause, and the sentence's negation of words the claim does not say is no flip; in Chinese it stands
   over the characters after it within its clause. A negation that a word of the other side says alone is
   no flip ("at no cost" for "free", "as long as no one" for "unless", 不得进入 for 禁止进入), nor is the
-  name of the sentence before put in the place of the pronoun that refers to it.
+  name of the sentence before put in the place of the pronoun that refers to it, nor a sentence's "no"
+  over no word of the claim a quantifier put for the claim's.
 
 A logistic regression over standardised features (``verify.support_model.SupportModel``, weights in
 ``support_model.json``, fitted by ``bench/calibrate_support.py`` on the AttributionBench
