@@ -1965,3 +1965,16 @@ def test_a_negative_quantifier_over_nothing_the_claim_says_is_no_other_quantifie
     x = pair_features(["Every P3 ticket last week was about the old login page."],
                       ["Weekly review: no P3 ticket last week was about the old login page."], embedder=emb)
     assert x[0, col] > 0.0
+
+
+def test_words_of_cost_negated_on_both_sides_say_one_thing(hashed):
+    """"without paying anything extra" for "at no extra cost" lost its citation: the negated "paying"
+    conflicted with the sentence's unnegated "pay" of another clause. Words of cost negated on both sides
+    now read as one word; a negation over other words still conflicts."""
+    emb, col = hashed, FEATURES.index("flip_negation")
+    unit = ("Basic members pay 2 euros a day to roam abroad, while Premium members keep roaming at no extra "
+            "cost.")
+    true = "Premium members can keep roaming abroad without paying anything extra."
+    assert pair_features([true], [unit], embedder=emb)[0, col] == 0.0
+    lie = "Without paying anything extra, Premium members cannot keep roaming abroad."
+    assert pair_features([lie], [unit], embedder=emb)[0, col] > 0.0

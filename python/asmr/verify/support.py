@@ -477,7 +477,16 @@ def _negation_conflicts(claim: _Claim, sentence: str) -> int:
     if _negations_differ(claim.core, sentence):
         return len(shared)
     (mine, mine_to_end), (theirs, theirs_to_end) = _clause_negations(claim.core), _clause_negations(sentence)
+    if not _COST_STEMS.isdisjoint(mine) and not _COST_STEMS.isdisjoint(theirs):
+        # a word of cost negated on both sides says one thing: "without paying extra", "at no extra cost"
+        mine, theirs = _as_cost(mine), _as_cost(theirs)
+        mine_to_end, theirs_to_end, shared = _as_cost(mine_to_end), _as_cost(theirs_to_end), _as_cost(shared)
     return len(((mine - theirs_to_end) | (theirs - mine_to_end)) & shared)
+
+
+def _as_cost(stems: set[str]) -> set[str]:
+    """``stems`` with every word of cost (_COST_STEMS) as one, "cost"."""
+    return {"cost" if s in _COST_STEMS else s for s in stems}
 
 
 # Where a clause ends, for what a negation may stand over: punctuation and the words that open a clause
