@@ -54,13 +54,13 @@ from asmr.text.sentences import split_sentences
 from asmr.text.tables import keys_named, longest_keys, names_key, table_row_key
 from asmr.text.turns import named_speakers, parse_turn, speaker_key, without_heads, without_names
 from asmr.text.when import asks_when, with_dates
-from asmr.text.words import (CLAIM_STOP_WORDS, content_pairs, content_words, dictionary_word, light_stem,
-                             term_key)
+from asmr.text.words import (CLAIM_STOP_WORDS, PRONOUNS, content_pairs, content_words, dictionary_word,
+                             light_stem, term_key)
 
 from .base import Generation, Source, check_sources
 
 # a sentence opening with one of these is about what the sentence before it names
-_ANAPHORA = frozenset("it its they their them this these he she his her".split())
+_ANAPHORA = PRONOUNS | {"this", "these"}
 # ", and who leads that team?": a second question joined to the first
 _PARTS = re.compile(r",\s+and\s+(?=(?:who|whom|whose|what|which|when|where|why|how)\b)", re.IGNORECASE)
 

@@ -73,7 +73,7 @@ from ..text.facts import key_facts
 from ..text.scripts import READ_FOR_COSINE
 from ..text.sentences import sentence_ends, split_sentences
 from ..text.turns import parse_turn, said_turns
-from ..text.words import content_words, tokenize
+from ..text.words import PRONOUNS, content_words, tokenize
 from .bridge import DocumentSubjects
 from .types import Hit
 
@@ -93,7 +93,7 @@ _RESTATED_SLOT = 3  # tokens of a slot a speaker's restated sentence may fill wi
 # after what it corrects; the speaker's turns in between are few).
 _TERSE_REACH = 8
 # Pronouns that open a sentence whose subject is named elsewhere (closed word classes, English and Chinese).
-_PRONOUNS = frozenset("it its he his she her they their this these those 它 他 她 其 该 此".split())
+_PRONOUNS = PRONOUNS | frozenset("this these those 它 他 她 其 该 此".split())
 
 # What marks a statement of history, in the words any handbook uses (English and Chinese):
 # a heading of a revision history or changelog, and a sentence that states a change.

@@ -80,6 +80,12 @@ def title_names(title: str) -> set[str]:
     return found
 
 
+def capitalised_spans(text: str) -> list[str]:
+    """The runs of capitalised words of ``text``, as written, joined across connectors ("Bank of America",
+    "The Golden Gate Bridge")."""
+    return [m.group(0) for m in _CAP_SPAN.finditer(text)]
+
+
 def mentions(text: str) -> set[str]:
     """Entity keys mentioned in ``text``."""
     out: set[str] = set()
@@ -160,8 +166,8 @@ def unit_entities(text: str, titles: frozenset[str] | set[str], cjk_titles: list
     another only the longest counts ("Marrow Lake Ferry", not also "Marrow Lake"), and a one-word title
     only as the whole name: "Port Solby Road" does not name a page titled "Solby"."""
     out = mentions(text)
-    for m in _CAP_SPAN.finditer(text):
-        words = normalize(m.group(0)).split()
+    for span in capitalised_spans(text):
+        words = normalize(span).split()
         while words and words[0] in COMMON_WORDS:
             words = words[1:]  # "Which Solby ..." at a question's start is still Solby
         if words and words[-1] == "s":

@@ -158,6 +158,10 @@ def claim_words(text: str) -> list[str]:
     return cjk_bigrams(_CLAIM_WORD.findall(text.lower()))
 
 
+# Personal pronouns of the third person: a sentence that holds one speaks of what another names.
+PRONOUNS = frozenset("it its he his him she her they their them".split())
+
+
 # ---- recall's confidence --------------------------------------------------------------------------
 
 # Words that place what is said at the time it is said (cjk.CJK_PRESENT_WORDS in Chinese).

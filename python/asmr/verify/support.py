@@ -69,7 +69,7 @@ from cydifflib import SequenceMatcher
 from asmr.embed.cache import VectorCache, shared_cache
 from asmr.text.cjk import CJK_CHAR, fold_han
 from asmr.text.cjk import synonyms as cjk_synonyms
-from asmr.text.entities import capitalised_words
+from asmr.text.entities import capitalised_spans, capitalised_words
 from asmr.text.wordnet import has_antonym
 from asmr.text.wordnet import opposite as wordnet_opposite
 from asmr.text.wordnet import senses as wordnet_senses
@@ -95,7 +95,7 @@ from asmr.text.scripts import ALL_SCRIPTS, readable_share
 from asmr.text.sentences import cut_long, sentence_ends
 from asmr.text.tables import body_rows, column_names, row_key, row_statements
 from asmr.text.when import MONTH_NAMES
-from asmr.text.words import CLAIM_STOP_WORDS, claim_words, light_stem
+from asmr.text.words import CLAIM_STOP_WORDS, PRONOUNS, claim_words, light_stem
 
 from .claims import core_claim
 
@@ -1449,7 +1449,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         crossed = _rows_crossed(_cjk_plain(claim.core).lower(), set(claim.stems), ev.rows)
         if crossed and told:  # its words are the table's, one row's key with another's value: no one line's
             share = max(share, len(told & ev.tokens) / len(told))
-    referent = (_referent(ev.sentences, lo) if new_names and lo and not _PRONOUNS.isdisjoint(sequence)
+    referent = (_referent(ev.sentences, lo) if new_names and lo and not PRONOUNS.isdisjoint(sequence)
                 else frozenset())
     swaps, restated, measures, measured, placed, flips = _swaps(
         claim.words, sequence, new_names, set(flipped), opening_names, their_names, conversed, ev.columns,
@@ -1505,8 +1505,6 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     return out, swaps
 
 
-_PRONOUNS = frozenset("it its he his him she her they their them".split())
-_CAPITAL_RUN = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
 def _referent(sentences: list[str], j: int) -> frozenset[str]:
@@ -1514,8 +1512,8 @@ def _referent(sentences: list[str], j: int) -> frozenset[str]:
     words of the nearest sentence before it that holds one, less its stop words ("Venus" of "Venus rotates
     once every 243 Earth days" for the "it" of "it spins the other way")."""
     for k in range(j - 1, -1, -1):
-        for m in _CAPITAL_RUN.finditer(sentences[k]):
-            stems = frozenset(light_stem(w) for w in _words(m.group(0)) if w not in CLAIM_STOP_WORDS)
+        for span in capitalised_spans(sentences[k]):
+            stems = frozenset(light_stem(w) for w in _words(span) if w not in CLAIM_STOP_WORDS)
             if stems:
                 return stems
     return frozenset()
@@ -1699,7 +1697,7 @@ def _swaps(mine: list[str], theirs: list[str], names: set[str], opposites: set[s
         # alone for one inside the sentence ("Turkey has" for "West Bengal has", not "Despite this, he"
         # for "For many, Che")
         # the name a pronoun refers to, standing where the pronoun stands (both end their runs)
-        referred = bool(referent) and theirs[b1 - 1] in _PRONOUNS and a[a1 - 1] in referent
+        referred = bool(referent) and theirs[b1 - 1] in PRONOUNS and a[a1 - 1] in referent
         named = any(t in names and not (referred and t in referent) for t in a[a0:a1]) or (
             any(t in opening for t in a[a0:a1])
             and all(t in opening or w in _ARTICLES for w, t in zip(mine[a0:a1], a[a0:a1]))
