@@ -868,10 +868,10 @@ _HOURS_AND_MINUTES = re.compile(
     rf"({_CJK_NUM})\s*(?:个\s*)?(?:小时|钟头|hours?|hrs?)\s*(?:and\s+)?({_CJK_NUM})\s*"
     rf"(?:分钟|分(?!之)|minutes?|mins?)(?![a-z])",
     re.IGNORECASE)
-# A time of day on the hour: "2 p.m.", "2pm", "noon", "midnight", "two o'clock", 下午两点 (no minutes after)
-_ON_THE_HOUR = re.compile(
-    rf"(?<![\d:])\d{{1,2}}\s?[ap]\.?\s?m\b|\b(?:noon|midday|midnight|o['’]clock)\b|"
-    rf"[\d{_CJK_DIGITS}十]点(?![\d{_CJK_DIGITS}十半钟分]|钟[\d{_CJK_DIGITS}十半])", re.IGNORECASE)
+# Times of day on the hour in words ("noon", "midnight", "two o'clock") and a Chinese hour in digits ("3点",
+# not "3点半" or "3点30分")
+_HOUR_WORDS = re.compile(r"\b(?:noon|midday|midnight|o['’]clock)\b|(?<![\d:.])\d{1,2}点(?![\d半分])",
+                         re.IGNORECASE)
 
 
 class _EvidenceFacts:
@@ -924,7 +924,7 @@ class _EvidenceFacts:
     def on_the_hour(self) -> bool:
         """Whether the evidence gives a time of day on the hour ("2 p.m.", 下午两点, "noon")."""
         if self._on_the_hour is None:
-            self._on_the_hour = _ON_THE_HOUR.search(self._text) is not None
+            self._on_the_hour = _on_the_hour(self._text)
         return self._on_the_hour
 
     @property
@@ -966,6 +966,19 @@ _CLOCK_12 = re.compile(r"(?<![0-9A-Za-z.:])(\d{1,2})(?::[0-5]\d)?\s?([ap])\.?\s?
                        re.IGNORECASE)
 _CLOCK_24 = re.compile(r"(?<![0-9A-Za-z.:])(\d{1,2}):[0-5]\d(?![\d:])")
 _CJK_CLOCK_PM = re.compile(f"({_CJK_PM_PARTS})(\\d{{1,2}}|[{_CJK_DIGITS}十]{{1,3}})[点:：]")
+
+
+def _on_the_hour(text: str) -> bool:
+    """Whether ``text`` gives a time of day on the hour: a 12-hour time without minutes ("2 p.m."), a
+    Chinese one without 分 or 半 (下午两点, 3点; not 两点半, nor 一点 alone, "a little"), "noon", "two o'clock"."""
+    if _HOUR_WORDS.search(text) or any(":" not in m.group(0) for m in _CLOCK_12.finditer(text)):
+        return True
+    for m in _CJK_CLOCK.finditer(text):
+        part, hour, minutes = m.groups()
+        after = text[m.end():m.end() + 1]
+        if not minutes and (part or hour != "一") and after not in (*_CJK_DIGITS, "十", "半"):
+            return True
+    return False
 
 
 def _other_clock_hours(text: str) -> set[str]:
