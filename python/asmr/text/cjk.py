@@ -128,6 +128,19 @@ CJK_FIRST_COUNTED = frozenset({"一层"})
 # Cilin puts them in different groups. English: text.words.PRESENT_WORDS.
 CJK_PRESENT_WORDS = frozenset("现在 目前 当前 如今 眼下".split())
 
+# Words of grammar that say one thing, which Cilin keeps apart or leaves out: "will" (会, 将), "must" (须,
+# 需要, 应当), "may" or "can" (可, 能), "this" (这, 本, 该), "all" or "each" (都, 均, 各), "because" (由于, 因),
+# "by way of" (通过, 凭, 经). A claim that puts one for another restates its unit ("账户会被锁定" for "账户将被锁定").
+CJK_GRAMMAR_SYNONYMS = tuple(frozenset(g.split()) for g in (
+    "会 将 将会 就会",
+    "须 需 需要 必须 须要 要 应 应当 应该",
+    "可 可以 能 能够 就能 可供",
+    "这 本 该 此 这个 这款 本款 该款",
+    "都 均 皆 各 全都",
+    "由于 因 因为",
+    "通过 凭 经 经由 借助",
+))
+
 
 @lru_cache(maxsize=1)
 def _synonym_groups() -> dict[str, frozenset[int]]:
@@ -146,8 +159,9 @@ def _synonym_groups() -> dict[str, frozenset[int]]:
                 leaves += 1
                 for word in leaf:
                     groups.setdefault(word, set()).add(leaves)
-    for word in CJK_PRESENT_WORDS:
-        groups.setdefault(word, set()).add(leaves + 1)
+    for k, group in enumerate((CJK_PRESENT_WORDS, *CJK_GRAMMAR_SYNONYMS), leaves + 1):
+        for word in group:
+            groups.setdefault(word, set()).add(k)
     return {w: frozenset(g) for w, g in groups.items()}
 
 
