@@ -28,8 +28,11 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   the place of the sentence's own, a time, an amount or a day, "opens at 9 am" for "from 8:00 am", also
   where the unit states that value in another sentence; "all" of a group the sentence narrows, "all
   patients" for "patients who are housebound", or "any" or "every" for a rule the sentence gives with an
-  exception ("unless") the claim leaves out; "always" or "all" for what the sentence says "may"
-  happen; two events put the other way round by the same "before" or "after"), a quantifier or a
+  exception ("unless") the claim leaves out, or of a kind the sentence names, "every employee" for
+  "full-time employees"; "always" or "all" for what the sentence says "may" happen, a word of certainty
+  for it, "guaranteed a place" for "may progress", or its verb said plainly, "is blocking" for "may be
+  blocking"; what the sentence allows "only" put beside something else, "either live chat or phone" for
+  "only by phone"; two events put the other way round by the same "before" or "after"), a quantifier or a
   name flipped in a claim that otherwise restates the sentence (a negation over an opposite restates it:
   "does not open on Sundays" for "is closed on Sundays", as does an opposite at another statement's
   time: "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
@@ -112,7 +115,8 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("greater", "lesser"), ("before", "after"), ("positiv", "negativ"), ("true", "false"),
                ("safe", "dangerous"), ("safe", "unsaf"), ("legal", "illegal"), ("possibl", "impossibl"),
                ("includ", "exclud"), ("win", "los"), ("won", "lost"), ("first", "last"), ("maximum", "minimum"),
-               ("above", "below"), ("majority", "minority"), ("strong", "weak"), ("early", "late"),
+               ("above", "below"), ("ahead", "behind"), ("above", "behind"), ("ahead", "below"),
+               ("majority", "minority"), ("strong", "weak"), ("early", "late"),
                ("earlier", "later"), ("success", "failur"), ("allow", "prohibit"), ("allow", "forbid"),
                ("accept", "reject"), ("benefit", "harm"), ("cheap", "expensiv"), ("old", "young"),
                ("old", "new"), ("good", "bad"), ("better", "wors"), ("best", "worst"), ("hot", "cold"),
@@ -725,6 +729,30 @@ def _modal_turned(mine: list[str], theirs: list[str]) -> bool:
         if j is not None and not _negating(mine, i):  # "may not" and "must not" both forbid
             pair = (_modal_of(mine, i), _modal_of(theirs, j))
             if pair in _MODALS_TURNED or pair[::-1] in _MODALS_TURNED:
+                return True
+    return False
+
+
+# Words that say a thing is certain, and words that say it may be or is expected (a claim that keeps one of
+# the latter, or says it is allowed, keeps the sentence's chance)
+_CERTAIN = frozenset("definitely certainly guaranteed guarantee guarantees surely undoubtedly".split())
+_HEDGES = frozenset("may might could likely expect expects expected possible possibly perhaps maybe "
+                    "potential potentially".split())
+_CHANCE_OR_LEAVE = _HEDGES | frozenset("can allowed permitted able entitled sometimes".split())
+
+
+def _chance_made_certain(mine: list[str], theirs: list[str]) -> bool:
+    """Whether the claim says for certain what the sentence says may happen: a word of certainty where
+    the sentence hedges ("are guaranteed a place" for "may progress"), or a verb the sentence puts under
+    "may" or "might" said plainly ("is blocking the ports" for "may be blocking the ports")."""
+    if _CHANCE_OR_LEAVE.isdisjoint(mine) and not _HEDGES.isdisjoint(theirs):
+        if not _CERTAIN.isdisjoint(mine):
+            return True
+        at = {light_stem(w): j for j, w in enumerate(theirs) if w not in CLAIM_STOP_WORDS}
+        for i, w in enumerate(mine):
+            j = at.get(light_stem(w)) if w not in CLAIM_STOP_WORDS else None
+            if (j is not None and _modal_of(theirs, j) == "may" and _modal_of(mine, i) is None
+                    and not _negating(mine, i)):
                 return True
     return False
 
@@ -1473,8 +1501,11 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         if ("only" in ours_q - theirs_q and "all" in theirs_q - ours_q and claim_only
                 and not _counted(claim.words)):
             cue_words += 1  # "Only students get it" for "Everyone gets it": the group is put for everyone
+    if "only" in theirs_q and not ours_q and _alternative_added(claim.words, sequence):
+        opposites += 1  # "through either live chat or phone" for "only by phone"
+        cue_words += 1
     universal = "all" in ours_q or "any" in ours_q and _universal_any(claim.words)
-    if universal and not theirs_q and _restriction_dropped(claim.words, sequence):
+    if universal and not theirs_q and _restriction_dropped(claim.words, sequence, sentence):
         opposites += 1  # "available to all patients" for "for patients who are housebound"
         cue_words += 1
     elif (not ours_q.isdisjoint(("all", "always")) and not theirs_q and not _NOT_ALWAYS.isdisjoint(words)
@@ -1482,8 +1513,10 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         # "late patients are always turned away" for "may be asked to rebook"; "always late" for "often late"
         opposites += 1
         cue_words += 1
-    elif _modal_turned(claim.words, sequence):
-        opposites += 1  # "will be discharged" for "may be discharged", "required to drink" for "may drink"
+    elif _modal_turned(claim.words, sequence) or _chance_made_certain(claim.words, sequence):
+        # "will be discharged" for "may be discharged", "required to drink" for "may drink"; "is blocking"
+        # for "may be blocking", "are guaranteed" for "may progress"
+        opposites += 1
         cue_words += 1
     if " than " in claim.core and _amounts_contradict(claim_words(claim.core), ev.sentences):
         opposites += 1  # "costs less than student tickets" where the unit gives $299 and $99
@@ -1565,12 +1598,13 @@ def _universal_any(words: list[str]) -> bool:
     return i >= 0 and not any(_negating(words, k) for k in range(i))
 
 
-def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
+def _restriction_dropped(claim_words: list[str], sequence: list[str], sentence: str = "") -> bool:
     """Whether the claim says "all" of a group the sentence narrows by a relative clause: "available to
     all patients" for "for patients who are housebound". The claim's noun (a word or two after its
     quantifier) stands in the sentence before "who", "that" or "which", or a bound on an amount ("invoices
-    over 5,000 euros"), or in a sentence that makes an exception ("unless", "except") the claim leaves
-    out, and the claim narrows it by none."""
+    over 5,000 euros"), or after a word naming a kind of it (:func:`_narrows`: "full-time employees"), or in
+    a sentence that makes an exception ("unless", "except") the claim leaves out, and the claim narrows it
+    by none."""
     for i, w in enumerate(claim_words):
         if w not in _ALL_WORDS:
             continue
@@ -1580,13 +1614,51 @@ def _restriction_dropped(claim_words: list[str], sequence: list[str]) -> bool:
             noun = light_stem(claim_words[k])
             if k + 1 < len(claim_words) and claim_words[k + 1] in _RELATIVES:
                 break  # the claim narrows the group itself ("every patient who asks")
-            if any(light_stem(v) == noun and n + 1 < len(sequence) and sequence[n + 1] in _NARROWING
+            if any(light_stem(v) == noun and (n + 1 < len(sequence) and sequence[n + 1] in _NARROWING
+                                              or n and _narrows(sequence[n - 1], v, claim_words, sentence))
                    for n, v in enumerate(sequence)):
                 return True
             if (not _EXCEPTIONS.isdisjoint(sequence) and _EXCEPTIONS.isdisjoint(claim_words)
                     and any(light_stem(v) == noun for v in sequence)):
                 return True  # "any withdrawal is a fail" for "a withdrawal is a fail unless …"
     return False
+
+
+ONLY_REACH = 6  # words after "only" that it stands over
+
+
+def _alternative_added(claim_words: list[str], sequence: list[str]) -> bool:
+    """Whether the claim puts what the sentence allows "only" beside something else, joined by "or" or
+    "and": "either live chat or phone" for "handled only by phone". The other side must be none of the
+    words "only" stands over ("only by phone or email" restated without "only" adds nothing)."""
+    for i, w in enumerate(sequence):
+        if w != "only":
+            continue
+        scope = sequence[i + 1:i + 1 + ONLY_REACH]
+        held = [v for v in scope if v not in CLAIM_STOP_WORDS][:1]
+        if not held:
+            continue
+        scoped = {light_stem(v) for v in scope}
+        for p, c in enumerate(claim_words):
+            if light_stem(c) != light_stem(held[0]):
+                continue
+            for q in (p - 1, p + 1):
+                if 0 <= q < len(claim_words) and claim_words[q] in ("or", "and"):
+                    other = q - 1 if q < p else q + 1
+                    if (0 <= other < len(claim_words) and claim_words[other] not in CLAIM_STOP_WORDS
+                            and light_stem(claim_words[other]) not in scoped):
+                        return True
+    return False
+
+
+def _narrows(word: str, noun: str, claim_words: list[str], sentence: str) -> bool:
+    """Whether ``word``, before the sentence's ``noun``, names a kind of it the claim does not: a word of a
+    pair of opposites ("standard users", "registered members") or a compound of a hyphen ("full-time
+    employees")."""
+    if word in claim_words or word in CLAIM_STOP_WORDS or noun in CLAIM_STOP_WORDS or not word.isalpha():
+        return False
+    compound = rf"\w-{re.escape(word)}\s+{re.escape(noun)}\b"
+    return has_antonym(word) or re.search(compound, sentence, re.I) is not None
 
 
 def _negated_opposite(word: str, claim_words: list[str], theirs: set[str], sequence: list[str]) -> bool:
