@@ -705,6 +705,50 @@ def test_an_obligation_put_for_a_permission_is_an_opposite_and_may_not_for_must_
     assert (x[:, col] == 0.0).all()
 
 
+def test_what_the_sentence_says_may_happen_said_for_certain_is_an_opposite(model, hashed):
+    """"Error 809 means your router is blocking the ports" cited to "your router may be blocking the ports"
+    kept its citation (p 0.85), as did "are guaranteed a place" for "may progress"; a claim that keeps the
+    chance ("one possible cause", "can progress") restates the sentence."""
+    units = ["If the client shows error 809, your home router may be blocking the L2TP ports.",
+             "Students who average between 50 and 59 percent may progress to the general degree."]
+    certain = ["Error 809 means your home router is blocking the L2TP ports.",
+               "Students who average between 50 and 59 percent are guaranteed a place on the general degree."]
+    assert (cue_of_dropped(model, hashed, certain, units) > 0.7).all()
+    kept = ["A home router blocking the L2TP ports is one possible cause of error 809.",
+            "Students who average between 50 and 59 percent can progress to the general degree."]
+    assert (pair_features(kept, units, embedder=hashed)[:, FEATURES.index("flip_opposite")] == 0.0).all()
+
+
+def test_every_of_a_kind_the_sentence_names_and_a_second_way_beside_only_are_opposites(model, hashed):
+    """"Every employee accrues …" cited to "Full-time employees accrue …" kept its citation (p 0.94), and
+    so did "through either live chat or phone" for "handled only by phone"; the kind restated ("every
+    full-time employee", "every registered member"), a possessive ("the library's staff") or the ways
+    "only" names restated without it narrow nothing."""
+    col = FEATURES.index("flip_opposite")
+    units = ["Full-time employees accrue 1.5 days of paid vacation per month.",
+             "On managed laptops, standard users should raise a ticket instead.",
+             "Live chat runs 24/7, but billing questions are handled only by phone."]
+    widened = ["Every employee accrues 1.5 days of paid vacation per month.",
+               "All users on managed laptops should raise a ticket instead.",
+               "Billing questions can be handled through either live chat or phone."]
+    assert (cue_of_dropped(model, hashed, widened, units) == 1.0).all()
+    same = ["Every full-time employee accrues 1.5 days of paid vacation per month.",
+            "Every registered member can bring one guest.", "All staff members wear badges.",
+            "Members can pay by card or bank transfer."]
+    x = pair_features(same, [units[0], "Each registered member may bring one guest.",
+                             "The library's staff members wear badges.",
+                             "Members can pay only by card or bank transfer."], embedder=hashed)
+    assert (x[:, col] == 0.0).all()
+
+
+def test_above_for_behind_is_an_opposite(model, hashed):
+    """A place in a table: "two points above" for "two points behind" kept its citation (p 0.63)."""
+    unit = "The result lifts Rovers to fourth, two points behind Harlow City."
+    assert cue_of_dropped(model, hashed, ["Rovers are fourth, two points above Harlow City."], [unit])[0] == 1.0
+    x = pair_features(["Rovers are fourth, two points behind Harlow City."], [unit], embedder=hashed)
+    assert x[0, FEATURES.index("flip_opposite")] == 0.0
+
+
 def test_a_letter_that_labels_a_thing_is_read_with_its_word(model, hashed):
     """"Room A seats 30 people" cited to "Room A seats 12 people. Room B seats 30 people." kept its citation
     (p 0.92): a letter alone is no content word, so "Room A" read as "Room B" did. The letter is read
@@ -1030,6 +1074,22 @@ def test_the_words_of_the_present_are_one_sense(embedder):
     x = pair_features(["现在社长是林小雨。", "过去社长是林小雨。"], ["目前社长是林小雨。"] * 2, embedder=embedder)
     assert x[0, col] == 0.0 and x[1, col] > 0.5
     assert question_terms("目前社长是谁？", lambda t: [2.0] * len(t))[0] == ["社长"]
+
+
+def test_words_of_grammar_that_say_one_thing_are_no_swap(embedder):
+    """会 for 将 ("will"), 需要 for 须 ("must"), 这款 for 本款 ("this"): Cilin parts them or holds none, and a
+    claim that put one for another was read as a swap (p 0.19 for a true claim of a kettle); 可以 for 须
+    ("may" for "must") still is one."""
+    from asmr.text.cjk import synonyms
+
+    assert synonyms("会", "将") and synonyms("需要", "须") and synonyms("能", "可") and synonyms("这款", "本款")
+    assert not synonyms("可以", "必须") and not synonyms("会", "须")
+    col = FEATURES.index("flip_swap")
+    x = pair_features(["连续输错5次密码后，账号会被锁定30分钟。", "这款电热水壶容量为1.7升。", "访客需要在前台登记。",
+                       "访客可以在前台登记。"],
+                      ["连续输错5次密码后，账号将被锁定30分钟。", "本款电热水壶容量为1.7升。", "访客须在前台登记。",
+                       "访客须在前台登记。"], embedder=embedder)
+    assert x[:3, col].tolist() == [0.0, 0.0, 0.0] and x[3, col] == 1.0
 
 
 def test_a_chinese_run_put_for_another_counts_as_a_name(embedder):
