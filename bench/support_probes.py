@@ -13,11 +13,12 @@ MiniLM cannot read.
 
 Most rounds are in sample: their authors read the wrong decisions while making the rules they measure
 (bench/README.md, "Values put in another sentence's place", says when each was written and read). Rounds
-``n1`` to ``n8`` (English) and ``nz1`` to ``nz9`` (Chinese) were written by helpers who saw no code or data
+``n1`` to ``n10`` (English) and ``nz1`` to ``nz11`` (Chinese) were written by helpers who saw no code or data
 of the project (bench/README.md, "Claims written apart"): ``n1`` and ``nz1`` were read for rules;
 ``nz1`` and ``nz4`` to ``nz7`` are what the support model's part for Chinese is fitted on
 (``bench/calibrate_unread_support.py``); ``n4`` to ``n6``, written beside them, await an English fit;
-``n2``, ``nz2``, ``n3``, ``nz3``, ``n7``, ``n8``, ``nz8`` and ``nz9`` were never read. They show what a rule
+``n2``, ``nz2``, ``n3``, ``nz3``, ``n7``, ``n8``, ``nz8`` and ``nz9`` were never read, nor were ``n9``, ``n10``,
+``nz10`` and ``nz11``, written later in other domains and scored only as totals. They show what a rule
 or a fit fixes and what it breaks on claims it was not made from; the out-of-source checks are
 ``bench/support_claims.py``, AttributionBench dev (``asmr eval verifier``) and ``asmr eval answers``.
 """
