@@ -733,14 +733,6 @@ def _modal_turned(mine: list[str], theirs: list[str]) -> bool:
     return False
 
 
-# Words that say a thing is certain, and words that say it may be or is expected (a claim that keeps one of
-# the latter, or says it is allowed, keeps the sentence's chance)
-_CERTAIN = frozenset("definitely certainly guaranteed guarantee guarantees surely undoubtedly".split())
-_HEDGES = frozenset("may might could likely expect expects expected possible possibly perhaps maybe "
-                    "potential potentially".split())
-_CHANCE_OR_LEAVE = _HEDGES | frozenset("can allowed permitted able entitled sometimes".split())
-
-
 def _chance_made_certain(mine: list[str], theirs: list[str]) -> bool:
     """Whether the claim says for certain what the sentence says may happen: a word of certainty where
     the sentence hedges ("are guaranteed a place" for "may progress"), or a verb the sentence puts under
@@ -1586,6 +1578,12 @@ _MODALS_OF_CHANCE = frozenset(("can", "could", "sometimes", "often", "usually"))
 # What happens now and then, which "always" or "all" makes certain
 _NOT_ALWAYS = _MAYBE | frozenset(("often", "usually", "sometimes", "generally", "typically", "frequently",
                                   "occasionally", "rarely", "seldom", "mostly", "normally", "commonly"))
+# Words that say a thing is certain, and words that say it may be or is expected (a claim that keeps one of
+# the latter, says how often, or says it is allowed, keeps the sentence's chance: _chance_made_certain)
+_CERTAIN = frozenset("definitely certainly guaranteed guarantee guarantees surely undoubtedly".split())
+_HEDGES = _MAYBE | frozenset("could likely expect expects expected possible possibly perhaps maybe potential "
+                             "potentially".split())
+_CHANCE_OR_LEAVE = _HEDGES | _MODALS_OF_CHANCE | frozenset("allowed permitted able entitled".split())
 _RELATIVES = frozenset(("who", "whose", "that", "which"))
 _EXCEPTIONS = frozenset(("unless", "except", "excluding"))  # what a rule's own exception opens with
 _NARROWING = _RELATIVES | {LOWER_BOUND, UPPER_BOUND}  # "invoices over 5,000 euros", "children under 12"
