@@ -1596,7 +1596,7 @@ def _universal_any(words: list[str]) -> bool:
     return i >= 0 and not any(_negating(words, k) for k in range(i))
 
 
-def _restriction_dropped(claim_words: list[str], sequence: list[str], sentence: str = "") -> bool:
+def _restriction_dropped(claim_words: list[str], sequence: list[str], sentence: str) -> bool:
     """Whether the claim says "all" of a group the sentence narrows by a relative clause: "available to
     all patients" for "for patients who are housebound". The claim's noun (a word or two after its
     quantifier) stands in the sentence before "who", "that" or "which", or a bound on an amount ("invoices
