@@ -1092,6 +1092,20 @@ def test_words_of_grammar_that_say_one_thing_are_no_swap(embedder):
     assert x[:3, col].tolist() == [0.0, 0.0, 0.0] and x[3, col] == 1.0
 
 
+def test_a_particle_put_for_another_is_no_swap_and_at_most_for_at_least_is_an_opposite(embedder, model):
+    """在 for 通过 or 由 for 通过 is what the character alignment leaves of a rewording, not a word put for
+    another; 签字 for 登记 still is one. 最多 ("at most") for 至少 ("at least") kept its citation as a swap
+    (p 0.75)."""
+    col = FEATURES.index("flip_swap")
+    unit = "访客通过前台登记后进入。"
+    x = pair_features(["访客在前台登记后进入。", "访客由前台登记后进入。", "访客通过前台签字后进入。"], [unit] * 3,
+                      embedder=embedder)
+    assert x[:, col].tolist() == [0.0, 0.0, 1.0]
+    p = model.score(["每次发布后最多观察30分钟。", "每次发布后至少观察30分钟。"], ["每次发布后须观察至少30分钟。"] * 2,
+                    embedder=embedder)
+    assert p[0] < model.hard <= p[1]
+
+
 def test_a_chinese_run_put_for_another_counts_as_a_name(embedder):
     """Chinese: three or more characters standing for three or more others, none in common, in a sentence
     otherwise restated, count as a name (the extractor reads no name in "赵远志"); a word put for a

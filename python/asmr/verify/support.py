@@ -70,7 +70,7 @@ import numpy as np
 from cydifflib import SequenceMatcher
 
 from asmr.embed.cache import VectorCache, shared_cache
-from asmr.text.cjk import CJK_CHAR, fold_han
+from asmr.text.cjk import CJK_CHAR, CJK_FUNCTION_CHARACTERS, fold_han
 from asmr.text.cjk import synonyms as cjk_synonyms
 from asmr.text.entities import capitalised_spans, capitalised_words
 from asmr.text.wordnet import has_antonym
@@ -140,7 +140,8 @@ for _a, _b in (("increas", "decreas"), ("increas", "reduc"), ("rise", "fall"), (
                ("支持", "反对"), ("成功", "失败"), ("允许", "禁止"), ("正确", "错误"),
                # the Chinese of the English pairs above (one-character opposites: _CJK_OPPOSITE_CHARS)
                ("第一", "最后"), ("开始", "结束"), ("开放", "关闭"), ("打开", "关闭"), ("接受", "拒绝"), ("包括", "排除"),
-               ("以上", "以下"), ("多数", "少数"), ("便宜", "昂贵"), ("相同", "不同"), ("相似", "不同"), ("总是", "从不"),
+               ("以上", "以下"), ("至少", "最多"), ("至少", "至多"),
+               ("多数", "少数"), ("便宜", "昂贵"), ("相同", "不同"), ("相似", "不同"), ("总是", "从不"),
                ("男性", "女性"), ("男人", "女人"), ("获得", "失去"), ("盈利", "亏损"), ("同意", "反对"), ("常见", "罕见"),
                ("有效", "无效"), ("增强", "削弱"), ("启用", "禁用"), ("促进", "抑制"), ("安全", "危险"), ("合法", "非法"),
                ("积极", "消极"), ("真实", "虚假"), ("胜利", "失败"), ("最好", "最差"), ("更好", "更差"), ("强大", "弱小")):
@@ -2270,7 +2271,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
                     measures += 1
                     cue_chars += a1 - a0
             elif (max(a1 - a0, b1 - b0) <= MAX_SWAP_CHARS and not _CJK_NEG.search(ours + other)
-                  and not _cjk_reworded(mine, a0, a1, theirs, b0, b1)):
+                  and not _grammar_only(ours, other) and not _cjk_reworded(mine, a0, a1, theirs, b0, b1)):
                 swaps += 1
                 swapped += a1 - a0
         elif op == "delete":
@@ -2294,6 +2295,12 @@ MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
 MIN_PLACED_CHARS = 3  # CJK: a run put for another this long on both sides, sharing no character, is a name
 # CJK: a run of the unit put for another is a name put for a name from this length to that
 MIN_SWAPPED_CHARS, MAX_SWAPPED_CHARS = 2, 8
+
+
+def _grammar_only(ours: str, other: str) -> bool:
+    """Whether either side of a replaced run is a particle or preposition alone ("在" for "通过", "由" for
+    "须"): what the alignment leaves of a rewording, which says nothing put for anything."""
+    return CJK_FUNCTION_CHARACTERS.issuperset(ours) or CJK_FUNCTION_CHARACTERS.issuperset(other)
 
 
 def _other_count(mine: str, a1: int, theirs: str, b1: int) -> bool:
