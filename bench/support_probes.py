@@ -17,9 +17,10 @@ Most rounds are in sample: their authors read the wrong decisions while making t
 of the project (bench/README.md, "Claims written apart"): ``n1`` and ``nz1`` were read for rules;
 ``nz1`` and ``nz4`` to ``nz7`` are what the support model's part for Chinese is fitted on
 (``bench/calibrate_unread_support.py``); ``n4`` to ``n6``, written beside them, await an English fit;
-``n2``, ``nz2``, ``n3``, ``nz3``, ``n7``, ``n8``, ``nz8`` and ``nz9`` were never read, nor were ``n9``, ``n10``,
-``nz10`` and ``nz11``, written later in other domains and scored only as totals. They show what a rule
-or a fit fixes and what it breaks on claims it was not made from; the out-of-source checks are
+``n2``, ``nz2``, ``n3``, ``nz3``, ``n7``, ``n8``, ``nz8`` and ``nz9`` were never read; ``n9``, ``n10``,
+``nz10`` and ``nz11``, written later in other domains, were scored as totals only while rules were made
+(their claims were shown once afterwards). They show what a rule or a fit fixes and what it breaks on
+claims it was not made from; the out-of-source checks are
 ``bench/support_claims.py``, AttributionBench dev (``asmr eval verifier``) and ``asmr eval answers``.
 """
 from __future__ import annotations

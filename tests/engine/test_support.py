@@ -744,7 +744,8 @@ def test_every_of_a_kind_the_sentence_names_and_a_second_way_beside_only_are_opp
 def test_above_for_behind_is_an_opposite(model, hashed):
     """A place in a table: "two points above" for "two points behind" kept its citation (p 0.63)."""
     unit = "The result lifts Rovers to fourth, two points behind Harlow City."
-    assert cue_of_dropped(model, hashed, ["Rovers are fourth, two points above Harlow City."], [unit])[0] == 1.0
+    above = ["Rovers are fourth, two points above Harlow City."]
+    assert cue_of_dropped(model, hashed, above, [unit])[0] == 1.0
     x = pair_features(["Rovers are fourth, two points behind Harlow City."], [unit], embedder=hashed)
     assert x[0, FEATURES.index("flip_opposite")] == 0.0
 

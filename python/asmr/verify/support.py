@@ -37,11 +37,12 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   "does not open on Sundays" for "is closed on Sundays", as does an opposite at another statement's
   time: "closes at 6:30 pm" for "open from 8:00 am to 6:30 pm"), one word put for another in the same
   place (``flip_swap``; not a synonym, WordNet's or a verb of change in the same direction, "rose" for
-  "increased", nor words put for the sentence's in REWORDED_SWAPS places, a rewording), or a clause the
-  evidence does not state beside one it states word for word. In English a negation stands over its own
-  clause, and the sentence's negation of words the claim does not say is no flip; in Chinese it stands
-  over the characters after it within its clause. A negation that a word of the other side says alone is
-  no flip ("at no cost" for "free", "as long as no one" for "unless", 不得进入 for 禁止进入), nor is the
+  "increased", nor words put for the sentence's in REWORDED_SWAPS places, a rewording; in Chinese not
+  Cilin's synonyms, words of grammar that say one thing, 会 for 将, nor a particle alone, 在 for 通过), or a
+  clause the evidence does not state beside one it states word for word. In English a negation stands
+  over its own clause, and the sentence's negation of words the claim does not say is no flip; in Chinese
+  it stands over the characters after it within its clause. A negation that a word of the other side
+  says alone is no flip ("at no cost" for "free", "as long as no one" for "unless", 不得进入 for 禁止进入), nor is the
   name of the sentence before put in the place of the pronoun that refers to it, nor a sentence's "no"
   over no word of the claim a quantifier put for the claim's.
 
