@@ -722,33 +722,28 @@ def _modal_of(words: list[str], i: int) -> str | None:
 
 def _modal_turned(mine: list[str], theirs: list[str]) -> bool:
     """Whether a verb both say stands under "will" or "must" on one side and "may" (or "can", against
-    "must") on the other."""
-    if _MODAL_WORDS.isdisjoint(mine) or _MODAL_WORDS.isdisjoint(theirs) or "only" in mine or "only" in theirs:
-        return False  # "only one person may enter" is what "everyone must enter one at a time" says
+    "must") on the other, or under "may" in the sentence and no modal in a claim that keeps no word of
+    chance or leave (_CHANCE_OR_LEAVE): "is blocking the ports" for "may be blocking the ports"."""
+    plain = _CHANCE_OR_LEAVE.isdisjoint(mine)
+    # "only one person may enter" is what "everyone must enter one at a time" says
+    turned = not (_MODAL_WORDS.isdisjoint(mine) or "only" in mine or "only" in theirs)
+    if _MODAL_WORDS.isdisjoint(theirs) or not (turned or plain):
+        return False
     at = {light_stem(w): j for j, w in enumerate(theirs) if w not in CLAIM_STOP_WORDS}
     for i, w in enumerate(mine):
         j = at.get(light_stem(w)) if w not in CLAIM_STOP_WORDS else None
         if j is not None and not _negating(mine, i):  # "may not" and "must not" both forbid
             pair = (_modal_of(mine, i), _modal_of(theirs, j))
-            if pair in _MODALS_TURNED or pair[::-1] in _MODALS_TURNED:
+            if (turned and (pair in _MODALS_TURNED or pair[::-1] in _MODALS_TURNED)
+                    or plain and pair == (None, "may")):
                 return True
     return False
 
 
-def _chance_made_certain(mine: list[str], theirs: list[str]) -> bool:
-    """Whether the claim says for certain what the sentence says may happen: a word of certainty where
-    the sentence hedges ("are guaranteed a place" for "may progress"), or a verb the sentence puts under
-    "may" or "might" said plainly ("is blocking the ports" for "may be blocking the ports")."""
-    if _CHANCE_OR_LEAVE.isdisjoint(mine) and not _HEDGES.isdisjoint(theirs):
-        if not _CERTAIN.isdisjoint(mine):
-            return True
-        at = {light_stem(w): j for j, w in enumerate(theirs) if w not in CLAIM_STOP_WORDS}
-        for i, w in enumerate(mine):
-            j = at.get(light_stem(w)) if w not in CLAIM_STOP_WORDS else None
-            if (j is not None and _modal_of(theirs, j) == "may" and _modal_of(mine, i) is None
-                    and not _negating(mine, i)):
-                return True
-    return False
+def _certain_for_hedged(mine: list[str], theirs: list[str]) -> bool:
+    """Whether the claim says with a word of certainty what the sentence hedges, keeping no word of chance
+    or leave: "are guaranteed a place" for "may progress"."""
+    return not _CERTAIN.isdisjoint(mine) and _CHANCE_OR_LEAVE.isdisjoint(mine) and not _HEDGES.isdisjoint(theirs)
 
 
 # A sentence that may join two statements ("open on weekdays and closed on Sundays", "Gate A opens at
@@ -1507,7 +1502,7 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
         # "late patients are always turned away" for "may be asked to rebook"; "always late" for "often late"
         opposites += 1
         cue_words += 1
-    elif _modal_turned(claim.words, sequence) or _chance_made_certain(claim.words, sequence):
+    elif _modal_turned(claim.words, sequence) or _certain_for_hedged(claim.words, sequence):
         # "will be discharged" for "may be discharged", "required to drink" for "may drink"; "is blocking"
         # for "may be blocking", "are guaranteed" for "may progress"
         opposites += 1
@@ -1530,8 +1525,6 @@ def _aligned(claim: _Claim, ev: _Evidence, per_sent: list[int]
     if restated_opposites:
         out[OPPOSITES_RESTATED] = float(restated_opposites)
     return out, swaps
-
-
 
 
 def _referent(sentences: list[str], j: int) -> frozenset[str]:
@@ -1581,7 +1574,7 @@ _MODALS_OF_CHANCE = frozenset(("can", "could", "sometimes", "often", "usually"))
 _NOT_ALWAYS = _MAYBE | frozenset(("often", "usually", "sometimes", "generally", "typically", "frequently",
                                   "occasionally", "rarely", "seldom", "mostly", "normally", "commonly"))
 # Words that say a thing is certain, and words that say it may be or is expected (a claim that keeps one of
-# the latter, says how often, or says it is allowed, keeps the sentence's chance: _chance_made_certain)
+# the latter, says how often, or says it is allowed, keeps the sentence's chance: _modal_turned)
 _CERTAIN = frozenset("definitely certainly guaranteed guarantee guarantees surely undoubtedly".split())
 _HEDGES = _MAYBE | frozenset("could likely expect expects expected possible possibly perhaps maybe potential "
                              "potentially".split())
