@@ -216,7 +216,9 @@ def test_bad_ingest_writes_nothing(client, memory):
 
 
 def test_no_keys_reads_open_writes_refused_and_rate_limited(memory, tmp_path):
-    s = Server(memory, tmp_path / "log", "--rate-limit", "0.5", "--burst", "3").wait()
+    # one request back every 100 s: the burst is spent whatever time the machine takes to answer (at 0.5 a
+    # second a loaded 2-core machine refilled it between the searches)
+    s = Server(memory, tmp_path / "log", "--rate-limit", "0.01", "--burst", "3").wait()
     try:
         with httpx.Client(base_url=s.url, timeout=30) as c:
             assert c.post("/v1/search", json={"question": PORT_QUESTION}).status_code == 200
