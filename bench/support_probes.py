@@ -13,10 +13,11 @@ MiniLM cannot read.
 
 Most rounds are in sample: their authors read the wrong decisions while making the rules they measure
 (bench/README.md, "Values put in another sentence's place", says when each was written and read). Rounds
-``n1`` to ``n10`` (English) and ``nz1`` to ``nz11`` (Chinese) were written by helpers who saw no code or data
+``n1`` to ``n10`` (English) and ``nz1`` to ``nz13`` (Chinese) were written by helpers who saw no code or data
 of the project (bench/README.md, "Claims written apart"): ``n1`` and ``nz1`` were read for rules;
-``nz1`` and ``nz4`` to ``nz7`` are what the support model's part for Chinese is fitted on
-(``bench/calibrate_unread_support.py``); ``n4`` to ``n6``, written beside them, await an English fit;
+``nz1`` to ``nz11`` are what the support model's part for Chinese is fitted on
+(``bench/calibrate_unread_support.py``), and ``nz12`` and ``nz13``, never read, what it is checked on;
+``n4`` to ``n6``, written beside them, await an English fit;
 ``n2``, ``nz2``, ``n3``, ``nz3``, ``n7``, ``n8``, ``nz8`` and ``nz9`` were never read; ``n9``, ``n10``,
 ``nz10`` and ``nz11``, written later in other domains, were scored as totals only while rules were made
 (their claims were shown once afterwards). They show what a rule or a fit fixes and what it breaks on

@@ -1765,7 +1765,7 @@ def test_a_chinese_claim_is_read_by_the_part_for_text_minilm_cannot_read(model, 
     from asmr.verify.verifier import VerifierConfig
 
     tenancy = "租客如不续租，须在合同到期前三十天书面通知房东。"
-    reworded = "不打算续租的租客要提前三十天书面告知房东。"
+    reworded = "不再续租的话，租客应当提前三十天书面通知房东。"
     training = "新员工入职后须在三十天内完成安全培训，培训由人事部每月第一个周三统一安排。"
     lies = ["不打算续租的租客要提前十天书面告知房东。", "安全培训由财务部统一安排。", "新员工可以不参加安全培训。"]
     assert model.unread is not None and model.unread.embedder == "multilingual-e5-small"
@@ -2053,3 +2053,22 @@ def test_words_of_cost_negated_on_both_sides_say_one_thing(hashed):
     assert pair_features([true], [unit], embedder=emb)[0, col] == 0.0
     lie = "Without paying anything extra, Premium members cannot keep roaming abroad."
     assert pair_features([lie], [unit], embedder=emb)[0, col] > 0.0
+
+
+def test_a_chinese_rewording_is_aligned_word_by_word(model, embedder):
+    """Chinese claims were aligned with their sentence character by character: a word put for another
+    that shares a character with it split there into a swap (至今 for 距今), and a few words put for
+    others read as a name put for a name (三边之和 for 长、宽、高之和). Words are now the units of
+    alignment; hours said in words in the place of a range in digits are no other amount."""
+    pairs = [("这座石桥由唐代工匠王成设计建造，距今约一千二百年。",
+              "这座石桥由唐朝工匠王成设计建造，至今已有大约一千二百年的历史。"),
+             ("乘客可携带长、宽、高之和不超过1.5米的行李进站。", "乘客带进站的行李，三边之和不能超过1.5米。"),
+             ("出境前请拨打客服电话或通过App开通漫游功能。", "可在出国前通过拨打客服电话或在App上开通漫游功能。")]
+    units, claims = map(list, zip(*pairs))
+    features = pair_features(claims, units, embedder=embedder)
+    for cue in ("flip_swap", "flip_names", "flip_opposite"):
+        assert (features[:, FEATURES.index(cue)] == 0.0).all(), cue
+    assert (model.score(claims, units, embedder=embedder) >= model.hard).all()
+    hours = pair_features(["每逢周六和周日，这家店从早上9点到晚上9点半连续营业。"], ["本店周六、周日9:00–21:30全天营业。"],
+                          embedder=embedder)
+    assert hours[0, FEATURES.index("flip_opposite")] == 0.0
