@@ -13,8 +13,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   of the claim missing from the evidence; a changed number or date is strong evidence
   of non-support;
 - contradiction cues: a negation on one side only, antonyms ("increase"/"decrease");
-- alignment: the claim against the evidence sentence sharing most of its words (claim words
-  standing where the sentence has other words, names among them, claim words with no
+- alignment: the claim against the evidence sentence sharing most of its words (Chinese by jieba's
+  words; claim words standing where the sentence has other words, names among them, claim words with no
   counterpart) and the ``flip_*`` cues (:data:`FLIP_FEATURES`): a negation, an opposite word
   (WordNet's antonyms, in any inflected form, a short table of stems and Chinese words, and
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
