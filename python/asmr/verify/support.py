@@ -20,7 +20,8 @@ evidence) pair then gets a vector of cheap features (:data:`FEATURES`):
   Chinese words that differ in a character of opposite sense; a bound on an amount put for the
   opposite one, "at least 5 GB" for "up to 5 GB", each bound read as one word of its direction by
   ``text.facts.bounded``; "must" or "shall" put for "may" or "can", or "will" for "may", before the
-  same verb, either way; a comparison of two amounts the unit states the other way round ("costs less
+  same verb, either way (in Chinese in a short run, with "at least" for "at most": ``_cjk_turned``);
+  a comparison of two amounts the unit states the other way round ("costs less
   than" $99 for $299); "to"
   for "by" after a verb of change ("rose to 30 percent" for "rose by 30 percent"); "is" for "was" of
   a state the sentence says has ended ("was the coordinator until March"), or the reverse; or
@@ -2228,7 +2229,7 @@ def _aligned_cjk(claim: _Claim, ev: _Evidence) -> dict[str, float]:
             ours, other = mine[a0:a1], theirs[b0:b1]
             name = any(s0 < a1 and a0 < s1 for s0, s1 in name_spans)
             opposite = (_opposite(ours, other) or _opposite(mine[max(0, a0 - 1):a1], theirs[max(0, b0 - 1):b1])
-                        or _cjk_opposite_chars(ours, other))
+                        or _cjk_opposite_chars(ours, other) or _cjk_turned(ours, other))
             names += name
             opposites += opposite
             if NUMERAL_CHARS.issuperset(ours) and NUMERAL_CHARS.issuperset(other):
@@ -2324,6 +2325,31 @@ MAX_SWAP_CHARS = 2  # CJK: one word put for another; a longer run is a rewording
 MIN_PLACED_CHARS = 3  # CJK: a run put for another this long on both sides, sharing no character, is a name
 # CJK: a run of the unit put for another is a name put for a name from this length to that
 MIN_SWAPPED_CHARS, MAX_SWAPPED_CHARS = 2, 8
+
+
+# Chinese words of what must or will be, and of what may be or is advised; and the two ends of an amount
+_CJK_MUST = frozenset("须 需 需要 必须 须要 应 应当 应该 务必 一律 会 将 将会 一定 必定 肯定".split())
+_CJK_MAY = frozenset("可 可以 能 能够 可能 或许 也许 建议 最好 允许 有权".split())
+_CJK_AT_LEAST = frozenset("至少 最少 最低 不少于 不低于".split())
+_CJK_AT_MOST = frozenset("至多 最多 最高 不超过 不高于 封顶".split())
+_CJK_TURNS = ((_CJK_MUST, _CJK_MAY), (_CJK_AT_LEAST, _CJK_AT_MOST))
+
+
+def _cjk_turned(ours: str, other: str) -> bool:
+    """Whether a run put for another turns what is asked or how much, by words of the opposite side of
+    one of _CJK_TURNS ("建议有成人陪同" for "须有成人陪同", "至少收取" for "最高"): the Chinese of "may" put
+    for "must" and of "at least" put for "at most". Runs longer than a name are a rewording, and a negation
+    is read by the negation cues."""
+    if max(len(ours), len(other)) > MAX_SWAPPED_CHARS or _CJK_NEG.search(ours + other):
+        return False
+    mine, theirs = set(_cjk_words(ours)), set(_cjk_words(other))
+    for first, second in _CJK_TURNS:
+        # each run's side: 1 by words of the first only, -1 of the second only, 0 by both or neither
+        side_a = (not mine.isdisjoint(first)) - (not mine.isdisjoint(second))
+        side_b = (not theirs.isdisjoint(first)) - (not theirs.isdisjoint(second))
+        if side_a * side_b == -1:
+            return True
+    return False
 
 
 def _grammar_only(ours: str, other: str) -> bool:
