@@ -131,10 +131,10 @@ CJK_PRESENT_WORDS = frozenset("现在 目前 当前 如今 眼下".split())
 # Words of grammar that say one thing, which Cilin keeps apart or leaves out: "will" (会, 将), "must" (须,
 # 需要, 应当), "may" or "can" (可, 能), "this" (这, 本, 该), "all" or "each" (都, 均, 各), "because" (由于, 因),
 # "by way of" (通过, 凭, 经). A claim that puts one for another restates its unit ("账户会被锁定" for "账户将被锁定").
-CJK_GRAMMAR_SYNONYMS = tuple(frozenset(g.split()) for g in (
-    "会 将 将会 就会",
-    "须 需 需要 必须 须要 要 应 应当 应该",
-    "可 可以 能 能够 就能 可供",
+CJK_WILL = frozenset("会 将 将会 就会".split())
+CJK_MUST = frozenset("须 需 需要 必须 须要 要 应 应当 应该".split())
+CJK_CAN = frozenset("可 可以 能 能够 就能 可供".split())
+CJK_GRAMMAR_SYNONYMS = (CJK_WILL, CJK_MUST, CJK_CAN) + tuple(frozenset(g.split()) for g in (
     "这 本 该 此 这个 这款 本款 该款",
     "都 均 皆 各 全都",
     "由于 因 因为",

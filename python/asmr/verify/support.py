@@ -72,7 +72,8 @@ import numpy as np
 from cydifflib import SequenceMatcher
 
 from asmr.embed.cache import VectorCache, shared_cache
-from asmr.text.cjk import CJK_CHAR, CJK_FUNCTION_CHARACTERS, fold_han, jieba_tokenizer
+from asmr.text.cjk import (CJK_CAN, CJK_CHAR, CJK_FUNCTION_CHARACTERS, CJK_MUST, CJK_WILL, fold_han,
+                           jieba_tokenizer)
 from asmr.text.cjk import synonyms as cjk_synonyms
 from asmr.text.entities import capitalised_spans, capitalised_words
 from asmr.text.wordnet import has_antonym
@@ -2328,8 +2329,8 @@ MIN_SWAPPED_CHARS, MAX_SWAPPED_CHARS = 2, 8
 
 
 # Chinese words of what must or will be, and of what may be or is advised; and the two ends of an amount
-_CJK_MUST = frozenset("须 需 需要 必须 须要 应 应当 应该 务必 一律 会 将 将会 一定 必定 肯定".split())
-_CJK_MAY = frozenset("可 可以 能 能够 可能 或许 也许 建议 最好 允许 有权".split())
+_CJK_MUST = CJK_MUST | CJK_WILL | frozenset("务必 一律 一定 必定 肯定".split())
+_CJK_MAY = CJK_CAN | frozenset("可能 或许 也许 建议 最好 允许 有权".split())
 _CJK_AT_LEAST = frozenset("至少 最少 最低 不少于 不低于".split())
 _CJK_AT_MOST = frozenset("至多 最多 最高 不超过 不高于 封顶".split())
 _CJK_TURNS = ((_CJK_MUST, _CJK_MAY), (_CJK_AT_LEAST, _CJK_AT_MOST))
