@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="JSON lines of claims (default: %(default)s)")
     ap.add_argument("--rounds", nargs="+", default=None, help="only these rounds (default: all)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--totals", action="store_true",
+                    help="the figures only, no claim: for rounds kept out of every rule, whose claims stay unread")
     args = ap.parse_args(argv)
     try:
         rows = load(args.data)
@@ -83,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
             entry["wrong"] += 1
             entry["wrong_claims"].append({"claim": row["claim"], "supported": row["supported"],
                                           "probability": round(float(prob), 3)})
+    if args.totals:
+        for entry in report.values():
+            del entry["wrong_claims"]
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=1))
         return 0
@@ -91,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         if "by_kind" in entry:
             kinds = sorted(entry["by_kind"].items())
             print("  kept by kind: " + ", ".join(f"{k} {t['kept']}/{t['n']}" for k, t in kinds))
-        for w in entry["wrong_claims"]:
+        for w in entry.get("wrong_claims", ()):
             print(f"  {'true, dropped' if w['supported'] else 'lie, kept'} (p {w['probability']}): {w['claim']}")
     return 0
 

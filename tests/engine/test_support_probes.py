@@ -50,3 +50,21 @@ def test_rounds_with_a_kind_per_claim_are_tallied_by_kind(probes, tmp_path, caps
     report = json.loads(capsys.readouterr().out)
     assert report["k"]["by_kind"] == {"paraphrase": {"n": 1, "kept": 1}, "negation": {"n": 1, "kept": 0}}
     assert "by_kind" not in report["plain"]
+
+
+def test_totals_print_the_figures_and_no_claim(probes, tmp_path, capsys):
+    """A round kept out of every rule is scored without its claims being shown."""
+    unit = "The shop is open on Sundays from 10 am to 4 pm."
+    # labelled against what the unit says: both are decided wrongly, so both would be printed
+    rows = [{"round": "held", "claim": "The shop is closed on Sundays.", "unit": unit, "supported": True,
+             "kind": "paraphrase"},
+            {"round": "held", "claim": "The shop opens at 9 am on Sundays.", "unit": unit, "supported": False,
+             "kind": "number"}]
+    data = tmp_path / "probes.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for extra in ([], ["--json"]):
+        assert probes.main(["--data", str(data), "--totals", *extra]) == 0
+        out = capsys.readouterr().out
+        assert "held" in out and "Sundays" not in out
+    assert probes.main(["--data", str(data)]) == 0
+    assert "closed on Sundays" in capsys.readouterr().out
