@@ -2329,10 +2329,11 @@ MIN_SWAPPED_CHARS, MAX_SWAPPED_CHARS = 2, 8
 
 
 # Chinese words of what must or will be, and of what may be or is advised; and the two ends of an amount
+# (a bound said with 不, 不超过 or 不少于, is read by the negation cues)
 _CJK_MUST = CJK_MUST | CJK_WILL | frozenset("务必 一律 一定 必定 肯定".split())
 _CJK_MAY = CJK_CAN | frozenset("可能 或许 也许 建议 最好 允许 有权".split())
-_CJK_AT_LEAST = frozenset("至少 最少 最低 不少于 不低于".split())
-_CJK_AT_MOST = frozenset("至多 最多 最高 不超过 不高于 封顶".split())
+_CJK_AT_LEAST = frozenset("至少 最少 最低".split())
+_CJK_AT_MOST = frozenset("至多 最多 最高 封顶".split())
 _CJK_TURNS = ((_CJK_MUST, _CJK_MAY), (_CJK_AT_LEAST, _CJK_AT_MOST))
 
 
