@@ -2086,3 +2086,22 @@ def test_a_chinese_claim_that_turns_must_into_may_or_a_cap_into_a_floor(model, h
     assert (cue_of_dropped(model, hashed, *zip(*turned), "flip_opposite") > 0.0).all()
     kept = [("12岁以下儿童使用泳池时，需要有成人陪同。", pool)]
     assert (model.score(*map(list, zip(*kept)), embedder=embedder) >= model.hard).all()
+
+
+def test_a_chinese_claim_that_stops_before_its_sentence_is_read_to_its_end(model, hashed, embedder):
+    """"…8点以前" against "…8点以后，闭馆时间为晚上10点前" aligned 以前 with the whole rest of the sentence,
+    whose last character, 前, was then given back as the same: the claim read as restated, the opposite
+    unseen. A claim that stops before its sentence does now puts its last words for the sentence's next
+    ones; the same claim with the sentence's own word keeps its citation."""
+    from asmr.verify.support import _cjk_opcodes
+
+    hours = "图书馆开放时间为上午8点以后，闭馆时间为晚上10点前。"
+    power = "夏季为用电高峰，冬季用电较为平稳。"
+    turned = [("图书馆开放时间为上午8点以前。", hours), ("夏季为用电低峰。", power)]
+    assert (cue_of_dropped(model, hashed, *zip(*turned), "flip_opposite") > 0.0).all()
+    _, opcodes = _cjk_opcodes("图书馆开放时间为上午8点以前", "图书馆开放时间为上午8点以后闭馆时间为晚上10点前")
+    assert ("replace", 13, 14, 13, 14) in opcodes
+    kept = [("图书馆开放时间为上午8点以后。", hours), ("夏季为用电高峰。", power)]
+    features = pair_features(*map(list, zip(*kept)), embedder=embedder)
+    assert (features[:, FEATURES.index("flip_opposite")] == 0.0).all()
+    assert (model.score(*map(list, zip(*kept)), embedder=embedder) >= model.hard).all()
