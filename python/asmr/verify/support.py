@@ -2297,17 +2297,22 @@ def _cjk_words(text: str) -> tuple[str, ...]:
     return tuple(jieba_tokenizer().lcut(text, HMM=False))
 
 
-def _ended_runs(opcodes, n_a: int, n_b: int) -> list[tuple[str, int, int, int, int]]:
-    """The word ``opcodes``, a replaced run that ends one side split in two: where the claim stops before
+def _ended_runs(opcodes, at_a: list[int], at_b: list[int]) -> list[tuple[str, int, int, int, int]]:
+    """The word ``opcodes``, a replaced run that ends one side split in two where the other side's run is
+    longer than a name (``at_a``, ``at_b``: each word's start, in characters): where the claim stops before
     the sentence does, its last words are put for as many of the sentence's next words and the rest of the
     sentence is left out ("…2点以前" against "…2点以后，退房时间为中午12点前": 以前 for 以后), not put for
-    all of it, whose last character would then be given back as restated; the same the other way round."""
+    all of it, whose last character would then be given back as restated; the same the other way round.
+    Shorter runs are one ending said in other words ("保留12个月" for "保存一年") and stay whole."""
+    n_a, n_b = len(at_a) - 1, len(at_b) - 1
     out = []
     for op, i0, i1, j0, j1 in opcodes:
-        if op == "replace" and i1 == n_a and j1 - j0 > i1 - i0:
+        if (op == "replace" and i1 == n_a and j1 - j0 > i1 - i0
+                and at_b[j1] - at_b[j0] > MAX_SWAPPED_CHARS):
             k = j0 + i1 - i0
             out += [("replace", i0, i1, j0, k), ("insert", i1, i1, k, j1)]
-        elif op == "replace" and j1 == n_b and i1 - i0 > j1 - j0:
+        elif (op == "replace" and j1 == n_b and i1 - i0 > j1 - j0
+              and at_a[i1] - at_a[i0] > MAX_SWAPPED_CHARS):
             k = i0 + j1 - j0
             out += [("replace", i0, k, j0, j1), ("delete", k, i1, j1, j1)]
         else:
@@ -2326,7 +2331,7 @@ def _cjk_opcodes(a: str, b: str) -> tuple[int, list[tuple[str, int, int, int, in
     matcher = SequenceMatcher(None, words_a, words_b, autojunk=False)
     matched = sum(at_a[m.a + m.size] - at_a[m.a] for m in matcher.get_matching_blocks())
     opcodes = []
-    for op, i0, i1, j0, j1 in _ended_runs(matcher.get_opcodes(), len(words_a), len(words_b)):
+    for op, i0, i1, j0, j1 in _ended_runs(matcher.get_opcodes(), at_a, at_b):
         a0, a1, b0, b1 = at_a[i0], at_a[i1], at_b[j0], at_b[j1]
         if op == "replace":
             while a0 < a1 and b0 < b1 and a[a0] == b[b0]:
